@@ -1,0 +1,83 @@
+"""lamcap: factual recall in linear associative memories.
+
+Reference implementation of the capacity theory of arXiv:2605.10795: how many
+input→output associations a d×d linear map (or a rank-m map W = Q Rᵀ) can store
+when every input must score its own target above all other outputs.
+
+The top-level namespace only re-exports; the code lives in the layers
+
+* :mod:`lamcap.theory`  — closed forms and finite-size laws (numpy / mpmath),
+* :mod:`lamcap.symbolic` — sympy expressions and series behind the theory,
+* :mod:`lamcap.geometry` — the recall cone and its projection (shared primitive),
+* :mod:`lamcap.problems`, :mod:`lamcap.solvers` — instances and certified solvers,
+* :mod:`lamcap.experiments` — sweeps, results store and figures.
+
+Names are imported lazily on first use so that ``import lamcap`` stays fast.
+
+Examples
+--------
+>>> import lamcap
+>>> float(lamcap.capacity(1.0))
+0.5
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it.  Each layer owns its block.
+_EXPORTS: dict[str, str] = {
+    # --- geometry (shared primitive)
+    "project_onto_cone": "lamcap.geometry",
+    # --- theory: capacities and cone geometry (issue: theory core)
+    "capacity": "lamcap.theory.capacity",
+    "critical_p": "lamcap.theory.capacity",
+    "CAPACITY": "lamcap.theory.capacity",
+    "statistical_dimension": "lamcap.theory.cone",
+    "active_set_law": "lamcap.theory.cone",
+    "feasibility_probability": "lamcap.theory.crofton",
+    "gaussian_width_squared": "lamcap.theory.width",
+    "rank_capacity": "lamcap.theory.rank",
+    # --- theory: mechanism predictions (issue: mechanism)
+    "hebbian_recall": "lamcap.theory.hebbian",
+    "hebbian_score_law": "lamcap.theory.hebbian",
+    "HEBBIAN_CAPACITY": "lamcap.theory.hebbian",
+    "singular_value_density": "lamcap.theory.spectrum",
+    "singular_value_cdf": "lamcap.theory.spectrum",
+    "singular_value_quantile": "lamcap.theory.spectrum",
+    "sample_singular_values": "lamcap.theory.spectrum",
+    "score_law": "lamcap.theory.scores",
+    "sample_scores": "lamcap.theory.scores",
+    "max_margin": "lamcap.theory.margin",
+    "load_at_margin": "lamcap.theory.margin",
+    # --- symbolic / replica (issue: symbolic layer)
+    "free_entropy": "lamcap.theory.replica",
+    "solve_saddle_point": "lamcap.theory.replica",
+    # --- problems and solvers (issue: solvers)
+    "make_instance": "lamcap.problems",
+    "scores": "lamcap.problems",
+    "recall_accuracy": "lamcap.problems",
+    "hebbian_weights": "lamcap.problems",
+    "solve": "lamcap.solvers",
+    "verify": "lamcap.solvers",
+    "SolveResult": "lamcap.solvers",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        msg = f"module 'lamcap' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
