@@ -66,7 +66,7 @@ _EXPORTS: dict[str, str] = {
     "SolveResult": "lamcap.solvers",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = ["__version__", *_EXPORTS]  # noqa: PLE0604 (the keys are strings)
 
 
 def __getattr__(name: str) -> Any:

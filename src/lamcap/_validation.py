@@ -58,13 +58,13 @@ def check_integer(name: str, value: Any, *, minimum: int | None = None,
     if isinstance(value, bool | np.bool_):
         msg = f"{name} must be {description}, got {value!r}"
         raise ValueError(msg)
-    if isinstance(value, numbers.Integral):
-        result = int(value)
-    elif isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
-        result = int(value)
-    else:
+    integral = isinstance(value, numbers.Integral) or (
+        isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer()
+    )
+    if not integral:
         msg = f"{name} must be {description}, got {value!r}"
         raise ValueError(msg)
+    result = int(float(value)) if not isinstance(value, numbers.Integral) else int(value)
     if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
         msg = f"{name} must be {description}, got {value!r}"
         raise ValueError(msg)
