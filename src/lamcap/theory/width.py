@@ -1,0 +1,158 @@
+r"""Finite-d Gaussian width of the rank-m matrices (THEORY.md §3).
+
+The squared Gaussian width of the unit-Frobenius matrices of rank at most
+:math:`m` in :math:`\mathbb{R}^{d\times d}` is
+
+.. math::
+
+    w_m^2 = \mathbb{E}\Big[\sum_{i \le m} \sigma_i^2(G)\Big],
+    \qquad G_{ij} \sim N(0, 1) \text{ iid},
+
+the expected sum of the :math:`m` largest eigenvalues of the real Wishart
+matrix :math:`G^\top G`.  It replaces :math:`d^2` in the finite-size threshold
+:math:`n\,\mathbb{E}[C_p] = w_m^2`.  :math:`w_d^2 = d^2` exactly.
+
+Expansion in 1/d
+----------------
+Write :math:`x = \lambda/d` for the eigenvalues.  The loop (Schwinger–Dyson)
+equation of the real Wishart ensemble :math:`(\beta = 1,\ n = d)` for the
+mean resolvent :math:`g(z) = \mathbb{E}\,\frac1d \operatorname{tr}(z - G^\top G/d)^{-1}`
+reads, up to :math:`O(d^{-2})`,
+
+.. math::
+
+    z g^2 - z g + 1 + \frac{1 - 2/\beta}{d}\,(z g)' = 0,
+
+whose solution gives the mean density
+:math:`\rho_d = \rho_{MP} + \rho_1/d + O(d^{-2})` with
+:math:`\rho_{MP}(x) = \sqrt{(4-x)/x}/(2\pi)` and, for :math:`\beta = 1`,
+
+.. math::
+
+    \rho_1(x) = \tfrac14\big[\delta(x) + \delta(x - 4)\big]
+              - \frac{1}{2\pi\sqrt{x(4-x)}} .
+
+(Its moments 0, 0, 1, 6 reproduce the exact :math:`\mathbb{E}\operatorname{tr}(G^\top G)^k
+= d^2,\ d^3 \cdot 2 + d^2,\ 5d^4 + 6d^3 + 4d^2` at orders :math:`k = 1, 2, 3`.)
+Integrating :math:`x` over the top :math:`m/d` of :math:`\rho_d` gives
+
+.. math::
+
+    w_m^2 = d^2 F(\kappa_m) + d\, G(\kappa_m) + O(\log d), \qquad \kappa_m = m/d,
+
+    G = \sin^2\tfrac{x}{2} - \frac{\sin x - x\cos x}{\pi}
+      = \sin^2\tfrac{y}{2} - \frac{\sin y - y\cos y}{\pi},
+
+with :math:`x = \pi - 2\theta`, :math:`y = 2\theta` the angles of
+:mod:`lamcap.theory.rank` and :math:`F` its retained energy.  The remainder
+contains the fluctuation of the number of eigenvalues above the cut (a
+Jensen gap, :math:`O(\log d)` in absolute terms, which makes the exact value
+slightly smaller) and :math:`O(1)` terms; near :math:`m = 1` the expansion is
+not uniform (Tracy–Widom edge).
+
+Measured precision (Monte Carlo, 40 000 matrices for d <= 16, 8 000 at d = 32,
+2 000 at d = 64): absolute error below 0.8 for ``m >= d/4`` and d <= 64
+(relative error < 1 % at d = 8, < 0.3 % at d = 16, < 0.1 % at d >= 32), and
+below 2.1 at ``m = 1`` (relative < 4 % at d = 8, < 1 % at d = 64).  The leading
+term :math:`d^2 F` alone is off by :math:`O(d)`.
+
+Reference: arXiv:2605.10795 (rank-constrained capacity); THEORY.md §3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap._validation import check_integer_array, check_kappa
+from lamcap.theory.rank import _angles_and_energy
+
+__all__ = ["gaussian_width_squared", "retained_rank"]
+
+
+def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
+    r"""Rank :math:`m = \operatorname{round}(\kappa d)` used for a rank ratio ``kappa``.
+
+    Rounding is half-to-even (:func:`numpy.rint`).  Raises ``ValueError`` if
+    :math:`m = 0`, if ``d`` is not an integer >= 1 or ``kappa`` not in (0, 1].
+
+    Examples
+    --------
+    >>> retained_rank(12, 0.5).tolist()
+    6
+    >>> retained_rank([8, 16, 64], 0.25).tolist()
+    [2, 4, 16]
+    """
+    dimension = check_integer_array("d", d, minimum=1)
+    ratio = check_kappa(kappa)
+    rank = np.rint(ratio * dimension).astype(np.int64)
+    if np.any(rank == 0):
+        index = np.flatnonzero(rank == 0)[0]
+        bad_d = int(np.broadcast_to(dimension, rank.shape).flat[index])
+        bad_kappa = float(np.broadcast_to(ratio, rank.shape).flat[index])
+        msg = (
+            f"kappa * d must round to a rank m >= 1, got kappa={bad_kappa!r}, d={bad_d!r} "
+            f"(m = round(kappa * d) = 0); use kappa >= 1/(2d)"
+        )
+        raise ValueError(msg)
+    return rank
+
+
+def _first_order_coefficient(kappa: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Coefficient :math:`G(\\kappa)` of the :math:`d` term of :math:`w_m^2`."""
+    x, y, _ = _angles_and_energy(kappa)
+    u = np.minimum(x, y)  # G is the same function of x and of y = pi - x
+    return np.asarray(np.sin(0.5 * u) ** 2 - (np.sin(u) - u * np.cos(u)) / np.pi)
+
+
+def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
+    r"""Squared Gaussian width :math:`w_m^2 = \mathbb{E}\sum_{i\le m}\sigma_i^2` of rank-m matrices.
+
+    .. math::
+
+        w_m^2 = \mathbb{E}\Big[\sum_{i \le m} \sigma_i^2(G)\Big]
+              \approx d^2 F(m/d) + d\,G(m/d), \qquad m = \operatorname{round}(\kappa d),
+
+    for a :math:`d\times d` matrix :math:`G` of iid :math:`N(0, 1)` entries
+    (module notes give :math:`G` and the derivation).  Exact (:math:`d^2`)
+    when :math:`m = d`.
+
+    Parameters
+    ----------
+    d : int or array of int >= 1
+        Matrix size.
+    kappa : float or array in (0, 1]
+        Rank ratio; broadcasts against ``d``.  :math:`m = \operatorname{round}(\kappa d)`
+        (half to even) must be >= 1.
+
+    Returns
+    -------
+    float64 array (numpy scalar for scalar input).
+
+    Notes
+    -----
+    Precision (see the module notes): exact for :math:`m = d`; otherwise an
+    expansion to order :math:`d` whose absolute error is :math:`O(\log d)`,
+    measured below 0.8 for :math:`m \ge d/4`, :math:`d \le 64` (relative
+    < 1 % at d = 8, < 0.1 % for d >= 32) and below 2.1 at :math:`m = 1`.
+    Reference: THEORY.md §3; arXiv:2605.10795.
+
+    Examples
+    --------
+    >>> float(gaussian_width_squared(12))
+    144.0
+    >>> round(float(gaussian_width_squared(64, 0.5)), 3)
+    3667.523
+    >>> [round(float(w), 2) for w in gaussian_width_squared([8, 16], 0.5)]
+    [58.05, 230.5]
+    """
+    rank = retained_rank(d, kappa)
+    dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+    ratio = rank / dimension.astype(np.float64)
+    _, _, energy = _angles_and_energy(ratio)
+    size = dimension.astype(np.float64)
+    width = size**2 * energy + size * _first_order_coefficient(ratio)
+    width = np.where(rank == dimension, size**2, width)
+    return width[()] if width.ndim == 0 else width
