@@ -1,0 +1,374 @@
+r"""Random recall instances: the original and the decoupled problem.
+
+An instance stores ``n`` associations :math:`e_\mu \mapsto u_{t(\mu)}` in a
+:math:`d \times d` matrix :math:`W`; association :math:`\mu` is recalled iff its
+target output scores strictly highest among the ``p`` outputs it sees,
+
+.. math::
+
+    s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu, \qquad
+    s_{\mu, t(\mu)} > s_{\mu\rho} \quad \forall \rho \ne t(\mu)
+
+(THEORY.md §1; arXiv:2605.10795).  Every entry of every input and output is
+drawn independently from :math:`\mathcal N(0, 1/d)`.
+
+Conventions (stable; the solvers rely on them)
+-----------------------------------------------
+* ``model="original"``: one shared ``p x d`` output matrix; association ``mu``
+  targets row ``mu``, so ``targets = arange(n)`` and ``n <= p`` is required
+  (default ``n = p``, the paper's setting).
+* ``model="decoupled"``: association ``mu`` sees its own ``p x d`` output matrix
+  :math:`U^{(\mu)}`; its target is **row 0** (``targets = zeros(n)``).
+* Randomness: one :class:`numpy.random.SeedSequence` per instance seed; the
+  inputs come from the child stream ``spawn_key=(0,)``, the shared outputs of
+  the original model from ``(1,)`` and the outputs of decoupled association
+  ``mu`` from ``(2, mu)``, each through an ``SFC64`` bit generator and
+  ``standard_normal`` (then scaled by :math:`d^{-1/2}`).  Any association's
+  outputs are therefore reproducible on their own in :math:`O(pd)` time and
+  memory, identical whether computed once, twice, in blocks, in any order or on
+  another machine (numpy's stream-compatibility policy for ``SFC64`` and
+  ``standard_normal``).  The decoupled model has :math:`npd` numbers (about
+  70 GB at d = 256 near capacity): it is generated on demand and only cached
+  when it is small (at most :data:`CACHE_LIMIT` numbers).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap._validation import check_finite_array, check_integer
+
+__all__ = [
+    "CACHE_LIMIT",
+    "MODELS",
+    "Instance",
+    "hebbian_weights",
+    "make_instance",
+    "recall_accuracy",
+    "scores",
+]
+
+MODELS = ("decoupled", "original")
+CACHE_LIMIT = 1 << 22
+"""Decoupled instances with at most this many output numbers (32 MiB) are cached."""
+
+_INPUT_STREAM = 0
+_SHARED_OUTPUT_STREAM = 1
+_ASSOCIATION_OUTPUT_STREAM = 2
+_BLOCK_NUMBERS = 1 << 21  # numbers per block in blockwise passes (16 MiB)
+
+
+def _normal(seed: int, key: tuple[int, ...], shape: tuple[int, ...], d: int) -> NDArray[np.float64]:
+    """N(0, 1/d) numbers of the stream ``(seed, key)``, row-major in ``shape``."""
+    sequence = np.random.SeedSequence(seed, spawn_key=key)
+    generator = np.random.Generator(np.random.SFC64(sequence))
+    values = generator.standard_normal(shape)
+    values *= 1.0 / math.sqrt(d)
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    r"""One random recall instance (see the module docstring for conventions).
+
+    Attributes
+    ----------
+    d, p, n : int
+        Dimension, number of outputs per association, number of associations.
+    model : str
+        ``"decoupled"`` or ``"original"``.
+    seed : int
+        The seed every number is derived from.
+    inputs : ndarray, shape (n, d), read-only
+        :math:`e_\mu` as rows.
+    targets : ndarray of int64, shape (n,), read-only
+        Index of association ``mu``'s target row in ``outputs(mu)``.
+
+    Examples
+    --------
+    >>> instance = make_instance(4, 3, n=2, seed=0)
+    >>> instance.inputs.shape, instance.outputs(1).shape, instance.targets.tolist()
+    ((2, 4), (3, 4), [0, 0])
+    """
+
+    d: int
+    p: int
+    n: int
+    model: str
+    seed: int
+    inputs: NDArray[np.float64] = field(repr=False)
+    targets: NDArray[np.int64] = field(repr=False)
+    _cache: dict[str, NDArray[np.float64]] = field(repr=False, default_factory=dict)
+
+    @property
+    def constraint_count(self) -> int:
+        """Number of recall constraints, :math:`n(p-1)`."""
+        return self.n * (self.p - 1)
+
+    @property
+    def is_cached(self) -> bool:
+        """Whether all outputs are held in memory (original model, or small decoupled)."""
+        return self.model == "original" or self.n * self.p * self.d <= CACHE_LIMIT
+
+    def _shared_outputs(self) -> NDArray[np.float64]:
+        if "outputs" not in self._cache:
+            if self.model == "original":
+                values = _normal(self.seed, (_SHARED_OUTPUT_STREAM,), (self.p, self.d), self.d)
+            else:
+                values = np.stack([self._generate(mu) for mu in range(self.n)])
+            values.setflags(write=False)
+            self._cache["outputs"] = values
+        return self._cache["outputs"]
+
+    def _generate(self, mu: int) -> NDArray[np.float64]:
+        return _normal(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mu), (self.p, self.d), self.d)
+
+    def _check_association(self, mu: Any) -> int:
+        return check_integer("mu", mu, minimum=0, maximum=self.n - 1)
+
+    def outputs(self, mu: int) -> NDArray[np.float64]:
+        r"""The ``p x d`` output matrix :math:`U^{(\mu)}` seen by association ``mu``.
+
+        For the original model this is the shared matrix (a read-only array).
+        For the decoupled model it is generated from the stream ``(seed, 2, mu)``
+        in :math:`O(pd)` (or read from the cache of a small instance).
+
+        Examples
+        --------
+        >>> instance = make_instance(3, 4, n=5, seed=1)
+        >>> bool(np.array_equal(instance.outputs(2), instance.outputs(2)))
+        True
+        """
+        mu = self._check_association(mu)
+        if self.is_cached:
+            outputs = self._shared_outputs()
+            return outputs if self.model == "original" else outputs[mu]
+        return self._generate(mu)
+
+    def output_block(self, mus: ArrayLike) -> NDArray[np.float64]:
+        r"""Outputs of several associations, shape ``(len(mus), p, d)``.
+
+        ``output_block(mus)[i]`` equals ``outputs(mus[i])`` exactly, whatever the
+        block or its order.  For the original model the result is a read-only
+        broadcast view of the shared matrix (no copy).
+
+        Examples
+        --------
+        >>> instance = make_instance(3, 4, n=5, seed=1)
+        >>> block = instance.output_block([4, 0])
+        >>> block.shape, bool(np.array_equal(block[0], instance.outputs(4)))
+        ((2, 4, 3), True)
+        """
+        indices = np.atleast_1d(np.asarray(mus))
+        if indices.ndim != 1:
+            msg = f"mus must be a 1-d sequence of association indices, got shape {indices.shape}"
+            raise ValueError(msg)
+        checked = [self._check_association(mu) for mu in indices.tolist()]
+        if self.model == "original":
+            return np.broadcast_to(self._shared_outputs(), (len(checked), self.p, self.d))
+        if self.is_cached:
+            return self._shared_outputs()[np.asarray(checked, dtype=np.int64)]
+        block = np.empty((len(checked), self.p, self.d))
+        for i, mu in enumerate(checked):
+            block[i] = self._generate(mu)
+        return block
+
+    def blocks(self, size: int | None = None) -> Iterator[tuple[int, NDArray[np.float64]]]:
+        """Iterate over ``(start, output_block(range(start, start + size)))``.
+
+        The default ``size`` keeps each block near 16 MiB.
+
+        Examples
+        --------
+        >>> instance = make_instance(3, 4, n=5, seed=1)
+        >>> [(start, block.shape[0]) for start, block in instance.blocks(2)]
+        [(0, 2), (2, 2), (4, 1)]
+        """
+        if size is None:
+            size = max(1, _BLOCK_NUMBERS // (self.p * self.d))
+        size = check_integer("size", size, minimum=1)
+        for start in range(0, self.n, size):
+            yield start, self.output_block(range(start, min(self.n, start + size)))
+
+    def target_outputs(self) -> NDArray[np.float64]:
+        r"""The ``n x d`` matrix whose row ``mu`` is the target output :math:`u_{t(\mu)}`.
+
+        Cheap for both models: a decoupled target is the first row of its stream,
+        so only ``d`` numbers are drawn per association.
+
+        Examples
+        --------
+        >>> instance = make_instance(3, 4, n=5, seed=1)
+        >>> bool(np.array_equal(instance.target_outputs()[3], instance.outputs(3)[0]))
+        True
+        """
+        if "targets" not in self._cache:
+            if self.model == "original":
+                rows = self._shared_outputs()[self.targets]
+            elif self.is_cached:
+                rows = self._shared_outputs()[:, 0, :]
+            else:
+                rows = np.stack(
+                    [
+                        _normal(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mu), (self.d,), self.d)
+                        for mu in range(self.n)
+                    ]
+                )
+            rows = np.ascontiguousarray(rows)
+            rows.setflags(write=False)
+            self._cache["targets"] = rows
+        return self._cache["targets"]
+
+
+def _check_seed(seed: Any) -> int:
+    is_integer = isinstance(seed, numbers.Integral) and not isinstance(seed, bool | np.bool_)
+    if not is_integer or seed < 0:
+        msg = f"seed must be a non-negative integer, got {seed!r}"
+        raise ValueError(msg)
+    return int(seed)
+
+
+def make_instance(
+    d: int, p: int, *, n: int | None = None, model: str = "decoupled", seed: int
+) -> Instance:
+    r"""Draw a random recall instance (THEORY.md §1).
+
+    .. math::
+
+        e_\mu,\ u^{(\mu)}_\rho \overset{iid}{\sim} \mathcal N(0, I_d / d),
+        \qquad \mu = 0..n-1,\ \rho = 0..p-1.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``d >= 1``.
+    p : int
+        Outputs per association, ``p >= 2``.
+    n : int, optional
+        Number of associations, ``n >= 1`` (default ``p``); ``n <= p`` for the
+        original model, whose association ``mu`` targets shared output ``mu``.
+    model : {"decoupled", "original"}
+        Decoupled: each association has its own outputs, target row 0.
+    seed : int
+        Non-negative seed; the instance is a pure function of ``(d, p, n, model, seed)``.
+
+    Returns
+    -------
+    Instance
+        Frozen; inputs are drawn at once, outputs on demand (see :class:`Instance`).
+
+    Examples
+    --------
+    >>> instance = make_instance(8, 5, model="original", seed=3)
+    >>> instance.n, instance.targets.tolist()
+    (5, [0, 1, 2, 3, 4])
+    >>> a = make_instance(8, 5, seed=3).outputs(2)
+    >>> bool(np.array_equal(a, make_instance(8, 5, seed=3).outputs(2)))
+    True
+    """
+    d = check_integer("d", d, minimum=1)
+    p = check_integer("p", p, minimum=2)
+    n = p if n is None else check_integer("n", n, minimum=1)
+    if model not in MODELS:
+        msg = f"model must be one of {MODELS}, got {model!r}"
+        raise ValueError(msg)
+    if model == "original" and n > p:
+        msg = f"n must be an integer in [1, {p}] (n <= p) for model='original', got {n!r}"
+        raise ValueError(msg)
+    seed = _check_seed(seed)
+    inputs = _normal(seed, (_INPUT_STREAM,), (n, d), d)
+    inputs.setflags(write=False)
+    targets = np.arange(n, dtype=np.int64) if model == "original" else np.zeros(n, dtype=np.int64)
+    targets.setflags(write=False)
+    return Instance(d=d, p=p, n=n, model=model, seed=seed, inputs=inputs, targets=targets)
+
+
+def check_weights(instance: Instance, weights: ArrayLike, name: str = "W") -> NDArray[np.float64]:
+    """Return ``weights`` as a finite float64 ``d x d`` array or raise ``ValueError``.
+
+    Examples
+    --------
+    >>> check_weights(make_instance(2, 2, seed=0), [[1, 0], [0, 1]]).dtype
+    dtype('float64')
+    """
+    array = check_finite_array(name, weights)
+    if array.shape != (instance.d, instance.d):
+        msg = f"{name} must have shape ({instance.d}, {instance.d}), got {array.shape}"
+        raise ValueError(msg)
+    return array
+
+
+def _score_blocks(
+    instance: Instance, weights: NDArray[np.float64]
+) -> Iterator[tuple[int, NDArray[np.float64]]]:
+    """Yield ``(start, scores of associations start..start+b)`` block by block."""
+    hidden = instance.inputs @ weights.T  # row mu is h_mu = W e_mu
+    if instance.model == "original":
+        yield 0, hidden @ instance.outputs(0).T
+        return
+    for start, block in instance.blocks():
+        yield start, np.einsum("bpd,bd->bp", block, hidden[start : start + block.shape[0]])
+
+
+def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
+    r"""All scores :math:`s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu`, shape ``(n, p)``.
+
+    Computed block by block (memory :math:`O(np + d^2)` beyond one block);
+    float64, each entry accurate to :math:`O(d\,\epsilon)` relative to
+    :math:`\|u_\rho\|\,\|W e_\mu\|`.
+
+    Examples
+    --------
+    >>> instance = make_instance(6, 4, n=3, seed=0)
+    >>> s = scores(instance, np.eye(6))
+    >>> s.shape, bool(np.isclose(s[1, 2], instance.outputs(1)[2] @ instance.inputs[1]))
+    ((3, 4), True)
+    """
+    weights = check_weights(instance, W)
+    result = np.empty((instance.n, instance.p))
+    for start, block_scores in _score_blocks(instance, weights):
+        result[start : start + block_scores.shape[0]] = block_scores
+    return result
+
+
+def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
+    r"""Fraction of associations whose target scores strictly above every competitor.
+
+    .. math::
+
+        \frac1n \#\{\mu : s_{\mu t(\mu)} > \max_{\rho \ne t(\mu)} s_{\mu\rho}\}.
+
+    Examples
+    --------
+    >>> instance = make_instance(32, 4, n=4, seed=0)
+    >>> recall_accuracy(instance, hebbian_weights(instance))
+    1.0
+    """
+    all_scores = scores(instance, W)
+    rows = np.arange(instance.n)
+    target_scores = all_scores[rows, instance.targets].copy()
+    all_scores[rows, instance.targets] = -np.inf
+    return float(np.mean(target_scores > all_scores.max(axis=1)))
+
+
+def hebbian_weights(instance: Instance) -> NDArray[np.float64]:
+    r"""The Hebbian matrix :math:`W_H = \sum_\mu u_{t(\mu)} e_\mu^\top` (THEORY.md §1).
+
+    Uses only the target rows, :math:`O(nd^2)` time.
+
+    Examples
+    --------
+    >>> instance = make_instance(5, 3, n=2, seed=0)
+    >>> W = hebbian_weights(instance)
+    >>> u, e = instance.target_outputs(), instance.inputs
+    >>> bool(np.allclose(W, np.outer(u[0], e[0]) + np.outer(u[1], e[1])))
+    True
+    """
+    return np.asarray(instance.target_outputs().T @ instance.inputs, dtype=np.float64)

@@ -1,0 +1,244 @@
+r"""Certified solvers for the recall feasibility problem (THEORY.md §1–2, §6).
+
+Storing all associations of an :class:`~lamcap.problems.Instance` asks for
+:math:`W` with :math:`(u_t - u_\rho)^\top W e_\mu > 0` for all
+:math:`n(p-1)` constraints: a homogeneous LP at full rank, non-convex for
+:math:`W = QR^\top` of rank :math:`m < d`.  :func:`solve` dispatches to a method
+of :data:`METHODS`; every method returns a :class:`SolveResult` built by
+:func:`build_result`, whose verdict is certified (see
+:mod:`lamcap.solvers.certificates`), and :func:`verify` re-checks any result
+from scratch.
+
+Method signature (the registry contract)::
+
+    fn(instance, *, rank, margin, max_seconds, seed) -> SolveResult
+
+``rank`` is an int in ``[1, d]``; ``margin > 0`` is the right-hand side of
+:math:`(u_t - u_\rho)^\top W e_\mu \ge` ``margin`` (a pure scale at full rank,
+the problem being homogeneous); ``max_seconds`` is ``None`` or ``> 0`` (reaching
+it gives ``"undecided"`` with the best weights so far); ``seed`` is an int.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lamcap._validation import check_integer, check_real
+from lamcap.problems import Instance
+from lamcap.solvers.certificates import (
+    FEASIBILITY_TOLERANCE,
+    FarkasCertificate,
+    certificate_bound,
+    min_margin,
+    weights_matrix,
+)
+from lamcap.solvers.result import SolveResult, build_result
+
+__all__ = [
+    "FEASIBILITY_TOLERANCE",
+    "METHODS",
+    "FarkasCertificate",
+    "SolveResult",
+    "Verification",
+    "build_result",
+    "solve",
+    "verify",
+]
+
+METHODS: dict[str, str] = {
+    "cutting_plane": "lamcap.solvers.cutting_plane:solve_cutting_plane",
+    "full_lp": "lamcap.solvers.full_lp:solve_full_lp",
+    "hebbian": "lamcap.solvers.baselines:solve_hebbian",
+    "adam_ce": "lamcap.solvers.baselines:solve_adam_cross_entropy",
+    "two_layer": "lamcap.solvers.two_layer:solve_rank_constrained",
+}
+"""Method name -> ``"module:function"`` (imported lazily on first use).
+
+``"auto"`` picks ``"cutting_plane"`` at full rank and ``"two_layer"`` for rank < d.
+"""
+
+_FULL_RANK_ONLY = ("cutting_plane", "full_lp")
+
+
+def _method_function(name: str) -> Callable[..., SolveResult]:
+    module_name, function_name = METHODS[name].split(":")
+    function: Callable[..., SolveResult] = getattr(
+        importlib.import_module(module_name), function_name
+    )
+    return function
+
+
+def _check_instance(instance: object) -> Instance:
+    if not isinstance(instance, Instance):
+        msg = f"instance must be a lamcap Instance (see make_instance), got {type(instance)!r}"
+        raise ValueError(msg)
+    return instance
+
+
+def solve(
+    instance: Instance,
+    *,
+    rank: int | None = None,
+    method: str = "auto",
+    margin: float = 1.0,
+    max_seconds: float | None = None,
+    seed: int | None = None,
+) -> SolveResult:
+    r"""Decide whether ``W`` (rank ``<= rank``) can recall every association, with proof.
+
+    .. math::
+
+        \exists W,\ \operatorname{rank} W \le m:\quad
+        (u_t - u_\rho)^\top W e_\mu \ge \text{margin}
+        \quad \forall \mu,\ \rho \ne t(\mu).
+
+    Parameters
+    ----------
+    instance : Instance
+        From :func:`lamcap.make_instance`.
+    rank : int, optional
+        In ``[1, d]``; default ``d`` (full rank, an LP).
+    method : str
+        ``"auto"`` or a key of :data:`METHODS`.  ``"auto"``: ``"cutting_plane"``
+        at full rank (numba first-order warm start + HiGHS cutting planes),
+        ``"two_layer"`` below.
+    margin : float
+        ``> 0``; the right-hand side (a scale at full rank).
+    max_seconds : float, optional
+        ``> 0``; on reaching it the result is ``"undecided"`` with the best
+        weights so far.
+    seed : int, optional
+        For randomised methods (default 0).
+
+    Returns
+    -------
+    SolveResult
+        ``"feasible"`` (verified ``W``: recomputed min normalised margin
+        :math:`> 10^{-9}`), ``"infeasible"`` (Farkas certificate with recomputed
+        bound :math:`\le 10^{-9}`) or ``"undecided"``.
+
+    Examples
+    --------
+    >>> import lamcap
+    >>> instance = lamcap.make_instance(8, 4, n=3, seed=0)
+    >>> result = lamcap.solve(instance, method="full_lp")
+    >>> result.verdict, bool(verify(instance, result))
+    ('feasible', True)
+    """
+    instance = _check_instance(instance)
+    rank_value = (
+        instance.d if rank is None else check_integer("rank", rank, minimum=1, maximum=instance.d)
+    )
+    margin_value = check_real("margin", margin, minimum=0.0, closed="()")
+    seconds = (
+        None
+        if max_seconds is None
+        else check_real("max_seconds", max_seconds, minimum=0.0, closed="()")
+    )
+    seed_value = 0 if seed is None else check_integer("seed", seed, minimum=0)
+    accepted = ("auto", *METHODS)
+    if method not in accepted:
+        msg = f"method must be one of {accepted}, got {method!r}"
+        raise ValueError(msg)
+    if method == "auto":
+        method = "cutting_plane" if rank_value == instance.d else "two_layer"
+    if method in _FULL_RANK_ONLY and rank_value != instance.d:
+        msg = (
+            f"rank must equal d = {instance.d} for method {method!r} (a full-rank LP), "
+            f"got {rank_value}"
+        )
+        raise ValueError(msg)
+    return _method_function(method)(
+        instance, rank=rank_value, margin=margin_value, max_seconds=seconds, seed=seed_value
+    )
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Outcome of :func:`verify`; truthy iff the result's claims all re-check.
+
+    Attributes
+    ----------
+    valid : bool
+    reason : str
+        Why not (empty when valid).
+    min_margin : float
+        Recomputed minimum normalised margin of the weights (NaN without weights).
+    bound : float
+        Recomputed certificate bound (``inf`` without certificate).
+    """
+
+    valid: bool
+    reason: str
+    min_margin: float
+    bound: float
+
+    def __bool__(self) -> bool:
+        return self.valid
+
+
+def _same(stored: float, recomputed: float) -> bool:
+    if math.isnan(stored) or math.isnan(recomputed):
+        return math.isnan(stored) and math.isnan(recomputed)
+    return abs(stored - recomputed) <= 1e-9 * max(1.0, abs(recomputed))
+
+
+def verify(instance: Instance, result: SolveResult) -> Verification:
+    r"""Re-check a :class:`SolveResult` from scratch against ``instance``.
+
+    Recomputes the weights' minimum normalised margin on all :math:`n(p-1)`
+    constraints and the certificate's bound, then checks: the stored
+    ``min_margin`` matches (to :math:`10^{-9}` relative); ``"feasible"`` has
+    margin :math:`> 10^{-9}`; ``"infeasible"`` has a well-formed certificate with
+    bound :math:`\le 10^{-9}` (and weights, if any, not feasible); a result is
+    never ``"undecided"`` with a feasible ``W``.  A tampered ``W`` (margin
+    changes) or a tampered certificate (bound grows, indices invalid) fails.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance, hebbian_weights
+    >>> instance = make_instance(48, 3, n=2, seed=0)
+    >>> result = build_result(instance, hebbian_weights(instance), method="hebbian")
+    >>> bool(verify(instance, result))
+    True
+    >>> import dataclasses
+    >>> bad = dataclasses.replace(result, weights=-result.weights)
+    >>> bool(verify(instance, bad))
+    False
+    """
+    margin = math.nan
+    bound = math.inf
+    reasons: list[str] = []
+    if result.weights is not None:
+        try:
+            weights_matrix(result.weights, instance.d)
+            margin = min_margin(instance, result.weights)
+        except ValueError as error:
+            reasons.append(f"weights are malformed: {error}")
+    if result.certificate is not None:
+        try:
+            bound = certificate_bound(instance, result.certificate)
+        except ValueError as error:
+            reasons.append(f"certificate is malformed: {error}")
+    if not _same(float(result.min_margin), margin):
+        reasons.append(
+            f"stored min_margin {result.min_margin!r} does not match the recomputed {margin!r}"
+        )
+    feasible = margin > FEASIBILITY_TOLERANCE
+    if result.verdict == "feasible" and not feasible:
+        reasons.append(f"verdict 'feasible' but min margin {margin!r} <= {FEASIBILITY_TOLERANCE}")
+    if result.verdict == "infeasible" and (bound > FEASIBILITY_TOLERANCE or feasible):
+        reasons.append(
+            f"verdict 'infeasible' but certificate bound {bound!r} > "
+            f"{FEASIBILITY_TOLERANCE} or weights feasible"
+        )
+    if result.verdict == "undecided" and feasible:
+        reasons.append("verdict 'undecided' with feasible weights")
+    if result.verdict not in ("feasible", "infeasible", "undecided"):
+        reasons.append(f"unknown verdict {result.verdict!r}")
+    return Verification(
+        valid=not reasons, reason="; ".join(reasons), min_margin=margin, bound=bound
+    )

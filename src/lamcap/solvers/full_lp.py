@@ -1,0 +1,204 @@
+r"""HiGHS on the full LP: the baseline a user would write, and the LP helpers.
+
+The full-rank problem is the homogeneous LP (THEORY.md §1)
+
+.. math::
+
+    \text{find } w = \operatorname{vec}(W) \in \mathbb R^{d^2}:\quad
+    \langle \operatorname{vec}((u_t - u_\rho) e_\mu^\top), w\rangle \ge 1
+    \quad \forall (\mu, \rho \ne t),
+
+:math:`n(p-1)` dense rows of :math:`d^2` entries.  :func:`solve_full_lp` hands
+all of them to HiGHS (objective 0, free variables): fine for small ``d`` (it is
+the baseline of the solver benchmark), hopeless beyond ``d ~ 32``.  When HiGHS
+reports infeasibility its dual ray :math:`y \ge 0`, :math:`A^\top y \approx 0`
+is a Farkas certificate, checked from scratch by :func:`build_result`.
+
+:func:`highs_feasibility` (any row subset) is shared with the cutting-plane
+solver.  ``vec`` is row-major: entry ``(j, k)`` of ``W`` is ``w[j * d + k]``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lamcap.problems import Instance
+from lamcap.solvers.certificates import FarkasCertificate
+from lamcap.solvers.result import SolveResult, build_result
+
+__all__ = ["LPOutcome", "all_constraints", "constraint_rows", "highs_feasibility", "solve_full_lp"]
+
+
+def all_constraints(instance: Instance) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Every constraint ``(mu, rho)``, ``rho != targets[mu]``, in row-major order.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> mus, rhos = all_constraints(make_instance(2, 3, n=2, seed=0))
+    >>> mus.tolist(), rhos.tolist()
+    ([0, 0, 1, 1], [1, 2, 1, 2])
+    """
+    mus = np.repeat(np.arange(instance.n, dtype=np.int64), instance.p)
+    rhos = np.tile(np.arange(instance.p, dtype=np.int64), instance.n)
+    keep = rhos != instance.targets[mus]
+    return mus[keep], rhos[keep]
+
+
+def constraint_rows(
+    instance: Instance, mus: NDArray[np.int64], rhos: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    r"""Dense rows :math:`\operatorname{vec}((u_t - u_\rho) e_\mu^\top)`, shape ``(k, d^2)``.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(3, 2, n=1, seed=0)
+    >>> row = constraint_rows(instance, np.array([0]), np.array([1]))[0]
+    >>> u, e = instance.outputs(0), instance.inputs[0]
+    >>> bool(np.isclose(row @ np.eye(3).ravel(), (u[0] - u[1]) @ e))
+    True
+    """
+    differences = np.empty((mus.size, instance.d))
+    used, position = np.unique(mus, return_inverse=True)
+    if instance.model == "original":
+        shared = instance.outputs(0)
+        differences[:] = shared[instance.targets[mus]] - shared[rhos]
+    else:
+        block = instance.output_block(used)
+        differences[:] = block[position, instance.targets[mus]] - block[position, rhos]
+    rows = differences[:, :, None] * instance.inputs[mus][:, None, :]
+    return rows.reshape(mus.size, instance.d * instance.d)
+
+
+@dataclass(frozen=True)
+class LPOutcome:
+    """What HiGHS said about ``rows @ w >= 1``.
+
+    ``status`` is ``"feasible"`` (``solution`` is ``w``), ``"infeasible"``
+    (``ray`` is a non-negative dual ray on the rows) or ``"unknown"``
+    (time limit or numerical trouble).
+    """
+
+    status: str
+    solution: NDArray[np.float64] | None
+    ray: NDArray[np.float64] | None
+    seconds: float
+
+
+def highs_feasibility(
+    rows: NDArray[np.float64], *, right_hand_side: float = 1.0, max_seconds: float | None = None
+) -> LPOutcome:
+    r"""Solve :math:`\text{rows}\,w \ge b` with HiGHS (free ``w``, objective 0).
+
+    Examples
+    --------
+    >>> rows = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    >>> highs_feasibility(rows).status
+    'infeasible'
+    >>> outcome = highs_feasibility(np.array([[1.0, 1.0]]))
+    >>> outcome.status, bool(outcome.solution.sum() >= 1 - 1e-9)
+    ('feasible', True)
+    """
+    import highspy  # noqa: PLC0415 - heavy import only when an LP is solved
+
+    start = time.perf_counter()
+    count, width = rows.shape
+    highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
+    highs.setOptionValue("output_flag", False)
+    if max_seconds is not None:
+        highs.setOptionValue("time_limit", max(float(max_seconds), 1e-3))
+    infinity = highspy.kHighsInf
+    highs.addVars(width, np.full(width, -infinity), np.full(width, infinity))
+    nonzero = rows != 0.0
+    starts = np.concatenate([[0], np.cumsum(nonzero.sum(axis=1))[:-1]]).astype(np.int32)
+    indices = np.nonzero(nonzero)[1].astype(np.int32)
+    highs.addRows(
+        count,
+        np.full(count, right_hand_side),
+        np.full(count, infinity),
+        int(indices.size),
+        starts,
+        indices,
+        rows[nonzero],
+    )
+    highs.run()
+    status = highs.getModelStatus()
+    seconds = time.perf_counter() - start
+    if status == highspy.HighsModelStatus.kOptimal:
+        solution = np.asarray(highs.getSolution().col_value, dtype=np.float64)
+        return LPOutcome("feasible", solution, None, seconds)
+    if status == highspy.HighsModelStatus.kInfeasible:
+        _, has_ray, ray = highs.getDualRay()
+        if has_ray:
+            values = np.asarray(ray, dtype=np.float64)
+            if values.sum() < 0:
+                values = -values
+            return LPOutcome("infeasible", None, np.clip(values, 0.0, None), seconds)
+    return LPOutcome("unknown", None, None, seconds)
+
+
+def certificate_from_ray(
+    mus: NDArray[np.int64], rhos: NDArray[np.int64], ray: NDArray[np.float64]
+) -> FarkasCertificate:
+    """Keep the constraints with positive ray weight as a :class:`FarkasCertificate`.
+
+    Examples
+    --------
+    >>> cert = certificate_from_ray(np.array([0, 1]), np.array([1, 1]), np.array([0.0, 2.0]))
+    >>> cert.associations.tolist(), cert.alpha.tolist()
+    ([1], [2.0])
+    """
+    keep = ray > 0
+    return FarkasCertificate(mus[keep].copy(), rhos[keep].copy(), ray[keep].copy(), math.nan)
+
+
+def solve_full_lp(
+    instance: Instance, *, rank: int, margin: float, max_seconds: float | None, seed: int
+) -> SolveResult:
+    r"""Baseline: all :math:`n(p-1)` constraints, :math:`d^2` variables, one HiGHS call.
+
+    Builds the dense ``n(p-1) x d^2`` matrix (8 n p d^2 bytes: use small ``d``).
+    The verdict comes from :func:`build_result` (HiGHS' ``W`` re-verified, or
+    its dual ray re-checked as a Farkas certificate).  ``rank`` must be ``d``;
+    ``seed`` is unused (deterministic).  ``details["lp_seconds"]`` is HiGHS'
+    own time.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(6, 4, n=3, seed=0)
+    >>> solve_full_lp(instance, rank=6, margin=1.0, max_seconds=None, seed=0).verdict
+    'feasible'
+    """
+    del rank, seed
+    start = time.perf_counter()
+    mus, rhos = all_constraints(instance)
+    rows = constraint_rows(instance, mus, rhos)
+    outcome = highs_feasibility(rows, right_hand_side=margin, max_seconds=max_seconds)
+    weights = None
+    certificate = None
+    if outcome.solution is not None:
+        weights = outcome.solution.reshape(instance.d, instance.d)
+    if outcome.ray is not None:
+        certificate = certificate_from_ray(mus, rhos, outcome.ray)
+    details = {
+        "lp_seconds": outcome.seconds,
+        "lp_status": outcome.status,
+        "constraints": int(mus.size),
+    }
+    return build_result(
+        instance,
+        weights,
+        certificate=certificate,
+        method="full_lp",
+        iterations=1,
+        seconds=time.perf_counter() - start,
+        details=details,
+    )

@@ -1,0 +1,152 @@
+r"""The result of a solver run and the one place where verdicts are decided.
+
+Every solver (full-rank cutting planes, full LP, the rank-constrained trainer,
+the baselines) returns a :class:`SolveResult` built by :func:`build_result`, so
+that all of them obey the same rules (module :mod:`lamcap.solvers.certificates`):
+
+* ``"feasible"`` only with weights whose recomputed minimum normalised margin
+  is :math:`> 10^{-9}` (:data:`~lamcap.solvers.certificates.FEASIBILITY_TOLERANCE`);
+* ``"infeasible"`` only with a :class:`~lamcap.solvers.certificates.FarkasCertificate`
+  whose recomputed bound is :math:`\le 10^{-9}`;
+* ``"undecided"`` otherwise (time limit, no convergence, rank-constrained failure).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lamcap.problems import Instance
+from lamcap.solvers.certificates import (
+    FEASIBILITY_TOLERANCE,
+    FarkasCertificate,
+    certificate_bound,
+    min_margin,
+    weights_matrix,
+)
+
+__all__ = ["VERDICTS", "SolveResult", "Weights", "build_result"]
+
+VERDICTS = ("feasible", "infeasible", "undecided")
+
+Weights = NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]
+"""``W`` (d x d), or ``(Q, R)`` (each d x m) meaning ``W = Q @ R.T``."""
+
+
+@dataclass(frozen=True, eq=False)
+class SolveResult:
+    r"""Outcome of :func:`lamcap.solve` (frozen).
+
+    Attributes
+    ----------
+    verdict : {"feasible", "infeasible", "undecided"}
+        Decided by :func:`build_result` from the two checks below.
+    weights : ndarray (d, d), pair (Q, R) of (d, m) arrays, or None
+        The best weights found (also for ``"undecided"``, when there are any).
+    min_margin : float
+        :math:`\min_{\mu,\rho\ne t} m_{\mu\rho}(W)`, recomputed from scratch on all
+        :math:`n(p-1)` constraints in float64 (normalisation in
+        :mod:`lamcap.solvers.certificates`); NaN without weights.
+    certificate : FarkasCertificate or None
+        For ``"infeasible"``: weights on constraints whose recomputed bound
+        :math:`\varepsilon \le 10^{-9}` proves no ``W`` has a larger margin.
+    iterations : int
+        Solver-specific count (cutting-plane rounds, epochs, ...).
+    seconds : float
+        Wall-clock time of the solve.
+    method : str
+        Name of the method in the registry.
+    details : mapping
+        Solver-specific diagnostics (constraints used, LP sizes, bound ...).
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance, hebbian_weights
+    >>> instance = make_instance(48, 3, n=2, seed=0)
+    >>> result = build_result(instance, hebbian_weights(instance), method="hebbian")
+    >>> result.verdict, result.min_margin > 0
+    ('feasible', True)
+    """
+
+    verdict: Literal["feasible", "infeasible", "undecided"]
+    weights: Weights | None
+    min_margin: float
+    certificate: FarkasCertificate | None
+    iterations: int
+    seconds: float
+    method: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _rechecked(instance: Instance, certificate: FarkasCertificate) -> FarkasCertificate | None:
+    """``certificate`` with its recomputed bound, or None when it is malformed."""
+    try:
+        bound = certificate_bound(instance, certificate)
+    except ValueError:
+        return None
+    return FarkasCertificate(
+        certificate.associations, certificate.competitors, certificate.alpha, bound
+    )
+
+
+def build_result(
+    instance: Instance,
+    weights: Weights | None = None,
+    *,
+    certificate: FarkasCertificate | None = None,
+    method: str,
+    iterations: int = 0,
+    seconds: float = 0.0,
+    details: Mapping[str, Any] | None = None,
+) -> SolveResult:
+    r"""Build a :class:`SolveResult` whose verdict is checked from scratch.
+
+    The margin of ``weights`` is recomputed on all constraints
+    (:func:`~lamcap.solvers.certificates.min_margin`); the verdict is
+    ``"feasible"`` iff it exceeds :math:`10^{-9}`, else ``"infeasible"`` iff
+    ``certificate`` re-checks to a bound :math:`\le 10^{-9}`
+    (:func:`~lamcap.solvers.certificates.certificate_bound`), else
+    ``"undecided"``.  A malformed certificate is dropped (verdict not
+    ``"infeasible"``) rather than raising.  Solvers should call this instead of
+    choosing a verdict themselves.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(8, 3, seed=0)
+    >>> build_result(instance, None, method="none").verdict
+    'undecided'
+    """
+    margin = math.nan
+    if weights is not None:
+        if isinstance(weights, tuple):
+            weights = (
+                np.asarray(weights[0], dtype=np.float64),
+                np.asarray(weights[1], dtype=np.float64),
+            )
+        else:
+            weights = np.asarray(weights, dtype=np.float64)
+        weights_matrix(weights, instance.d)  # shape and finiteness checks
+        margin = min_margin(instance, weights)
+    verdict: Literal["feasible", "infeasible", "undecided"] = "undecided"
+    if margin > FEASIBILITY_TOLERANCE:
+        verdict = "feasible"
+    elif certificate is not None:
+        certificate = _rechecked(instance, certificate)
+        if certificate is not None and certificate.epsilon <= FEASIBILITY_TOLERANCE:
+            verdict = "infeasible"
+    return SolveResult(
+        verdict=verdict,
+        weights=weights,
+        min_margin=margin,
+        certificate=certificate,
+        iterations=int(iterations),
+        seconds=float(seconds),
+        method=method,
+        details=dict(details or {}),
+    )

@@ -1,0 +1,121 @@
+"""Tests for lamcap.problems: reproducible instances, scores, recall, Hebbian weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lamcap import problems
+from lamcap.problems import hebbian_weights, make_instance, recall_accuracy, scores
+
+
+@pytest.fixture
+def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Force decoupled instances onto the on-demand (uncached) path."""
+    monkeypatch.setattr(problems, "CACHE_LIMIT", 0)
+
+
+def test_same_seed_same_instance_and_different_seed_differs() -> None:
+    first = make_instance(7, 5, n=4, seed=11)
+    second = make_instance(7, 5, n=4, seed=11)
+    other = make_instance(7, 5, n=4, seed=12)
+    assert np.array_equal(first.inputs, second.inputs)
+    assert np.array_equal(first.outputs(3), second.outputs(3))
+    assert not np.array_equal(first.outputs(3), other.outputs(3))
+    assert not np.array_equal(first.outputs(3), first.outputs(2))
+
+
+@pytest.mark.usefixtures("streamed")
+def test_streamed_blocks_equal_single_generation_in_any_order() -> None:
+    instance = make_instance(6, 9, n=7, seed=3)
+    assert not instance.is_cached
+    singles = np.stack([instance.outputs(mu) for mu in range(7)])
+    assert np.array_equal(instance.output_block([6, 2, 0]), singles[[6, 2, 0]])
+    pieces = np.concatenate([block for _, block in instance.blocks(3)])
+    assert np.array_equal(pieces, singles)
+    assert np.array_equal(instance.target_outputs(), singles[:, 0, :])
+
+
+def test_cached_and_streamed_paths_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    cached = make_instance(5, 4, n=6, seed=8)
+    assert cached.is_cached
+    expected = cached.output_block(range(6)).copy()
+    targets = cached.target_outputs().copy()
+    monkeypatch.setattr(problems, "CACHE_LIMIT", 0)
+    streamed = make_instance(5, 4, n=6, seed=8)
+    assert np.array_equal(streamed.output_block(range(6)), expected)
+    assert np.array_equal(streamed.target_outputs(), targets)
+
+
+def test_entries_are_gaussian_with_variance_one_over_d() -> None:
+    d = 16
+    instance = make_instance(d, 50, n=40, seed=5)
+    values = instance.output_block(range(40)).ravel() * np.sqrt(d)  # 32000 N(0, 1)
+    count = values.size
+    assert abs(values.mean()) < 5 / np.sqrt(count)
+    assert abs(values.var() - 1.0) < 5 * np.sqrt(2 / count)
+    inputs = instance.inputs.ravel() * np.sqrt(d)
+    assert abs(inputs.var() - 1.0) < 5 * np.sqrt(2 / inputs.size)
+
+
+def test_original_model_conventions() -> None:
+    instance = make_instance(4, 6, n=3, model="original", seed=0)
+    assert instance.targets.tolist() == [0, 1, 2]
+    assert np.array_equal(instance.outputs(0), instance.outputs(2))
+    assert instance.output_block([1, 2]).shape == (2, 6, 4)
+    assert np.array_equal(instance.target_outputs(), instance.outputs(0)[:3])
+    assert make_instance(4, 6, model="original", seed=0).n == 6
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_scores_recall_and_hebbian_against_explicit_loops(model: str) -> None:
+    instance = make_instance(5, 4, n=3, model=model, seed=2)
+    weights = np.random.default_rng(0).standard_normal((5, 5))
+    expected = np.array(
+        [
+            [instance.outputs(mu)[rho] @ weights @ instance.inputs[mu] for rho in range(4)]
+            for mu in range(3)
+        ]
+    )
+    np.testing.assert_allclose(scores(instance, weights), expected, rtol=1e-12, atol=1e-14)
+    recalled = [
+        expected[mu, t] > np.delete(expected[mu], t).max() for mu, t in enumerate(instance.targets)
+    ]
+    assert recall_accuracy(instance, weights) == np.mean(recalled)
+    hebbian = sum(
+        np.outer(instance.outputs(mu)[t], instance.inputs[mu])
+        for mu, t in enumerate(instance.targets)
+    )
+    np.testing.assert_allclose(hebbian_weights(instance), hebbian, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"d": 0, "p": 3}, "d"),
+        ({"d": 2, "p": 1}, "p"),
+        ({"d": 2, "p": 3, "n": 0}, "n"),
+        ({"d": 2.5, "p": 3}, "d"),
+        ({"d": 2, "p": 3, "model": "coupled"}, "model"),
+        ({"d": 2, "p": 3, "n": 4, "model": "original"}, "n"),
+    ],
+)
+def test_bad_instance_arguments_name_the_argument(kwargs: dict[str, object], name: str) -> None:
+    with pytest.raises(ValueError, match=f"^{name} must"):
+        make_instance(**kwargs, seed=0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "a", True])
+def test_bad_seed(seed: object) -> None:
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        make_instance(2, 3, seed=seed)  # type: ignore[arg-type]
+
+
+def test_bad_weights_and_association_index() -> None:
+    instance = make_instance(3, 3, seed=0)
+    with pytest.raises(ValueError, match=r"W must have shape \(3, 3\)"):
+        scores(instance, np.eye(4))
+    with pytest.raises(ValueError, match="W must contain finite values"):
+        recall_accuracy(instance, np.full((3, 3), np.nan))
+    with pytest.raises(ValueError, match="mu must be an integer"):
+        instance.outputs(3)
