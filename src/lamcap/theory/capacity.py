@@ -1,0 +1,316 @@
+r"""Capacities: the asymptotic load, the finite-size load and the critical p.
+
+Full rank, the threshold of the approximate kinematic formula (THEORY.md §2,
+fact 4) is :math:`n\,\mathbb{E}[C_p] = d^2`; with :math:`n = p` and the load
+:math:`\alpha = p\log p/d^2` this is :math:`\alpha_c(p) = \log p/\mathbb{E}[C_p]
+\to 1/2`.  Rank :math:`m = \kappa d` replaces :math:`d^2` by the squared
+Gaussian width :math:`w_m^2` (THEORY.md §3), asymptotically :math:`d^2 F(\kappa)`:
+
+.. math::
+
+    \alpha_c(p, \kappa) = \frac{\log p}{\mathbb{E}[C_p]}\,\frac{w_m^2}{d^2},
+    \qquad \alpha_c(\kappa) = \lim_{p\to\infty} \alpha_c(p, \kappa) = \frac{F(\kappa)}2 .
+
+:func:`critical_p` solves :math:`p\,\mathbb{E}[C_p] = w_m^2` for a real
+:math:`p`.  :math:`\mathbb{E}[C_p]` comes from
+:func:`lamcap.statistical_dimension` (exact quadrature, relative error below
+1e-12) at integer :math:`p`; between integers it is interpolated, see
+:func:`critical_p`.
+
+Reference: arXiv:2605.10795; THEORY.md §2–3.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+import mpmath
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap._validation import check_dps, check_integer_array, check_kappa
+from lamcap.theory.rank import rank_capacity, retained_energy
+from lamcap.theory.width import gaussian_width_squared, retained_rank
+
+__all__ = ["CAPACITY", "capacity", "critical_p"]
+
+#: Asymptotic capacity :math:`\alpha_c = \lim_{p\to\infty}\log p/\mathbb{E}[C_p] = 1/2`
+#: of a full-rank linear associative memory at load :math:`\alpha = p\log p/d^2`
+#: (arXiv:2605.10795; THEORY.md §2 fact 6).  The approach is logarithmic in p:
+#: finite-p values (:func:`capacity` with ``p``) are far above it.
+CAPACITY: Final[float] = 0.5
+
+FloatArray = NDArray[np.float64]
+
+# Interpolation grid for E[C_p] at real p: every integer up to 20, then integers
+# rounded from 20 * 1.1**j (spacing <= 10 % of p).
+_DENSE_GRID_END = 20
+_GRID_RATIO = 1.1
+
+
+@functools.lru_cache(maxsize=4096)
+def _statistical_dimension_at(p: int) -> float:
+    """Cached float64 :math:`\\mathbb{E}[C_p]` at an integer ``p`` (exact quadrature)."""
+    from lamcap.theory.cone import statistical_dimension  # noqa: PLC0415 - keep import light
+
+    return float(statistical_dimension(p))
+
+
+def _statistical_dimensions(p: NDArray[np.int64]) -> FloatArray:
+    """Float64 :math:`\\mathbb{E}[C_p]` for an integer array, evaluating each distinct p once."""
+    unique, inverse = np.unique(p, return_inverse=True)
+    values = np.array([_statistical_dimension_at(int(q)) for q in unique])
+    return values[inverse].reshape(p.shape)
+
+
+def capacity(
+    kappa: ArrayLike = 1.0,
+    *,
+    p: ArrayLike | None = None,
+    d: ArrayLike | None = None,
+    dps: int | None = None,
+) -> Any:
+    r"""Capacity :math:`\alpha_c` (load :math:`p\log p/d^2`), asymptotic or at finite p and d.
+
+    .. math::
+
+        \alpha_c(\kappa) = \frac{F(\kappa)}{2} = \frac12 - \frac{\theta}{\pi}
+        + \frac{\sin 4\theta}{4\pi}, \quad
+        \kappa = 1 - \frac{2\theta + \sin 2\theta}{\pi};
+        \qquad
+        \alpha_c(p, \kappa) = \frac{\log p}{\mathbb{E}[C_p]}\,\frac{w^2}{d^2},
+
+    where :math:`w^2/d^2 = F(\kappa)` if ``d`` is None and the finite-d width
+    :func:`lamcap.gaussian_width_squared` divided by :math:`d^2`
+    (:math:`m = \operatorname{round}(\kappa d)`) otherwise.
+
+    Parameters
+    ----------
+    kappa : float or array in (0, 1]
+        Rank ratio :math:`m/d` (1 = full rank).
+    p : int or array of int >= 2, optional
+        Number of outputs (= number of associations).  None: the
+        :math:`p \to \infty` limit.
+    d : int or array of int >= 1, optional
+        Dimension; requires ``p``.  None: :math:`d \to \infty` at fixed
+        :math:`\kappa`.
+    dps : int >= 1, optional
+        Return mpmath numbers correct to ``dps`` digits.  Not available with a
+        finite ``d`` and :math:`m < d` (that width is an expansion, see
+        :func:`lamcap.gaussian_width_squared`).
+
+    ``kappa``, ``p`` and ``d`` broadcast together.
+
+    Returns
+    -------
+    float64 array (numpy scalar for scalar input), or ``mpf`` / object array.
+
+    Notes
+    -----
+    Asymptotic value: float64 relative error below 5e-16 (see
+    :mod:`lamcap.theory.rank`), :math:`> 10^6` values per second.  Finite p:
+    relative error below 1e-12 from :math:`\mathbb{E}[C_p]`, plus the error of
+    the finite-d width when ``d`` is given and :math:`m < d`.
+    Reference: arXiv:2605.10795; THEORY.md §2 fact 4, §3.
+
+    Examples
+    --------
+    >>> float(capacity())
+    0.5
+    >>> round(float(capacity(0.5)), 12)
+    0.446865396939
+    >>> round(float(capacity(p=1000)), 6)
+    0.850684
+    >>> round(float(capacity(0.5, p=1000, d=64)), 6)
+    0.761695
+    """
+    checked_dps = check_dps(dps)
+    if p is None:
+        if d is not None:
+            msg = f"d requires p (the finite-size capacity), got d={d!r} and p=None"
+            raise ValueError(msg)
+        return rank_capacity(kappa, dps=checked_dps)
+    outputs = check_integer_array("p", p, minimum=2)
+    if checked_dps is not None:
+        return _capacity_mp(kappa, outputs, d, checked_dps)
+    ratio = check_kappa(kappa)
+    if d is None:
+        width_ratio = retained_energy(ratio)
+    else:
+        dimension = check_integer_array("d", d, minimum=1).astype(np.float64)
+        width_ratio = gaussian_width_squared(dimension.astype(np.int64), ratio) / dimension**2
+    outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
+    result = np.log(outputs) * width_ratio / _statistical_dimensions(outputs)
+    return result[()] if result.ndim == 0 else result
+
+
+def _capacity_mp(
+    kappa: ArrayLike, outputs: NDArray[np.int64], d: ArrayLike | None, dps: int
+) -> Any:
+    """mpmath branch of :func:`capacity` with finite ``p``."""
+    from lamcap.theory.cone import statistical_dimension  # noqa: PLC0415
+
+    ratio = check_kappa(kappa)
+    if d is not None:
+        rank = retained_rank(d, ratio)
+        dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+        if np.any(rank < dimension):
+            msg = (
+                f"dps is not available with a finite d and rank m = round(kappa*d) < d "
+                f"(the finite-d width is an expansion), got kappa={kappa!r}, d={d!r}"
+            )
+            raise ValueError(msg)
+    kappa_b, outputs_b = np.broadcast_arrays(np.asarray(kappa, dtype=object), outputs)
+    result = np.empty(kappa_b.shape, dtype=object)
+    with mpmath.workdps(dps + 5):
+        for index in np.ndindex(kappa_b.shape):
+            q = int(outputs_b[index])
+            energy = 1 if d is not None else retained_energy(kappa_b[index], dps=dps + 5)
+            dimension_p = statistical_dimension(q, dps=dps + 5)
+            result[index] = mpmath.log(q) * energy / dimension_p
+    with mpmath.workdps(dps):
+        rounded = np.empty(result.shape, dtype=object)
+        for index in np.ndindex(result.shape):
+            rounded[index] = +result[index]
+    return rounded[()] if rounded.ndim == 0 else rounded
+
+
+# --------------------------------------------------------------------------- critical p
+
+
+def _grid_node(j: int) -> int:
+    """j-th node of the interpolation grid in p (strictly increasing, node 0 is p = 2)."""
+    dense = _DENSE_GRID_END - 1
+    if j < dense:
+        return j + 2
+    return round(_DENSE_GRID_END * _GRID_RATIO ** (j - dense + 1))
+
+
+def _load_at(p: float) -> float:
+    r""":math:`f(p) = p\,\mathbb{E}[C_p]` at real p, by the interpolation of :func:`critical_p`."""
+    return p * _interpolated_dimension(p)
+
+
+def _interpolated_dimension(p: float) -> float:
+    """Cubic Lagrange interpolation of E[C_p] in log p through the 4 nearest grid nodes."""
+    j = _bracket_index(p)
+    first = max(0, j - 1)
+    nodes = [_grid_node(i) for i in range(first, first + 4)]
+    u = math.log(p)
+    knots = [math.log(q) for q in nodes]
+    values = [_statistical_dimension_at(q) for q in nodes]
+    total = 0.0
+    for i, (knot, value) in enumerate(zip(knots, values, strict=True)):
+        weight = 1.0
+        for k, other in enumerate(knots):
+            if k != i:
+                weight *= (u - other) / (knot - other)
+        total += weight * value
+    return total
+
+
+def _bracket_index(p: float) -> int:
+    """Largest j with grid node j <= p."""
+    if p < _DENSE_GRID_END:
+        return math.floor(p) - 2
+    j = _DENSE_GRID_END - 1 + math.floor(math.log(p / _DENSE_GRID_END) / math.log(_GRID_RATIO))
+    while _grid_node(j + 1) <= p:
+        j += 1
+    while _grid_node(j) > p:
+        j -= 1
+    return j
+
+
+def _node_load(j: int) -> float:
+    """:math:`p\\,\\mathbb{E}[C_p]` at grid node ``j``."""
+    node = _grid_node(j)
+    return node * _statistical_dimension_at(node)
+
+
+def _critical_p_one(width_squared: float) -> float:
+    """Real root of p E[C_p] = w^2 (p >= 2)."""
+    if width_squared <= _node_load(0):
+        return 2.0
+    # Start near the root (E[C_p] is about 1.2 log p here), then bracket by doubling steps.
+    guess = max(2.0, width_squared / 2.0)
+    for _ in range(8):
+        guess = max(2.0, width_squared / (1.2 * math.log(max(guess, 3.0))))
+    centre = max(0, _bracket_index(guess))
+    low, high, step = centre, centre + 1, 1
+    while low > 0 and _node_load(low) >= width_squared:
+        low, step = max(0, low - step), 2 * step
+    step = 1
+    while _node_load(high) < width_squared:
+        high, step = high + step, 2 * step
+    while high - low > 1:  # bisection over grid nodes
+        middle = (low + high) // 2
+        if _node_load(middle) < width_squared:
+            low = middle
+        else:
+            high = middle
+    return _bisect_increasing(
+        lambda q: _load_at(q) - width_squared, float(_grid_node(low)), float(_grid_node(high))
+    )
+
+
+def _bisect_increasing(function: Callable[[float], float], low: float, high: float) -> float:
+    """Root of an increasing function on ``[low, high]`` by bisection, to machine precision."""
+    while True:
+        middle = 0.5 * (low + high)
+        if not low < middle < high:
+            return middle
+        if function(middle) < 0.0:
+            low = middle
+        else:
+            high = middle
+
+
+def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
+    r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_m^2` (n = p).
+
+    .. math::
+
+        p_c\,\mathbb{E}[C_{p_c}] = w_m^2 = \mathbb{E}\Big[\sum_{i\le m}\sigma_i^2\Big],
+        \qquad m = \operatorname{round}(\kappa d),
+
+    the finite-size threshold of THEORY.md §2 fact 4 and §3 with as many
+    associations as outputs.  :math:`w_m^2 = d^2` at full rank; for
+    :math:`m < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
+
+    Parameters
+    ----------
+    d : int or array of int >= 1
+        Dimension (vectorised).
+    kappa : float or array in (0, 1]
+        Rank ratio, broadcast against ``d``.
+
+    Returns
+    -------
+    float64 array (numpy scalar for scalar input); :math:`p_c \ge 2`.
+
+    Notes
+    -----
+    :math:`\mathbb{E}[C_p]` is computed exactly (:func:`lamcap.statistical_dimension`,
+    relative error < 1e-12) on a grid of integers p (every integer up to 20,
+    then integers rounded from :math:`20\cdot 1.1^j`) and interpolated between
+    them by cubic Lagrange interpolation in :math:`\log p` through the four
+    nearest nodes; the root is then found by bisection.
+    The interpolation error of :math:`\mathbb{E}[C_p]` is below 1e-8 relative
+    (checked against integer p off the grid), so :math:`p_c` is accurate to
+    about 1e-8 relative at full rank.  Grid values are cached per process: the
+    first call over d = 8..256 evaluates about 80 statistical dimensions.
+    Reference: arXiv:2605.10795; THEORY.md §2 fact 4, §6 (d = 12 gives about 40).
+
+    Examples
+    --------
+    >>> round(float(critical_p(12)), 3)
+    39.997
+    >>> [round(float(q), 2) for q in critical_p([8, 16], kappa=0.5)]
+    [20.7, 56.93]
+    """
+    width = np.asarray(gaussian_width_squared(d, kappa), dtype=np.float64)
+    result = np.array([_critical_p_one(float(w)) for w in width.ravel()]).reshape(width.shape)
+    return result[()] if result.ndim == 0 else result
