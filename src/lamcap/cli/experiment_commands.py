@@ -1,0 +1,302 @@
+"""Experiment sub-commands: ``sweep``, ``results``, ``figures``, ``reproduce``.
+
+Examples (shell)::
+
+    lamcap sweep --d 8 12 16 --model decoupled original --seeds 8 --workers 2
+    lamcap sweep --config sweep.json --scheduler tcp://10.0.0.5:8786
+    lamcap results summary
+    lamcap results export --csv results.csv
+    lamcap figures --out figures/
+    lamcap reproduce --quick --out lamcap-reproduce
+
+Bad input (unknown sweep parameters, empty grids, d or κ out of range, an
+unreachable scheduler, a database of an incompatible version) ends with a
+one-line message and exit code 2 before anything is written.  Ctrl-C stops a
+sweep with exit code 130; rerunning the same command resumes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+_SWEEP_FLAGS = {
+    "d": "dims",
+    "kappa": "kappas",
+    "model": "models",
+    "method": "methods",
+    "p_grid": "p_grid",
+    "loads": "loads",
+    "seeds": "seeds_per_point",
+    "seed": "seed",
+    "margin": "margin",
+    "max_seconds": "max_seconds",
+    "rounds": "rounds",
+    "name": "name",
+}
+
+
+def _add_execution_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("execution")
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="local worker processes (default: all usable CPUs; 0: in-process)",
+    )
+    where = group.add_mutually_exclusive_group()
+    where.add_argument(
+        "--dask-local",
+        action="store_true",
+        help="run on a Dask LocalCluster of --workers process workers",
+    )
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run on an existing Dask cluster (workers must have lamcap)",
+    )
+    group.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _register_sweep(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sweep",
+        help="empirical capacity sweep (resumable, local processes or Dask)",
+        description="Solve random instances around the capacity transition and store every "
+        "result in a resumable SQLite database.",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="JSON file with sweep parameters (flags override it)",
+    )
+    parser.add_argument("--d", type=int, nargs="+", default=None, help="dimensions d")
+    parser.add_argument(
+        "--kappa", type=float, nargs="+", default=None, help="rank ratios κ in (0, 1] (default 1)"
+    )
+    parser.add_argument(
+        "--model", nargs="+", default=None, help="decoupled and/or original (default decoupled)"
+    )
+    parser.add_argument("--method", nargs="+", default=None, help="solver methods (default auto)")
+    grid = parser.add_mutually_exclusive_group()
+    grid.add_argument(
+        "--p-grid",
+        type=int,
+        nargs="+",
+        default=None,
+        help="fixed p values (default: adaptive refinement)",
+    )
+    grid.add_argument(
+        "--loads", type=float, nargs="+", default=None, help="fixed loads α = p log p / d²"
+    )
+    parser.add_argument("--seeds", type=int, default=None, help="replicates per point (8)")
+    parser.add_argument("--seed", type=int, default=None, help="sweep seed (0)")
+    parser.add_argument("--margin", type=float, default=None, help="recall margin (1)")
+    parser.add_argument("--max-seconds", type=float, default=None, help="time limit per instance")
+    parser.add_argument("--rounds", type=int, default=None, help="refinement rounds (3)")
+    parser.add_argument("--name", default=None, help="label stored with the results")
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=Path("results.sqlite"),
+        help="results database (default results.sqlite)",
+    )
+    parser.add_argument("--trial", default=None, help=argparse.SUPPRESS)
+    _add_execution_flags(parser)
+    parser.set_defaults(handler=_sweep)
+
+
+def _load_trial(spec: str | None) -> Callable[..., Any]:
+    from lamcap.experiments.trials import solver_trial  # noqa: PLC0415
+
+    if spec is None:
+        return solver_trial
+    module_name, _, name = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), name)  # type: ignore[no-any-return]
+    except (ImportError, AttributeError):
+        msg = f"trial must be module:function, got {spec!r}"
+        raise ValueError(msg) from None
+
+
+def _build_sweep(arguments: argparse.Namespace) -> Any:
+    from lamcap.experiments.sweep import Sweep  # noqa: PLC0415
+
+    mapping: Any = {}
+    if arguments.config is not None:
+        try:
+            mapping = json.loads(arguments.config.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            msg = f"cannot read sweep config {str(arguments.config)!r}: {error}"
+            raise ValueError(msg) from None
+        if not isinstance(mapping, dict):
+            msg = f"sweep config must be a JSON object, got {type(mapping).__name__}"
+            raise ValueError(msg)
+    for flag, name in _SWEEP_FLAGS.items():
+        value = getattr(arguments, flag)
+        if value is not None:
+            mapping[name] = value
+    if "dims" not in mapping:
+        msg = "give the dimensions with --d (or 'dims' in --config)"
+        raise ValueError(msg)
+    return Sweep.from_mapping(mapping)
+
+
+def _sweep(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments.analysis import format_fits  # noqa: PLC0415
+    from lamcap.experiments.executors import open_executor  # noqa: PLC0415
+    from lamcap.experiments.runner import run_sweep  # noqa: PLC0415
+    from lamcap.experiments.store import check_store  # noqa: PLC0415
+
+    sweep = _build_sweep(arguments)
+    trial = _load_trial(arguments.trial)
+    check_store(arguments.db)
+    try:
+        with open_executor(
+            workers=arguments.workers,
+            dask_local=arguments.dask_local,
+            scheduler=arguments.scheduler,
+        ) as executor:
+            outcome = run_sweep(
+                sweep, arguments.db, executor=executor, trial=trial, progress=not arguments.quiet
+            )
+    except KeyboardInterrupt:
+        print(
+            "lamcap sweep: interrupted; finished instances are stored, rerun the same "
+            "command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    if not arguments.quiet:
+        print(
+            f"{outcome.ran} instances solved, {outcome.skipped} already stored "
+            f"({outcome.seconds:.1f} s) -> {arguments.db}"
+        )
+        print(format_fits(outcome.fits))
+    return 0
+
+
+def _register_results(subparsers: Any) -> None:
+    parser = subparsers.add_parser("results", help="summarise or export a results database")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    export = actions.add_parser("export", help="write every stored instance to CSV or Parquet")
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument("--csv", type=Path, default=None, help="CSV file to write")
+    target.add_argument(
+        "--parquet", type=Path, default=None, help="Parquet file to write (needs pyarrow)"
+    )
+    export.add_argument("--db", type=Path, default=Path("results.sqlite"))
+    export.set_defaults(handler=_export)
+    summary = actions.add_parser("summary", help="fitted transitions next to the theory")
+    summary.add_argument("--db", type=Path, default=Path("results.sqlite"))
+    summary.set_defaults(handler=_summary)
+
+
+def _export(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments.store import ResultsStore  # noqa: PLC0415
+
+    with ResultsStore(arguments.db, readonly=True) as store:
+        if arguments.csv is not None:
+            count, path = store.export_csv(arguments.csv), arguments.csv
+        else:
+            count, path = store.export_parquet(arguments.parquet), arguments.parquet
+    print(f"{count} rows -> {path}")
+    return 0
+
+
+def _summary(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments.analysis import transition_table  # noqa: PLC0415
+    from lamcap.experiments.report import markdown_table  # noqa: PLC0415
+
+    rows = transition_table(arguments.db)
+    print(markdown_table(rows))
+    return 0
+
+
+def _register_figures(subparsers: Any) -> None:
+    parser = subparsers.add_parser("figures", help="draw the figures from a results database")
+    parser.add_argument("--db", type=Path, default=Path("results.sqlite"))
+    parser.add_argument("--out", type=Path, default=Path("figures"))
+    parser.add_argument(
+        "--quick", action="store_true", help="small solution samples for the spectrum/score figures"
+    )
+    _add_execution_flags(parser)
+    parser.set_defaults(handler=_figures)
+
+
+def _figures(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments.executors import open_executor  # noqa: PLC0415
+    from lamcap.experiments.figures import draw_all  # noqa: PLC0415
+    from lamcap.experiments.store import check_store  # noqa: PLC0415
+
+    check_store(arguments.db, must_exist=True)
+    with open_executor(
+        workers=arguments.workers, dask_local=arguments.dask_local, scheduler=arguments.scheduler
+    ) as executor:
+        paths = draw_all(
+            arguments.db,
+            arguments.out,
+            executor=executor,
+            quick=arguments.quick,
+            progress=not arguments.quiet,
+        )
+    for path in paths:
+        print(path)
+    return 0
+
+
+def _register_reproduce(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "reproduce",
+        help="theory tables, a sweep, all figures and a Markdown report",
+        description="Reproduce the claims of arXiv:2605.10795: theory tables, an adaptive "
+        "sweep, the figures and report.md with a claim/theory/measured table.",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small d and few seeds (<= 10 minutes on 2 cores)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("lamcap-reproduce"),
+        help="output directory (default lamcap-reproduce)",
+    )
+    _add_execution_flags(parser)
+    parser.set_defaults(handler=_reproduce)
+
+
+def _reproduce(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments.reproduce import reproduce  # noqa: PLC0415
+
+    try:
+        report = reproduce(
+            arguments.out,
+            quick=arguments.quick,
+            workers=arguments.workers,
+            dask_local=arguments.dask_local,
+            scheduler=arguments.scheduler,
+            progress=not arguments.quiet,
+        )
+    except KeyboardInterrupt:
+        print("lamcap reproduce: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    print(f"report -> {report}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the experiment sub-commands to the ``lamcap`` parser."""
+    _register_sweep(subparsers)
+    _register_results(subparsers)
+    _register_figures(subparsers)
+    _register_reproduce(subparsers)

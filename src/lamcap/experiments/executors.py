@@ -1,0 +1,128 @@
+"""Executors that run sweep instances: in-process, a local process pool, or Dask.
+
+Every executor is a :class:`concurrent.futures.Executor`; the runner only calls
+``submit`` and waits on the futures, so any other executor (e.g. MPI's) works
+too.  Results are written by the parent process only, so the choice of
+executor never changes what is stored (instance seeds are fixed in advance).
+
+* :class:`InlineExecutor` — runs each task immediately in the calling process
+  (``--workers 0``; debugging and tiny tests).
+* :func:`open_executor` with ``workers=N`` — a ``ProcessPoolExecutor`` with the
+  ``spawn`` start method (safe with numba and threads).
+* ``dask_local=True`` — a ``distributed.LocalCluster`` of process workers
+  (one thread each) and its ``Client.get_executor()``.
+* ``scheduler="tcp://host:port"`` — an existing Dask cluster; an unreachable
+  address raises ``ValueError`` after ``connect_timeout`` seconds.
+
+Examples
+--------
+>>> with open_executor(workers=0) as executor:
+...     print(executor.submit(pow, 2, 10).result())
+1024
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any, ParamSpec, TypeVar
+
+__all__ = ["InlineExecutor", "default_workers", "open_executor"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class InlineExecutor(Executor):
+    """Run each submitted call at once in the calling process (no parallelism)."""
+
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
+        future: Future[_T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as error:  # noqa: BLE001 - delivered through the future
+            future.set_exception(error)
+        return future
+
+
+def default_workers() -> int:
+    """Number of local worker processes by default: the usable CPU count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def _dask_executor(
+    scheduler: str | None, workers: int, connect_timeout: float
+) -> Iterator[Executor]:
+    try:
+        from distributed import Client, LocalCluster  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - dask is a dependency
+        msg = "Dask execution needs dask[distributed]: python -m pip install 'dask[distributed]'"
+        raise ValueError(msg) from None
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            cluster = stack.enter_context(
+                LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                )
+            )
+            address: Any = cluster
+        else:
+            if "://" not in scheduler:
+                msg = f"scheduler must be an address like tcp://host:8786, got {scheduler!r}"
+                raise ValueError(msg)
+            address = scheduler
+        try:
+            client = Client(address, timeout=f"{connect_timeout}s")  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError) as error:
+            msg = (
+                f"cannot reach the Dask scheduler at {scheduler!r} within "
+                f"{connect_timeout:g} s ({type(error).__name__}: {error}); start one with "
+                "`dask scheduler` or use --dask-local / --workers N"
+            )
+            raise ValueError(msg) from None
+        stack.enter_context(client)
+        yield client.get_executor()  # type: ignore[no-untyped-call]
+
+
+@contextlib.contextmanager
+def open_executor(
+    *,
+    workers: int | None = None,
+    dask_local: bool = False,
+    scheduler: str | None = None,
+    connect_timeout: float = 10.0,
+) -> Iterator[Executor]:
+    """Open the executor a sweep runs on and close it (and its cluster) on exit.
+
+    Parameters
+    ----------
+    workers : local worker processes (``None``: :func:`default_workers`);
+        ``0`` runs in-process.  With ``dask_local`` it is the number of Dask
+        workers.
+    dask_local : start a Dask ``LocalCluster`` of process workers.
+    scheduler : address of an existing Dask scheduler (``tcp://host:port``).
+    connect_timeout : seconds to wait for the scheduler before failing.
+    """
+    if dask_local and scheduler is not None:
+        msg = "give either dask_local (--dask-local) or scheduler (--scheduler), not both"
+        raise ValueError(msg)
+    count = default_workers() if workers is None else workers
+    if count < 0:
+        msg = f"workers must be an integer >= 0, got {workers!r}"
+        raise ValueError(msg)
+    if dask_local or scheduler is not None:
+        with _dask_executor(scheduler, max(1, count), connect_timeout) as executor:
+            yield executor
+    elif count == 0:
+        yield InlineExecutor()
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=count, mp_context=context) as executor:
+            yield executor

@@ -1,0 +1,337 @@
+"""Resumable SQLite store of finished instances (``results.sqlite`` by default).
+
+One row per solved instance, keyed by ``UNIQUE(d, rank, model, method, p,
+margin, seed)``: a rerun or a restart after Ctrl-C or ``kill -9`` skips what is
+done and never duplicates a row.  Every row is written in its own transaction
+(``INSERT OR IGNORE`` + ``COMMIT``) by the parent process only; the database
+runs in WAL mode, so a crash loses at most the instance being solved.  The
+schema version is recorded in the ``meta`` table; opening a database written
+by an incompatible version raises :class:`IncompatibleStoreError` (a
+``ValueError``: exit code 2 on the command line) without modifying it.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from lamcap.experiments.sweep import Sweep, Cell
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
+>>> task = Sweep(dims=(8,), seeds_per_point=1).tasks(Cell(8, 1.0, "decoupled", "auto"), [20])[0]
+>>> with ResultsStore(path) as store:
+...     store.add(task, {"verdict": "feasible", "min_margin": 1.0, "seconds": 0.1})
+...     store.add(task, {"verdict": "feasible", "min_margin": 1.0, "seconds": 0.1})
+...     print(store.count())
+True
+False
+1
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import functools
+import math
+import os
+import sqlite3
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from lamcap import __version__
+from lamcap.experiments.sweep import Task
+
+__all__ = [
+    "COLUMNS",
+    "SCHEMA_VERSION",
+    "IncompatibleStoreError",
+    "ResultsStore",
+    "check_store",
+    "git_commit",
+]
+
+SCHEMA_VERSION = 1
+"""Version of the table layout; bumped on any incompatible change."""
+
+COLUMNS = (
+    "d",
+    "kappa",
+    "rank",
+    "model",
+    "method",
+    "p",
+    "n",
+    "replicate",
+    "seed",
+    "margin",
+    "max_seconds",
+    "verdict",
+    "min_margin",
+    "accuracy",
+    "seconds",
+    "iterations",
+    "solver_method",
+    "sweep",
+    "lamcap_version",
+    "git_commit",
+    "finished_at",
+)
+"""Columns of the ``trials`` table, in export order."""
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE trials (
+    id INTEGER PRIMARY KEY,
+    d INTEGER NOT NULL, kappa REAL NOT NULL, rank INTEGER NOT NULL,
+    model TEXT NOT NULL, method TEXT NOT NULL,
+    p INTEGER NOT NULL, n INTEGER NOT NULL,
+    replicate INTEGER NOT NULL, seed INTEGER NOT NULL,
+    margin REAL NOT NULL, max_seconds REAL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
+    min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
+    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
+    UNIQUE (d, rank, model, method, p, margin, seed)
+);
+CREATE INDEX trials_cell ON trials (d, rank, model, method);
+"""
+
+
+class IncompatibleStoreError(ValueError):
+    """The file is not a lamcap results database of a compatible schema version."""
+
+
+@functools.cache
+def git_commit() -> str | None:
+    """Commit hash of the lamcap source tree, or ``None`` outside a git checkout."""
+    source = Path(__file__).resolve().parent
+    try:
+        completed = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=source,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = completed.stdout.strip()
+    return commit if completed.returncode == 0 and len(commit) == 40 else None
+
+
+def _check_existing(path: Path) -> None:
+    """Raise :class:`IncompatibleStoreError` unless ``path`` has our schema (read-only check)."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        msg = f"cannot open results database {str(path)!r}: {error}"
+        raise IncompatibleStoreError(msg) from None
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as error:
+        msg = f"{str(path)!r} is not a lamcap results database ({error}); use another --db path"
+        raise IncompatibleStoreError(msg) from None
+    finally:
+        connection.close()
+    if row is None or row[0] != str(SCHEMA_VERSION):
+        found = None if row is None else row[0]
+        msg = (
+            f"results database {str(path)!r} has schema version {found}, this lamcap "
+            f"({__version__}) reads version {SCHEMA_VERSION}; export it with the lamcap "
+            "that wrote it, or use another --db path"
+        )
+        raise IncompatibleStoreError(msg)
+
+
+def check_store(path: str | os.PathLike[str], *, must_exist: bool = False) -> None:
+    """Fail early (``ValueError``) if ``path`` cannot hold our results; never writes.
+
+    Checks that an existing file is a compatible lamcap database, that its
+    directory exists, and, with ``must_exist``, that the file exists.
+    """
+    target = Path(path)
+    if target.exists() and target.stat().st_size > 0:
+        _check_existing(target)
+    elif must_exist:
+        msg = f"results database {str(target)!r} does not exist (run `lamcap sweep` first)"
+        raise ValueError(msg)
+    elif not target.resolve().parent.is_dir():
+        msg = f"directory of the results database {str(target)!r} does not exist"
+        raise ValueError(msg)
+
+
+class ResultsStore:
+    """SQLite results database; use as a context manager (closes on exit).
+
+    Parameters
+    ----------
+    path : database file; created with the current schema if missing.
+    readonly : open without creating or writing (for analysis and export).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        check_store(self.path, must_exist=readonly)
+        if readonly:
+            self._connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        else:
+            self._connection = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            if not exists:
+                self._create()
+        self._connection.row_factory = sqlite3.Row
+
+    def _create(self) -> None:
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._connection.execute(statement)
+            self._connection.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [
+                    ("schema_version", str(SCHEMA_VERSION)),
+                    ("created_by", f"lamcap {__version__}"),
+                    ("created_at", _now()),
+                ],
+            )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._connection)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self._connection.close()
+
+    def add(self, task: Task, record: Mapping[str, Any], *, sweep: str = "sweep") -> bool:
+        """Write one finished instance in its own transaction; False if already stored."""
+        row = {
+            "d": task.d,
+            "kappa": task.kappa,
+            "rank": task.rank,
+            "model": task.model,
+            "method": task.method,
+            "p": task.p,
+            "n": int(record.get("n", task.p)),
+            "replicate": task.replicate,
+            "seed": task.seed,
+            "margin": task.margin,
+            "max_seconds": task.max_seconds,
+            "verdict": str(record["verdict"]),
+            "min_margin": _finite_or_none(record.get("min_margin")),
+            "accuracy": _finite_or_none(record.get("accuracy")),
+            "seconds": _finite_or_none(record.get("seconds")),
+            "iterations": record.get("iterations"),
+            "solver_method": record.get("solver_method", task.method),
+            "sweep": sweep,
+            "lamcap_version": __version__,
+            "git_commit": git_commit(),
+            "finished_at": _now(),
+        }
+        names = ", ".join(row)
+        marks = ", ".join(f":{name}" for name in row)
+        with self._transaction():
+            cursor = self._connection.execute(
+                f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", row
+            )
+        return cursor.rowcount == 1
+
+    def done_keys(self) -> set[tuple[int, int, str, str, int, float, int]]:
+        """Keys (:meth:`Task.key`) of every stored instance."""
+        rows = self._connection.execute(
+            "SELECT d, rank, model, method, p, margin, seed FROM trials"
+        )
+        return {(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+    def count(self) -> int:
+        """Number of stored instances."""
+        return int(self._connection.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+
+    def rows(self, **equal: Any) -> list[dict[str, Any]]:
+        """Stored rows (as dicts) matching ``column=value`` filters, in a fixed order."""
+        unknown = set(equal) - set(COLUMNS)
+        if unknown:
+            msg = f"unknown column(s) {sorted(unknown)}; columns: {list(COLUMNS)}"
+            raise ValueError(msg)
+        where = " AND ".join(f"{name} = :{name}" for name in equal) or "1"
+        query = (
+            f"SELECT {', '.join(COLUMNS)} FROM trials WHERE {where} "
+            "ORDER BY d, rank, model, method, p, margin, replicate, seed"
+        )
+        return [dict(row) for row in self._connection.execute(query, equal)]
+
+    def integrity_ok(self) -> bool:
+        """True if ``PRAGMA integrity_check`` reports ``ok``."""
+        return bool(self._connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
+
+    def export_csv(self, path: str | os.PathLike[str]) -> int:
+        """Write every row to a CSV file (atomically); return the number of rows."""
+        rows = self.rows()
+        target = Path(path)
+        temporary = target.with_name(target.name + ".partial")
+        with temporary.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+        temporary.replace(target)
+        return len(rows)
+
+    def export_parquet(self, path: str | os.PathLike[str]) -> int:
+        """Write every row to a Parquet file (needs pyarrow); return the number of rows."""
+        try:
+            import pyarrow as pa  # noqa: PLC0415
+            import pyarrow.parquet as pq  # noqa: PLC0415
+        except ImportError:
+            msg = (
+                "--parquet needs the optional package pyarrow, which is not installed; "
+                "install it (python -m pip install pyarrow) or use --csv"
+            )
+            raise ValueError(msg) from None
+        rows = self.rows()
+        table = pa.table({name: [row[name] for row in rows] for name in COLUMNS})
+        target = Path(path)
+        temporary = target.with_name(target.name + ".partial")
+        pq.write_table(table, temporary)
+        temporary.replace(target)
+        return len(rows)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._connection = connection
+
+    def __enter__(self) -> None:
+        self._connection.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._connection.execute("ROLLBACK" if kind is not None else "COMMIT")
+
+
+def _finite_or_none(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -1,0 +1,110 @@
+r"""Trial functions: what a worker does with one :class:`~lamcap.experiments.sweep.Task`.
+
+A trial function is a picklable module-level callable ``trial(task) -> dict``
+returning at least ``verdict`` (``"feasible"`` / ``"infeasible"`` /
+``"undecided"``) and optionally ``min_margin``, ``accuracy`` (fraction of
+associations recalled), ``seconds``, ``iterations``, ``solver_method``.
+
+* :func:`solver_trial` (the default) draws the instance with
+  :func:`lamcap.make_instance` and solves it with :func:`lamcap.solve`.  For
+  ``method="hebbian"`` the verdict reports whether the Hebbian weights recall
+  *every* association (``"feasible"``) or not (``"infeasible"``): the Hebbian
+  rule is not a decision procedure, so "infeasible" there means "the rule
+  fails", not a certificate.
+* :func:`synthetic_trial` is a test double with a *known* transition, used to
+  test the runner, the store and the transition fit independently of the
+  solvers: the instance is feasible with probability
+  :math:`1/(1 + (p / p^*)^{s})`, :math:`p^* = \kappa d^2/4`, :math:`s = 12`,
+  decided by the instance seed.
+
+Examples
+--------
+>>> from lamcap.experiments.sweep import Sweep, Cell
+>>> task = Sweep(dims=(8,), seeds_per_point=1).tasks(Cell(8, 1.0, "decoupled", "auto"), [4])[0]
+>>> synthetic_trial(task)["verdict"]
+'feasible'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from lamcap.experiments.sweep import Task
+
+__all__ = [
+    "SYNTHETIC_SLOPE",
+    "slow_synthetic_trial",
+    "solver_trial",
+    "synthetic_transition",
+    "synthetic_trial",
+]
+
+SYNTHETIC_SLOPE = 12.0
+"""Steepness ``s`` of the synthetic transition in log p."""
+
+
+def synthetic_transition(d: int, kappa: float = 1.0) -> float:
+    """The known p* at which :func:`synthetic_trial` is feasible with probability 1/2."""
+    return float(kappa * d * d / 4.0)
+
+
+def synthetic_probability(task: Task) -> float:
+    """Probability that the synthetic instance is feasible."""
+    ratio = task.p / synthetic_transition(task.d, task.rank / task.d)
+    return float(1.0 / (1.0 + ratio**SYNTHETIC_SLOPE))
+
+
+def synthetic_trial(task: Task) -> dict[str, Any]:
+    """Test double with a known transition; deterministic in the task seed."""
+    uniform = float(np.random.default_rng(task.seed).random())
+    feasible = uniform < synthetic_probability(task)
+    return {
+        "verdict": "feasible" if feasible else "infeasible",
+        "min_margin": task.margin if feasible else math.nan,
+        "accuracy": 1.0 if feasible else 0.5,
+        "seconds": 0.0,
+        "iterations": 0,
+        "solver_method": "synthetic",
+    }
+
+
+def slow_synthetic_trial(task: Task) -> dict[str, Any]:
+    """:func:`synthetic_trial` after sleeping 50 ms (for interrupt/resume tests)."""
+    time.sleep(0.05)
+    return synthetic_trial(task)
+
+
+def solver_trial(task: Task) -> dict[str, Any]:
+    """Draw the instance of ``task`` and solve it with :func:`lamcap.solve`."""
+    from lamcap.problems import make_instance, recall_accuracy  # noqa: PLC0415
+    from lamcap.solvers import solve  # noqa: PLC0415
+
+    started = time.perf_counter()
+    instance = make_instance(task.d, task.p, model=task.model, seed=task.seed)
+    rank = None if task.rank >= task.d else task.rank
+    result = solve(
+        instance,
+        rank=rank,
+        method=task.method,
+        margin=task.margin,
+        max_seconds=task.max_seconds,
+        seed=task.seed,
+    )
+    weights = getattr(result, "weights", None)
+    accuracy = math.nan if weights is None else float(recall_accuracy(instance, weights))
+    verdict = str(result.verdict)
+    if task.method == "hebbian":
+        verdict = "feasible" if accuracy == 1.0 else "infeasible"
+    seconds = getattr(result, "seconds", None)
+    return {
+        "verdict": verdict,
+        "min_margin": float(getattr(result, "min_margin", math.nan)),
+        "accuracy": accuracy,
+        "seconds": float(seconds) if seconds is not None else time.perf_counter() - started,
+        "iterations": int(getattr(result, "iterations", 0) or 0),
+        "solver_method": str(getattr(result, "method", task.method)),
+    }

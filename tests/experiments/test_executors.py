@@ -1,0 +1,77 @@
+"""Executors: Dask LocalCluster, process pool and in-process runs store identical results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lamcap.experiments.executors import InlineExecutor, open_executor
+from lamcap.experiments.runner import run_sweep
+from lamcap.experiments.store import ResultsStore
+from lamcap.experiments.sweep import Sweep
+from lamcap.experiments.trials import solver_trial, synthetic_trial
+
+_COLUMNS = ("d", "rank", "model", "method", "p", "replicate", "seed", "verdict", "n")
+
+
+def _rows(path: Path) -> list[tuple[Any, ...]]:
+    with ResultsStore(path, readonly=True) as store:
+        return [tuple(row[c] for c in _COLUMNS) for row in store.rows()]
+
+
+def test_inline_executor_delivers_exceptions() -> None:
+    future = InlineExecutor().submit(int, "not a number")
+    assert isinstance(future.exception(), ValueError)
+
+
+def test_unreachable_scheduler_is_a_value_error() -> None:
+    with (
+        pytest.raises(ValueError, match="cannot reach the Dask scheduler"),
+        open_executor(scheduler="tcp://127.0.0.1:9", connect_timeout=1),
+    ):
+        pass
+
+
+def test_bad_executor_arguments() -> None:
+    with (
+        pytest.raises(ValueError, match="not both"),
+        open_executor(dask_local=True, scheduler="tcp://127.0.0.1:9"),
+    ):
+        pass
+    with pytest.raises(ValueError, match="tcp://host"), open_executor(scheduler="localhost"):
+        pass
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", [synthetic_trial, solver_trial], ids=["synthetic", "solver"])
+def test_dask_local_cluster_matches_process_pool(tmp_path: Path, trial: Any) -> None:
+    if trial is solver_trial:
+        pytest.importorskip("lamcap.solvers", exc_type=ImportError)
+        from lamcap import solvers
+
+        if not hasattr(solvers, "solve"):
+            pytest.skip("lamcap.solvers.solve has not landed yet")
+    sweep = Sweep(
+        dims=(6,), models=("decoupled", "original"), p_grid=(8, 14, 20), seeds_per_point=3
+    )
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        run_sweep(
+            sweep,
+            tmp_path / "dask.sqlite",
+            executor=client.get_executor(),
+            trial=trial,
+            progress=False,
+        )
+    run_sweep(sweep, tmp_path / "pool.sqlite", workers=2, trial=trial, progress=False)
+    dask_rows = _rows(tmp_path / "dask.sqlite")
+    assert len(dask_rows) == 18
+    assert dask_rows == _rows(tmp_path / "pool.sqlite")

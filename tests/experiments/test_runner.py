@@ -1,0 +1,107 @@
+"""Runner: adaptive refinement finds a known transition; resume replays exactly."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lamcap.experiments.runner import run_sweep
+from lamcap.experiments.store import ResultsStore
+from lamcap.experiments.sweep import Sweep, Task
+from lamcap.experiments.trials import synthetic_transition, synthetic_trial
+
+
+def _guess(cell: Any) -> float:
+    return 1.7 * synthetic_transition(cell.d, cell.rank / cell.d)  # deliberately off
+
+
+def _rows(path: Path) -> list[tuple[Any, ...]]:
+    with ResultsStore(path, readonly=True) as store:
+        return [
+            (
+                r["d"],
+                r["rank"],
+                r["model"],
+                r["method"],
+                r["p"],
+                r["replicate"],
+                r["seed"],
+                r["verdict"],
+            )
+            for r in store.rows()
+        ]
+
+
+def test_adaptive_sweep_finds_the_known_transition(tmp_path: Path) -> None:
+    sweep = Sweep(dims=(8, 12, 16), kappas=(0.5, 1.0), seeds_per_point=10, rounds=3)
+    outcome = run_sweep(
+        sweep, tmp_path / "r.sqlite", trial=synthetic_trial, workers=0, progress=False, guess=_guess
+    )
+    misses = 0
+    for cell, fit in outcome.fits.items():
+        assert fit is not None
+        assert fit.bracketed
+        truth = synthetic_transition(cell.d, cell.rank / cell.d)
+        misses += not fit.low <= truth <= fit.high
+        assert fit.p_c == pytest.approx(truth, rel=0.15)
+    # 6 intervals at 95%: P(>= 3 misses) < 0.3%
+    assert misses <= 2
+
+
+class _FailAfter:
+    """Trial that crashes after a number of calls (simulates an interruption)."""
+
+    def __init__(self, calls: int) -> None:
+        self.counter = itertools.count()
+        self.calls = calls
+
+    def __call__(self, task: Task) -> dict[str, Any]:
+        if next(self.counter) >= self.calls:
+            msg = "simulated crash"
+            raise OSError(msg)
+        return synthetic_trial(task)
+
+
+def test_interrupted_run_resumes_to_identical_rows(tmp_path: Path) -> None:
+    sweep = Sweep(dims=(8, 12), models=("decoupled", "original"), seeds_per_point=4, rounds=2)
+    reference = run_sweep(
+        sweep,
+        tmp_path / "ref.sqlite",
+        trial=synthetic_trial,
+        workers=0,
+        progress=False,
+        guess=_guess,
+    )
+    path = tmp_path / "r.sqlite"
+    for calls in (7, 50):
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            run_sweep(sweep, path, trial=_FailAfter(calls), workers=0, progress=False, guess=_guess)
+    resumed = run_sweep(sweep, path, trial=synthetic_trial, workers=0, progress=False, guess=_guess)
+    assert resumed.skipped > 0
+    assert resumed.ran + resumed.skipped == reference.ran
+    assert _rows(path) == _rows(tmp_path / "ref.sqlite")
+    again = run_sweep(sweep, path, trial=synthetic_trial, workers=0, progress=False, guess=_guess)
+    assert again.ran == 0
+
+
+def test_fixed_grid_runs_exactly_the_grid(tmp_path: Path) -> None:
+    sweep = Sweep(dims=(8,), p_grid=(10, 16, 30), seeds_per_point=3)
+    outcome = run_sweep(
+        sweep, tmp_path / "r.sqlite", trial=synthetic_trial, workers=0, progress=False
+    )
+    assert outcome.ran == 9
+    assert sorted({row[4] for row in _rows(tmp_path / "r.sqlite")}) == [10, 16, 30]
+
+
+def test_process_pool_gives_the_inline_rows(tmp_path: Path) -> None:
+    sweep = Sweep(dims=(8,), seeds_per_point=3, rounds=1)
+    run_sweep(
+        sweep, tmp_path / "a.sqlite", trial=synthetic_trial, workers=0, progress=False, guess=_guess
+    )
+    run_sweep(
+        sweep, tmp_path / "b.sqlite", trial=synthetic_trial, workers=2, progress=False, guess=_guess
+    )
+    assert _rows(tmp_path / "a.sqlite") == _rows(tmp_path / "b.sqlite")

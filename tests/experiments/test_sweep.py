@@ -1,0 +1,81 @@
+"""Sweep description: validation, cells, deterministic seeds."""
+
+from __future__ import annotations
+
+import pytest
+
+from lamcap.experiments.sweep import Cell, Sweep, instance_seed, p_from_load
+
+
+def test_seeds_depend_only_on_instance_identity() -> None:
+    a = Sweep(dims=(8, 12), models=("decoupled", "original"), seeds_per_point=3)
+    b = Sweep(dims=(12,), models=("decoupled",), methods=("hebbian",), seeds_per_point=3)
+    cell_a = Cell(12, 1.0, "decoupled", "auto")
+    cell_b = Cell(12, 1.0, "decoupled", "hebbian")
+    # same instance for another method (paired comparison), different per replicate
+    assert [t.seed for t in a.tasks(cell_a, [30])] == [t.seed for t in b.tasks(cell_b, [30])]
+    seeds = {t.seed for t in a.tasks(cell_a, [30, 31])}
+    assert len(seeds) == 6
+    assert instance_seed(1, 12, 1.0, "decoupled", 30, 0) != instance_seed(
+        0, 12, 1.0, "decoupled", 30, 0
+    )
+    assert instance_seed(0, 12, 1.0, "original", 30, 0) != instance_seed(
+        0, 12, 1.0, "decoupled", 30, 0
+    )
+
+
+def test_seed_is_platform_independent_sha256() -> None:
+    import hashlib
+
+    digest = hashlib.sha256(b"0|8|1|decoupled|20|0").digest()
+    assert instance_seed(0, 8, 1.0, "decoupled", 20, 0) == int.from_bytes(digest[:8], "big") >> 1
+
+
+def test_cells_cover_the_product_in_order() -> None:
+    sweep = Sweep(
+        dims=(8, 12),
+        kappas=(0.5, 1.0),
+        models=("decoupled", "original"),
+        methods=("auto", "hebbian"),
+    )
+    cells = list(sweep.cells())
+    assert len(cells) == 16
+    assert cells[0] == Cell(8, 0.5, "decoupled", "auto")
+    assert cells[0].rank == 4
+    assert Cell(12, 1.0, "original", "auto").rank == 12
+
+
+def test_loads_convert_to_p() -> None:
+    sweep = Sweep(dims=(12,), loads=(1.0,))
+    (p,) = sweep.fixed_grid(12)
+    # 39 log 39 = 142.9 and 40 log 40 = 147.6 bracket 144; 39 is closer
+    assert p == 39
+    assert p_from_load(1e-9, 4) == 2
+
+
+@pytest.mark.parametrize(
+    ("mapping", "match"),
+    [
+        ({"dims": [8], "colour": 1}, "unknown sweep parameter"),
+        ({"dims": []}, "dims must not be empty"),
+        ({"dims": [1]}, "d must be an integer in"),
+        ({"dims": [8], "kappas": [0.0]}, "kappa must be"),
+        ({"dims": [8], "kappas": [1.5]}, "kappa must be"),
+        ({"dims": [8], "models": ["other"]}, "model must be one of"),
+        ({"dims": [8], "methods": ["magic"]}, "method must be one of"),
+        ({"dims": [8], "p_grid": []}, "p_grid must not be empty"),
+        ({"dims": [8], "p_grid": [1]}, "p must be an integer"),
+        ({"dims": [8], "p_grid": [10], "loads": [1.0]}, "either p_grid or loads"),
+        ({"dims": [8], "seeds_per_point": 0}, "seeds_per_point"),
+        ({"dims": [4], "kappas": [0.1]}, "rank"),
+        ({"kappas": [1.0]}, "'dims' is required"),
+    ],
+)
+def test_bad_parameters_raise_value_error(mapping: dict[str, object], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        Sweep.from_mapping(mapping)
+
+
+def test_round_trip_through_mapping() -> None:
+    sweep = Sweep(dims=(8, 16), kappas=(0.5,), p_grid=(10, 20), seeds_per_point=2)
+    assert Sweep.from_mapping(sweep.to_mapping()) == sweep
