@@ -25,7 +25,7 @@ lies inside the 95% interval is reported separately.
 Examples
 --------
 >>> round(load(40, 12), 4)
-1.0246
+1.0247
 """
 
 from __future__ import annotations
