@@ -1,0 +1,270 @@
+"""MkDocs hook for the lamcap site (registered under ``hooks:`` in mkdocs.yml).
+
+It does three things, all without importing lamcap (the build stays static):
+
+1. Renders the reStructuredText math used in numpy docstrings. Docstrings follow the
+   numpy convention (``.. math::`` blocks and ``:math:`` roles) so that they read
+   well in a terminal and in Sphinx; mkdocstrings renders docstrings as Markdown, so
+   a small Markdown preprocessor rewrites them into arithmatex delimiters
+   (``$$ ... $$`` and ``\\( ... \\)``). Cross-reference roles (``:func:``, ``:mod:``,
+   ``:class:``, ...) become inline code.
+2. Generates one API reference page per public module found under ``src/lamcap``
+   (``::: lamcap.theory.capacity`` ...), plus an index of the names in
+   ``lamcap._EXPORTS`` read from ``src/lamcap/__init__.py`` with :mod:`ast`.
+3. Fills the "Derivations" section of the navigation with the pages that the symbolic
+   layer writes to ``docs/derivations/`` (whatever exists at build time).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = ROOT / "src" / "lamcap"
+REFERENCE_DIR = "reference"
+DERIVATIONS_DIR = "derivations"
+
+# Layers of the API reference, in reading order: (section title, module prefix).
+LAYERS: list[tuple[str, str]] = [
+    ("Theory", "lamcap.theory"),
+    ("Symbolic", "lamcap.symbolic"),
+    ("Geometry", "lamcap.geometry"),
+    ("Problems", "lamcap.problems"),
+    ("Solvers", "lamcap.solvers"),
+    ("Experiments", "lamcap.experiments"),
+]
+
+# --------------------------------------------------------------------------- math
+
+_ROLE = re.compile(r":(?:math|func|mod|class|meth|data|attr|obj|exc|const):`~?([^`]+)`")
+_MATH_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\. math::\s*(?P<inline>.*)$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _replace_role(match: re.Match[str]) -> str:
+    text = match.group(1)
+    if match.group(0).startswith(":math:"):
+        return rf"\({text}\)"
+    return f"`{text}`"
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def rst_math_to_markdown(lines: list[str]) -> list[str]:
+    """Rewrite ``.. math::`` blocks and inline roles into arithmatex syntax."""
+    out: list[str] = []
+    in_fence = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _MATH_DIRECTIVE.match(line)
+        if match is None:
+            out.append(line if in_fence else _ROLE.sub(_replace_role, line))
+            i += 1
+            continue
+        indent = len(match.group("indent"))
+        body = [match.group("inline")] if match.group("inline") else []
+        i += 1
+        while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > indent):
+            body.append(lines[i].strip())
+            i += 1
+        while body and not body[-1]:
+            body.pop()
+        equations = "\n".join(body).strip()
+        pad = " " * indent
+        out.extend(
+            ["", f"{pad}$$", *(f"{pad}{eq}" for eq in equations.splitlines()), f"{pad}$$", ""]
+        )
+    return out
+
+
+class _RstMathPreprocessor(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        return rst_math_to_markdown(lines)
+
+
+class RstMathExtension(Extension):
+    """Markdown extension wrapping :class:`_RstMathPreprocessor`."""
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        # Before fenced blocks (25) and arithmatex's block detection.
+        md.preprocessors.register(_RstMathPreprocessor(md), "lamcap_rst_math", 40)
+
+
+# ------------------------------------------------------------------ API reference
+
+
+def public_modules() -> list[str]:
+    """Dotted names of the public modules and packages of lamcap, sorted."""
+    names: list[str] = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if any(part.startswith("_") for part in parts) or "cli" in parts:
+            continue
+        names.append(".".join(parts))
+    return names
+
+
+def exported_names() -> dict[str, str]:
+    """``_EXPORTS`` of ``lamcap/__init__.py`` (public name -> module), read statically."""
+    tree = ast.parse((PACKAGE_DIR / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == "_EXPORTS" and node.value is not None:
+            value = ast.literal_eval(node.value)
+            return {str(k): str(v) for k, v in value.items()}
+    return {}
+
+
+def _binding_kind(module: str, name: str) -> str | None:
+    """How the module's source binds ``name`` at top level: "object" (def or class),
+    "value" (assignment or import), or None when it does not (yet) define it."""
+    path = _module_path(module)
+    if path is None:
+        return None
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == name:
+                return "object"
+            continue
+        if isinstance(node, ast.Assign):
+            bound = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            bound = [node.target.id]
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            bound = [(a.asname or a.name).split(".")[0] for a in node.names]
+        else:
+            continue
+        if name in bound:
+            return "value"
+    return None
+
+
+def _module_path(module: str) -> Path | None:
+    relative = Path(*module.split("."))
+    for candidate in (
+        PACKAGE_DIR.parent / relative.with_suffix(".py"),
+        PACKAGE_DIR.parent / relative / "__init__.py",
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_page(module: str) -> str:
+    return f"{REFERENCE_DIR}/{module}.md"
+
+
+def _module_markdown(module: str) -> str:
+    return f"# `{module}`\n\n::: {module}\n"
+
+
+def _index_markdown(modules: list[str]) -> str:
+    rows = ["| name | module | status |", "| --- | --- | --- |"]
+    for name, module in sorted(exported_names().items(), key=lambda item: item[0].lower()):
+        kind = _binding_kind(module, name) if module in modules else None
+        if kind is not None:
+            anchor = f"#{module}.{name}" if kind == "object" else ""
+            link = f"[`{name}`]({module}.md{anchor})"
+            rows.append(f"| {link} | [`{module}`]({module}.md) | available |")
+        else:
+            rows.append(f"| `{name}` | `{module}` | not yet implemented |")
+    intro = (
+        "# Public API\n\n"
+        "Every name below is importable from the top-level package (`lamcap.<name>`);\n"
+        "it is loaded lazily from the module shown. The pages of this section are\n"
+        "generated from the numpy-style docstrings by mkdocstrings, without importing\n"
+        "lamcap. Formulas in docstrings are the same as on the theory pages.\n\n"
+    )
+    return intro + "\n".join(rows) + "\n"
+
+
+def _reference_nav(modules: list[str]) -> list[Any]:
+    nav: list[Any] = [{"Public API": f"{REFERENCE_DIR}/index.md"}, module_page("lamcap")]
+    for title, prefix in LAYERS:
+        pages = [module_page(m) for m in modules if m == prefix or m.startswith(prefix + ".")]
+        if pages:
+            nav.append({title: pages})
+    return nav
+
+
+# ------------------------------------------------------------------- derivations
+
+
+def derivation_pages(docs_dir: Path) -> list[str]:
+    folder = docs_dir / DERIVATIONS_DIR
+    if not folder.is_dir():
+        return []
+    pages = sorted(p.relative_to(docs_dir).as_posix() for p in folder.rglob("*.md"))
+    index = f"{DERIVATIONS_DIR}/index.md"
+    return ([index] if index in pages else []) + [p for p in pages if p != index]
+
+
+# ----------------------------------------------------------------------- events
+
+
+def _fill_section(nav: list[Any], title: str, content: list[Any]) -> None:
+    for item in nav:
+        if isinstance(item, dict) and title in item:
+            existing = item[title] if isinstance(item[title], list) else [item[title]]
+            item[title] = [*existing, *content]
+            return
+
+
+_REFERENCE_LINK = re.compile(
+    r"\[(?P<text>[^\]]+)\]\((?P<path>(?:\.\./)*reference/(?P<module>lamcap[\w.]*)\.md)(?P<anchor>#[^)]*)?\)"
+)
+
+
+def unlink_missing_modules(markdown: str, modules: list[str]) -> str:
+    """Turn links to the reference page of a module that does not exist into plain text.
+
+    Theory pages link to the module that implements each formula. While a layer is
+    being written its module may be missing; the link then degrades to its text
+    instead of breaking the strict build (the Public API index lists what is missing).
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        return match.group(0) if match.group("module") in modules else match.group("text")
+
+    return _REFERENCE_LINK.sub(replace, markdown)
+
+
+@event_priority(100)
+def on_config(config: Any) -> Any:
+    config.markdown_extensions.append(RstMathExtension())
+    docs_dir = Path(config.docs_dir)
+    _fill_section(config.nav, "API reference", _reference_nav(public_modules()))
+    _fill_section(config.nav, "Derivations", derivation_pages(docs_dir))
+    return config
+
+
+def on_files(files: Files, config: Any) -> Files:
+    modules = public_modules()
+    files.append(
+        File.generated(config, f"{REFERENCE_DIR}/index.md", content=_index_markdown(modules))
+    )
+    for module in modules:
+        files.append(File.generated(config, module_page(module), content=_module_markdown(module)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:  # noqa: ARG001
+    return unlink_missing_modules(markdown, public_modules())
