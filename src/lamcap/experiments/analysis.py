@@ -189,7 +189,7 @@ def _crofton_or_nan(cell: Cell) -> float:
         return math.nan
     try:
         return crofton_median(cell.d, cell.kappa)
-    except (ImportError, AttributeError):
+    except (ImportError, AttributeError, NotImplementedError):
         return math.nan
 
 

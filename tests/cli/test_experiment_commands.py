@@ -1,0 +1,163 @@
+"""CLI: ``lamcap sweep`` / ``results`` / ``figures`` / ``reproduce``: bad input, kill -9 resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lamcap.cli import main
+from lamcap.experiments.store import ResultsStore
+
+SYNTHETIC = ["--trial", "lamcap.experiments.trials:synthetic_trial"]
+
+
+def _count(path: Path) -> int:
+    try:
+        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as connection:
+            return int(connection.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--d", "1"], "d must be an integer in"),
+        (["--d", "8", "--kappa", "1.5"], "kappa must be"),
+        (["--d", "8", "--kappa", "0"], "kappa must be"),
+        (["--d", "8", "--model", "sideways"], "model must be one of"),
+        (["--d", "8", "--seeds", "0"], "seeds_per_point"),
+        ([], "give the dimensions"),
+        (["--d", "8", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+    ],
+)
+def test_bad_sweep_input_exits_2_without_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    db = tmp_path / "r.sqlite"
+    assert main(["sweep", *arguments, "--db", str(db), "--quiet", *SYNTHETIC]) == 2
+    assert message in capsys.readouterr().err
+    assert not db.exists()
+
+
+def test_unknown_config_parameter_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "sweep.json"
+    config.write_text(json.dumps({"dims": [8], "temperature": 3}))
+    db = tmp_path / "r.sqlite"
+    assert main(["sweep", "--config", str(config), "--db", str(db), "--quiet"]) == 2
+    assert "unknown sweep parameter(s) ['temperature']" in capsys.readouterr().err
+    assert not db.exists()
+
+
+def test_empty_grid_is_refused_by_the_parser(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["sweep", "--d", "8", "--p-grid", "--db", str(tmp_path / "r.sqlite")])
+    assert raised.value.code == 2
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_incompatible_database_exits_2_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    with ResultsStore(db):
+        pass
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    before = db.read_bytes()
+    code = main(["sweep", "--d", "8", "--p-grid", "10", "--db", str(db), "--quiet", *SYNTHETIC])
+    assert code == 2
+    assert "schema version 0" in capsys.readouterr().err
+    assert db.read_bytes() == before
+
+
+def test_sweep_then_export_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "r.sqlite"
+    arguments = ["sweep", "--d", "8", "--p-grid", "10", "16", "24", "--seeds", "4"]
+    assert main([*arguments, "--db", str(db), "--workers", "0", *SYNTHETIC]) == 0
+    out = capsys.readouterr().out
+    assert "12 instances solved, 0 already stored" in out
+    assert main([*arguments, "--db", str(db), "--workers", "0", *SYNTHETIC]) == 0
+    assert "0 instances solved, 12 already stored" in capsys.readouterr().out
+    assert main(["results", "export", "--csv", str(tmp_path / "r.csv"), "--db", str(db)]) == 0
+    assert len((tmp_path / "r.csv").read_text().splitlines()) == 13
+    assert main(["results", "summary", "--db", str(db)]) == 0
+    assert "| 8 | 1 | decoupled | auto | 12 |" in capsys.readouterr().out
+
+
+def test_export_of_missing_database_exits_2(tmp_path: Path) -> None:
+    code = main(
+        [
+            "results",
+            "export",
+            "--csv",
+            str(tmp_path / "x.csv"),
+            "--db",
+            str(tmp_path / "none.sqlite"),
+        ]
+    )
+    assert code == 2
+    assert not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.slow
+def test_sigkill_midway_then_resume_stores_each_instance_once(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    command = [
+        sys.executable,
+        "-m",
+        "lamcap",
+        "sweep",
+        "--d",
+        "8",
+        "--p-grid",
+        "8",
+        "12",
+        "16",
+        "20",
+        "24",
+        "--seeds",
+        "12",
+        "--workers",
+        "1",
+        "--quiet",
+        "--db",
+        str(db),
+        "--trial",
+        "lamcap.experiments.trials:slow_synthetic_trial",
+    ]
+    total = 60
+    process = subprocess.Popen(command, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while _count(db) < 10 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert process.poll() is None, "the sweep finished before it could be killed"
+        os.killpg(process.pid, signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    interrupted = _count(db)
+    assert 10 <= interrupted < total
+    completed = subprocess.run(command, check=False, timeout=120)
+    assert completed.returncode == 0
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert connection.execute("SELECT COUNT(*) FROM trials").fetchone()[0] == total
+        duplicates = connection.execute(
+            "SELECT COUNT(*) FROM (SELECT p, seed FROM trials GROUP BY p, seed HAVING COUNT(*) > 1)"
+        ).fetchone()[0]
+        assert duplicates == 0
+        replicates = connection.execute(
+            "SELECT p, COUNT(DISTINCT replicate) FROM trials GROUP BY p"
+        ).fetchall()
+    assert replicates == [(p, 12) for p in (8, 12, 16, 20, 24)]
