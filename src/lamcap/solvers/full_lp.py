@@ -32,7 +32,14 @@ from lamcap.problems import Instance
 from lamcap.solvers.certificates import FarkasCertificate
 from lamcap.solvers.result import SolveResult, build_result
 
-__all__ = ["LPOutcome", "all_constraints", "constraint_rows", "highs_feasibility", "solve_full_lp"]
+__all__ = [
+    "LPOutcome",
+    "MarginLP",
+    "all_constraints",
+    "constraint_rows",
+    "highs_feasibility",
+    "solve_full_lp",
+]
 
 
 def all_constraints(instance: Instance) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -144,6 +151,68 @@ def highs_feasibility(
     return LPOutcome("unknown", None, None, seconds)
 
 
+class MarginLP:
+    r"""HiGHS model :math:`\max t` s.t. rows :math:`\cdot w \ge t`, :math:`|w_j| \le 1`, :math:`t \le 1`.
+
+    Always feasible and bounded (the robust form of the homogeneous LP): the
+    system is strictly feasible iff :math:`t^* > 0`; at :math:`t^* = 0` the row
+    duals ``duals`` (:math:`y \ge 0`, :math:`\sum y = 1`) satisfy
+    :math:`\text{rows}^\top y \approx 0`, a Farkas vector.  Rows can be added and
+    the model re-solved from the previous basis.
+
+    Examples
+    --------
+    >>> lp = MarginLP(2)
+    >>> lp.add(np.array([[1.0, 0.0], [-1.0, 0.0]]))
+    >>> level, _ = lp.solve(10.0)
+    >>> abs(level) < 1e-12, lp.duals.round(6).tolist()
+    (True, [0.5, 0.5])
+    """
+
+    def __init__(self, width: int) -> None:
+        import highspy  # noqa: PLC0415 - heavy import only when an LP is solved
+
+        self.highspy = highspy
+        self.highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
+        self.highs.setOptionValue("output_flag", False)
+        infinity = highspy.kHighsInf
+        self.highs.addVars(width, np.full(width, -1.0), np.full(width, 1.0))
+        self.highs.addVar(-infinity, 1.0)
+        self.highs.changeColCost(width, -1.0)
+        self.width = width
+        self.count = 0
+        self.duals = np.empty(0)
+
+    def add(self, rows: NDArray[np.float64]) -> None:
+        full = np.concatenate([rows, -np.ones((rows.shape[0], 1))], axis=1)
+        nonzero = full != 0.0
+        starts = np.concatenate([[0], np.cumsum(nonzero.sum(axis=1))[:-1]]).astype(np.int32)
+        indices = np.nonzero(nonzero)[1].astype(np.int32)
+        count = rows.shape[0]
+        infinity = self.highspy.kHighsInf
+        self.highs.addRows(
+            count,
+            np.zeros(count),
+            np.full(count, infinity),
+            int(indices.size),
+            starts,
+            indices,
+            full[nonzero],
+        )
+        self.count += count
+
+    def solve(self, max_seconds: float) -> tuple[float, NDArray[np.float64]] | None:
+        self.highs.setOptionValue("time_limit", max(max_seconds, 1e-3))
+        self.highs.run()
+        if self.highs.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+            return None
+        solution = self.highs.getSolution()
+        values = np.asarray(solution.col_value, dtype=np.float64)
+        duals = np.asarray(solution.row_dual, dtype=np.float64)
+        self.duals = np.clip(duals if duals.sum() >= 0 else -duals, 0.0, None)
+        return float(values[-1]), values[:-1]
+
+
 def certificate_from_ray(
     mus: NDArray[np.int64], rhos: NDArray[np.int64], ray: NDArray[np.float64]
 ) -> FarkasCertificate:
@@ -159,6 +228,28 @@ def certificate_from_ray(
     return FarkasCertificate(mus[keep].copy(), rhos[keep].copy(), ray[keep].copy(), math.nan)
 
 
+def _margin_form(
+    instance: Instance,
+    mus: NDArray[np.int64],
+    rhos: NDArray[np.int64],
+    rows: NDArray[np.float64],
+    max_seconds: float | None,
+) -> tuple[NDArray[np.float64] | None, FarkasCertificate | None, float]:
+    """Fallback when HiGHS cannot settle ``>= 1``: the bounded :class:`MarginLP` on all rows."""
+    start = time.perf_counter()
+    scale = np.linalg.norm(rows, axis=1)
+    lp = MarginLP(rows.shape[1])
+    lp.add(rows / scale[:, None])
+    solved = lp.solve(math.inf if max_seconds is None else max_seconds)
+    seconds = time.perf_counter() - start
+    if solved is None:
+        return None, None, seconds
+    level, vector = solved
+    if level > 0:
+        return vector.reshape(instance.d, instance.d), None, seconds
+    return None, certificate_from_ray(mus, rhos, lp.duals / scale), seconds
+
+
 def solve_full_lp(
     instance: Instance, *, rank: int, margin: float, max_seconds: float | None, seed: int
 ) -> SolveResult:
@@ -166,7 +257,10 @@ def solve_full_lp(
 
     Builds the dense ``n(p-1) x d^2`` matrix (8 n p d^2 bytes: use small ``d``).
     The verdict comes from :func:`build_result` (HiGHS' ``W`` re-verified, or
-    its dual ray re-checked as a Farkas certificate).  ``rank`` must be ``d``;
+    its dual ray re-checked as a Farkas certificate).  When HiGHS ends with
+    status "unknown" (it does near the threshold, where feasible ``W`` have huge
+    norms) the bounded :class:`MarginLP` on the same rows is solved instead
+    (``details["margin_lp_seconds"]``).  ``rank`` must be ``d``;
     ``seed`` is unused (deterministic).  ``details["lp_seconds"]`` is HiGHS'
     own time.
 
@@ -188,11 +282,16 @@ def solve_full_lp(
         weights = outcome.solution.reshape(instance.d, instance.d)
     if outcome.ray is not None:
         certificate = certificate_from_ray(mus, rhos, outcome.ray)
-    details = {
+    details: dict[str, object] = {
         "lp_seconds": outcome.seconds,
         "lp_status": outcome.status,
         "constraints": int(mus.size),
     }
+    if outcome.status == "unknown":
+        remaining = None if max_seconds is None else max_seconds - (time.perf_counter() - start)
+        if remaining is None or remaining > 0:
+            weights, certificate, seconds = _margin_form(instance, mus, rhos, rows, remaining)
+            details["margin_lp_seconds"] = seconds
     return build_result(
         instance,
         weights,

@@ -1,0 +1,427 @@
+r"""Certified full-rank solver: block dual ascent + HiGHS cutting planes.
+
+Problem (THEORY.md §1–2): find :math:`W` with
+:math:`\langle W, \hat A_i\rangle > 0` for all :math:`n(p-1)` constraints
+:math:`\hat A_i = \hat a_i \hat e_\mu^\top` (normalisation of
+:mod:`lamcap.solvers.kernels`).  The :math:`O(np\,d^2)` constraint matrix is
+never built; only a *working set* :math:`S` of constraints is stored
+(:math:`O(|S| d)`), plus an ``n x p`` membership mask.
+
+Algorithm
+---------
+1. **Score pass** (:func:`_score_pass`): all scores :math:`U_\mu W e_\mu` by
+   matrix products, block by block (outputs regenerated on demand for large
+   decoupled instances); gives the minimum normalised margin (a certified lower
+   bound on the best margin :math:`\gamma^*`) and, per association, the
+   ``cuts_per_association`` lowest constraints below the current level, which
+   join :math:`S`.  The first pass uses the Hebbian matrix.
+2. **Block dual coordinate ascent** (numba, :func:`~lamcap.solvers.kernels.dual_epochs`)
+   on the max-margin QP restricted to :math:`S`: a first-order method whose
+   iterate ``W`` feeds the next pass, whose duals give the certified upper bound
+   :math:`\|W\|_F/\sum\alpha` and whose support seeds the LP.
+3. **Cutting planes around HiGHS** (for :math:`d \le` ``lp_max_dimension``):
+   :math:`\max t` s.t. :math:`\langle w, \hat A_i\rangle \ge t\ (i \in S)`,
+   :math:`\|w\|_\infty \le 1`, warm-started as rows are added.  If
+   :math:`t^* > 0` its ``w`` is checked by a full pass, violated constraints are
+   added and the LP re-solved; if :math:`t^* \approx 0`, the rows are handed to
+   HiGHS as :math:`\langle w, A_i\rangle \ge 1` and its dual ray is the Farkas
+   certificate (polished by least squares on its support when needed).
+
+The verdict always comes from :func:`~lamcap.solvers.result.build_result`
+(``W`` re-verified on all constraints, certificate re-checked), so it is never
+wrong; at the time limit the result is ``"undecided"`` with the best ``W``.
+Memory beyond the instance: :math:`O(np + |S| d + d^2)` (plus the LP, which
+holds :math:`|S| d^2` numbers and is only used for small ``d``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lamcap.problems import Instance, hebbian_weights
+from lamcap.solvers.certificates import (
+    FEASIBILITY_TOLERANCE,
+    FarkasCertificate,
+    certificate_bound,
+)
+from lamcap.solvers.full_lp import MarginLP, highs_feasibility
+from lamcap.solvers.kernels import dual_epochs
+from lamcap.solvers.result import SolveResult, build_result
+
+__all__ = ["CuttingPlaneOptions", "solve_cutting_plane"]
+
+
+@dataclass(frozen=True)
+class CuttingPlaneOptions:
+    """Tuning of :func:`solve_cutting_plane` (defaults are what ``solve`` uses).
+
+    Attributes
+    ----------
+    cuts_per_association : constraints added per association and pass.
+    epochs_per_round : dual-ascent epochs between two score passes.
+    first_order_rounds : passes before the LP stage starts (when it is used).
+    lp_max_dimension : largest ``d`` for the HiGHS stage (``d**2`` LP columns).
+    max_rounds : cap on passes (first-order and LP rounds together).
+    """
+
+    cuts_per_association: int = 4
+    epochs_per_round: int = 20
+    first_order_rounds: int = 3
+    lp_max_dimension: int = 40
+    max_rounds: int = 10_000
+
+
+@dataclass
+class _WorkingSet:
+    """Constraints kept so far, sorted by association (CSR ``offsets``)."""
+
+    n: int
+    d: int
+    mus: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    rhos: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    directions: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
+    alpha: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
+    offsets: NDArray[np.int64] = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+
+    def add(
+        self, mus: NDArray[np.int64], rhos: NDArray[np.int64], directions: NDArray[np.float64]
+    ) -> None:
+        all_mus = np.concatenate([self.mus, mus])
+        order = np.argsort(all_mus, kind="stable")
+        self.mus = all_mus[order]
+        self.rhos = np.concatenate([self.rhos, rhos])[order]
+        self.directions = np.ascontiguousarray(
+            np.concatenate([self.directions.reshape(-1, self.d), directions])[order]
+        )
+        self.alpha = np.concatenate([self.alpha, np.zeros(mus.size)])[order]
+        counts = np.bincount(self.mus, minlength=self.n)
+        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+    @property
+    def size(self) -> int:
+        return int(self.mus.size)
+
+
+@dataclass
+class _Pass:
+    """Outcome of one score pass."""
+
+    min_margin: float
+    mus: NDArray[np.int64]
+    rhos: NDArray[np.int64]
+    directions: NDArray[np.float64]
+    seconds: float
+
+
+def _select(
+    levels: NDArray[np.float64], below: float, count: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per row, up to ``count`` column indices of the smallest ``levels`` that are ``< below``."""
+    count = min(count, levels.shape[1])
+    if count < levels.shape[1]:
+        columns = np.argpartition(levels, count - 1, axis=1)[:, :count]
+    else:
+        columns = np.broadcast_to(np.arange(levels.shape[1]), levels.shape).copy()
+    chosen = np.take_along_axis(levels, columns, axis=1) < below
+    rows = np.nonzero(chosen)[0]
+    return rows.astype(np.int64), columns[chosen].astype(np.int64)
+
+
+def _score_pass(
+    instance: Instance,
+    weights: NDArray[np.float64],
+    member: NDArray[np.bool_],
+    level: float,
+    cuts: int,
+) -> _Pass:
+    r"""Minimum normalised margin of ``weights`` and the new cuts below ``level``.
+
+    Cut values are :math:`\langle W, \hat A_i\rangle` (not divided by
+    :math:`\|W\|_F`); members of the working set are skipped.
+    """
+    start = time.perf_counter()
+    hidden = instance.inputs @ weights.T
+    input_norms = np.linalg.norm(instance.inputs, axis=1)
+    frobenius = float(np.linalg.norm(weights))
+    lowest = math.inf
+    found_mus, found_rhos, found_directions = [], [], []
+    shared = instance.outputs(0) if instance.model == "original" else None
+    blocks: Any = [(0, None)] if shared is not None else instance.blocks()
+    for first, block in blocks:
+        if shared is not None:
+            scores = hidden @ shared.T
+            norms2 = np.broadcast_to(np.einsum("pd,pd->p", shared, shared), scores.shape)
+        else:
+            scores = np.einsum("bpd,bd->bp", block, hidden[first : first + block.shape[0]])
+            norms2 = np.einsum("bpd,bpd->bp", block, block)
+        rows = np.arange(scores.shape[0])
+        mus = first + rows
+        targets = instance.targets[mus]
+        scale = np.sqrt(norms2[rows, targets][:, None] + norms2)
+        values = (scores[rows, targets][:, None] - scores) / (scale * input_norms[mus, None])
+        values[rows, targets] = np.inf
+        lowest = min(lowest, float(values.min()))
+        values[member[mus]] = np.inf
+        picked_rows, picked_rhos = _select(values, level, cuts)
+        if picked_rows.size == 0:
+            continue
+        picked_mus = mus[picked_rows]
+        if shared is not None:
+            differences = shared[targets[picked_rows]] - shared[picked_rhos]
+        else:
+            differences = block[picked_rows, targets[picked_rows]] - block[picked_rows, picked_rhos]
+        differences /= scale[picked_rows, picked_rhos][:, None]
+        found_mus.append(picked_mus)
+        found_rhos.append(picked_rhos)
+        found_directions.append(differences)
+    margin = lowest / frobenius if frobenius > 0 else math.nan
+    if found_mus:
+        return _Pass(
+            margin,
+            np.concatenate(found_mus),
+            np.concatenate(found_rhos),
+            np.concatenate(found_directions),
+            time.perf_counter() - start,
+        )
+    empty = np.empty(0, dtype=np.int64)
+    return _Pass(margin, empty, empty, np.empty((0, instance.d)), time.perf_counter() - start)
+
+
+def _lp_rows(working: _WorkingSet, unit_inputs: NDArray[np.float64], index: Any) -> Any:
+    """Dense normalised rows :math:`\\operatorname{vec}(\\hat a_i \\hat e_\\mu^\\top)`."""
+    rows = working.directions[index][:, :, None] * unit_inputs[working.mus[index]][:, None, :]
+    return rows.reshape(rows.shape[0], -1)
+
+
+def _polish(rows: NDArray[np.float64], ray: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""Refine a Farkas vector on its support: least squares for :math:`A_S^\top y = 0`, :math:`\sum y = 1`."""
+    support = ray > 0
+    matrix = np.concatenate([rows[support].T, np.ones((1, int(support.sum())))])
+    right = np.zeros(matrix.shape[0])
+    right[-1] = 1.0
+    solution = np.linalg.lstsq(matrix, right, rcond=None)[0]
+    polished = np.zeros_like(ray)
+    polished[support] = np.clip(solution, 0.0, None)
+    return polished
+
+
+def _certificate(
+    instance: Instance,
+    working: _WorkingSet,
+    unit_inputs: NDArray[np.float64],
+    duals: NDArray[np.float64],
+    max_seconds: float,
+) -> FarkasCertificate | None:
+    """Best Farkas certificate for the working set from the LP duals at ``t* = 0``.
+
+    Candidates, in order, until one re-checks: the margin LP's row duals, their
+    least-squares polish on their support, the dual ray of the ``>= 1`` LP.
+    """
+    rows = _lp_rows(working, unit_inputs, np.arange(working.size))
+    raw_scale = _raw_scale(instance, working.mus, working.rhos)
+    best: FarkasCertificate | None = None
+    for weights in _candidates(rows, duals, max_seconds):
+        if weights is None or not np.any(weights > 0):
+            continue
+        alpha = weights / raw_scale
+        keep = alpha > 0
+        candidate = FarkasCertificate(working.mus[keep], working.rhos[keep], alpha[keep], 0.0)
+        bound = certificate_bound(instance, candidate)
+        if best is None or bound < best.epsilon:
+            best = FarkasCertificate(
+                candidate.associations, candidate.competitors, candidate.alpha, bound
+            )
+        if bound <= FEASIBILITY_TOLERANCE:
+            break
+    return best
+
+
+def _candidates(
+    rows: NDArray[np.float64], duals: NDArray[np.float64], max_seconds: float
+) -> Iterator[NDArray[np.float64] | None]:
+    """Farkas vectors to try, cheapest first (computed lazily)."""
+    yield duals
+    yield _polish(rows, duals)
+    yield highs_feasibility(rows, max_seconds=max_seconds).ray
+
+
+def _raw_scale(
+    instance: Instance, mus: NDArray[np.int64], rhos: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    r""":math:`\|e_\mu\| \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`, turning normalised into raw weights."""
+    used, position = np.unique(mus, return_inverse=True)
+    if instance.model == "original":
+        shared = instance.outputs(0)
+        targets, competitors = shared[instance.targets[mus]], shared[rhos]
+    else:
+        block = instance.output_block(used)
+        targets = block[position, instance.targets[mus]]
+        competitors = block[position, rhos]
+    scale: NDArray[np.float64] = np.sqrt(
+        np.einsum("kd,kd->k", targets, targets) + np.einsum("kd,kd->k", competitors, competitors)
+    )
+    return scale * np.linalg.norm(instance.inputs[mus], axis=1)
+
+
+def _keep(working: _WorkingSet, keep: NDArray[np.bool_], member: NDArray[np.bool_]) -> None:
+    """Drop working-set constraints outside ``keep`` (and from the membership mask)."""
+    member[working.mus[~keep], working.rhos[~keep]] = False
+    working.mus = working.mus[keep]
+    working.rhos = working.rhos[keep]
+    working.directions = np.ascontiguousarray(working.directions[keep])
+    working.alpha = working.alpha[keep]
+    counts = np.bincount(working.mus, minlength=working.n)
+    working.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+@dataclass
+class _Progress:
+    """Best weights so far and counters."""
+
+    weights: NDArray[np.float64]
+    margin: float
+    upper: float = math.inf
+    rounds: int = 0
+    pass_seconds: float = 0.0
+    ascent_seconds: float = 0.0
+    lp_seconds: float = 0.0
+    lp_rows: int = 0
+    stage: str = "first_order"
+
+    def offer(self, weights: NDArray[np.float64], margin: float) -> None:
+        if not margin <= self.margin:  # NaN-safe: replaces a NaN best
+            self.weights = weights.copy()
+            self.margin = margin
+
+
+def solve_cutting_plane(
+    instance: Instance,
+    *,
+    rank: int,
+    margin: float,
+    max_seconds: float | None,
+    seed: int,
+    options: CuttingPlaneOptions | None = None,
+) -> SolveResult:
+    r"""Decide full-rank feasibility with a certificate (algorithm in the module docstring).
+
+    .. math::
+
+        \exists W \in \mathbb R^{d	imes d}:\ (u_t - u_\rho)^\top W e_\mu > 0
+        \quad \forall \mu,\ \rho \ne t(\mu).
+
+    Parameters follow the registry contract of :mod:`lamcap.solvers`; ``rank``
+    must be ``d``, ``margin`` is a pure scale (the returned ``W`` is at the
+    solver's own scale, rescale it freely: the problem is homogeneous) and
+    ``seed`` is unused (deterministic).  ``details`` reports the working-set
+    size, the certified interval ``[min_margin, upper_bound]`` for the best
+    normalised margin :math:`\gamma^*`, pass / ascent / LP seconds and the
+    stage reached.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(8, 6, n=4, seed=0)
+    >>> result = solve_cutting_plane(instance, rank=8, margin=1.0, max_seconds=None, seed=0)
+    >>> result.verdict
+    'feasible'
+    """
+    del rank, margin, seed
+    opts = options or CuttingPlaneOptions()
+    start = time.perf_counter()
+    deadline = math.inf if max_seconds is None else start + max_seconds
+    unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
+    working = _WorkingSet(instance.n, instance.d)
+    member = np.zeros((instance.n, instance.p), dtype=np.bool_)
+    initial = hebbian_weights(instance)
+    found = _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association)
+    progress = _Progress(initial.copy(), found.min_margin, pass_seconds=found.seconds)
+    ascent = np.zeros((instance.d, instance.d))
+    use_lp = instance.d <= opts.lp_max_dimension
+    lp: MarginLP | None = None
+    certificate: FarkasCertificate | None = None
+    while progress.margin <= FEASIBILITY_TOLERANCE and progress.rounds < opts.max_rounds:
+        if time.perf_counter() >= deadline:
+            break
+        progress.rounds += 1
+        if found.mus.size:
+            member[found.mus, found.rhos] = True
+            working.add(found.mus, found.rhos, found.directions)
+        if lp is None and use_lp and progress.rounds > opts.first_order_rounds:
+            _keep(working, working.alpha > 0, member)
+            lp = MarginLP(instance.d * instance.d)
+            lp.add(_lp_rows(working, unit_inputs, np.arange(working.size)))
+            progress.stage = "lp"
+        elif lp is not None and found.mus.size:
+            lp.add(_lp_rows(working, unit_inputs, _newest(working, found)))
+        if lp is None:
+            tick = time.perf_counter()
+            dual_epochs(
+                ascent,
+                unit_inputs,
+                working.offsets,
+                working.directions,
+                working.alpha,
+                opts.epochs_per_round,
+                5,
+            )
+            progress.ascent_seconds += time.perf_counter() - tick
+            total = float(working.alpha.sum())
+            if total > 0:
+                progress.upper = min(progress.upper, float(np.linalg.norm(ascent)) / total)
+            weights, level = ascent, 1.0
+        else:
+            tick = time.perf_counter()
+            solved = lp.solve(deadline - tick)
+            progress.lp_seconds += time.perf_counter() - tick
+            progress.lp_rows = lp.count
+            if solved is None:
+                break
+            level, vector = solved
+            if level <= FEASIBILITY_TOLERANCE:
+                certificate = _certificate(
+                    instance,
+                    working,
+                    unit_inputs,
+                    lp.duals,
+                    max(deadline - time.perf_counter(), 1.0),
+                )
+                if certificate is not None:
+                    progress.upper = min(progress.upper, certificate.epsilon)
+                break
+            weights = vector.reshape(instance.d, instance.d)
+        found = _score_pass(instance, weights, member, level, opts.cuts_per_association)
+        progress.pass_seconds += found.seconds
+        progress.offer(weights, found.min_margin)
+    details = {
+        "stage": progress.stage,
+        "working_set": working.size,
+        "upper_bound": progress.upper,
+        "pass_seconds": progress.pass_seconds,
+        "ascent_seconds": progress.ascent_seconds,
+        "lp_seconds": progress.lp_seconds,
+        "lp_rows": progress.lp_rows,
+    }
+    return build_result(
+        instance,
+        progress.weights,
+        certificate=certificate,
+        method="cutting_plane",
+        iterations=progress.rounds,
+        seconds=time.perf_counter() - start,
+        details=details,
+    )
+
+
+def _newest(working: _WorkingSet, found: _Pass) -> NDArray[np.int64]:
+    """Working-set positions of the constraints just added from ``found``."""
+    keys = working.mus * (1 << 32) + working.rhos
+    wanted = found.mus * (1 << 32) + found.rhos
+    return np.nonzero(np.isin(keys, wanted))[0].astype(np.int64)
