@@ -100,3 +100,20 @@ def test_broadcast_targets_and_shapes() -> None:
 def test_bad_input(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         project_onto_cone(**kwargs)
+
+
+def test_compiled_kernel_matches_its_python_source() -> None:
+    # Guards against miscompilation: the numba kernel and its interpreted source
+    # must agree exactly on rows with many candidates (heavy tails, ties, margins).
+    from lamcap.geometry import project_row_inplace
+
+    rng = np.random.default_rng(3)
+    for trial in range(300):
+        p = int(rng.integers(2, 40))
+        row = rng.standard_cauchy(p) if trial % 2 else np.round(rng.normal(size=p), 1)
+        target, margin = int(rng.integers(p)), float(rng.choice([0.0, 0.5, 3.0]))
+        compiled, interpreted = row.copy(), row.copy()
+        size_c = project_row_inplace(compiled, target, margin, np.empty(p))
+        size_i = project_row_inplace.py_func(interpreted, target, margin, np.empty(p))
+        assert size_c == size_i
+        np.testing.assert_array_equal(compiled, interpreted)

@@ -38,48 +38,61 @@ __all__ = ["project_onto_cone", "project_row_inplace"]
 @numba.njit(cache=True, nogil=True)
 def project_row_inplace(row: NDArray[np.float64], target: int, margin: float,
                         work: NDArray[np.float64]) -> int:
-    """Project one score vector onto :math:`K_m` in place; return :math:`|A|`.
+    r"""Project one score vector onto :math:`K_m` in place; return :math:`|A|`.
 
     Parameters
     ----------
     row : float64 array of length p, overwritten by its projection.
     target : index of the target score.
-    margin : the margin :math:`m \\ge 0`.
+    margin : the margin :math:`m \ge 0`.
     work : float64 scratch array of length at least p - 1.
 
     Notes
     -----
-    Costs one sort of the ``p - 1`` competitors, :math:`O(p \\log p)`.
+    The common level is the largest average of the target with any set of
+    (shifted) competitors, :math:`\ell^* = \max_S (g_t + \sum_S y)/(1+|S|)`,
+    attained at :math:`S = A = \{y > \ell^*\}`.  One pass keeps a running
+    average and the competitors above it (a superset of :math:`A`, since the
+    running average never exceeds :math:`\ell^*`); a few filtering passes on
+    that short list (Michelot's fixed point) then find :math:`A`.  The cost is
+    :math:`O(p)` plus a few passes over about :math:`2\log p` candidates,
+    instead of a sort.
     """
     p = row.shape[0]
-    count = 0
-    for rho in range(p):
-        if rho != target:
-            work[count] = -(row[rho] + margin)  # negated: ascending sort gives descending y
-            count += 1
-    competitors = np.sort(work[:count])
     level_sum = row[target]
-    active = 0
-    for k in range(count):
-        y_k = -competitors[k]
-        if (k + 1) * y_k > level_sum:  # here level_sum = g_t + y_1 + ... + y_k
-            level_sum += y_k
-            active += 1
-        else:
+    count = 0
+    level = level_sum
+    for rho in range(p):
+        if rho == target:
+            continue
+        y = row[rho] + margin
+        if y > level:
+            work[count] = y
+            count += 1
+            level_sum += y
+            level = level_sum / (count + 1)
+    while True:  # drop candidates at or below the level until none is dropped
+        kept = 0
+        level_sum = row[target]
+        for i in range(count):
+            if work[i] > level:
+                work[kept] = work[i]
+                kept += 1
+                level_sum += work[i]
+        dropped = count - kept
+        count = kept
+        level = level_sum / (kept + 1)
+        if dropped == 0:
             break
-    if active == 0:
+    if count == 0:
         return 0
-    level = level_sum / (active + 1)
-    threshold = -competitors[active - 1]  # smallest active (shifted) competitor
-    row[target] = level
-    # Competitors equal to an active one are active too (the activity rule is
-    # the same inequality), so marking by threshold moves exactly `active` rows.
     moved = 0
     for rho in range(p):
-        if rho != target and moved < active and row[rho] + margin >= threshold:
+        if rho != target and row[rho] + margin > level:
             row[rho] = level - margin
             moved += 1
-    return active
+    row[target] = level
+    return moved
 
 
 @numba.njit(cache=True, nogil=True)
