@@ -10,8 +10,9 @@ association asks for
 
 a non-convex problem for :math:`m < d` (THEORY.md §1, §3; arXiv:2605.10795).
 Scaling :math:`(Q, R) \to (cQ, cR)` multiplies every score by :math:`c^2`, so
-the margin is a pure scale: the trainer works at margin 1 and rescales its
-answer by :math:`\sqrt{\text{margin}}`.
+the margin is a pure scale: the trainer works at margin 1, stops as soon as
+every raw margin is positive, and rescales its answer so that the smallest raw
+margin equals ``margin``.
 
 Algorithm (documented schedule)
 -------------------------------
@@ -370,8 +371,8 @@ def solve_rank_constrained(
         :math:`m \in [1, d]`.
     margin : float
         ``> 0``: the returned factors satisfy every constraint with raw margin
-        ``>= margin`` when feasible (a pure scale: factors are multiplied by
-        :math:`\sqrt{\text{margin}}`).
+        ``>= margin`` when feasible (a pure scale: the trained factors are
+        multiplied by :math:`\sqrt{\text{margin}/\text{reached raw margin}}`).
     max_seconds : float, optional
         ``> 0``.  On reaching it: ``"undecided"`` with the best weights so far
         (the full-rank check also shares this budget).
@@ -439,7 +440,8 @@ def solve_rank_constrained(
             "timed_out": run.timed_out,
         }
         if run.weights is not None:
-            scale = math.sqrt(margin)
+            reached = raw_min_margin(access, run.weights[0] @ run.weights[1].T)
+            scale = math.sqrt(margin / reached)
             result = build_result(
                 instance,
                 (run.weights[0] * scale, run.weights[1] * scale),
