@@ -1,0 +1,730 @@
+r"""Singular-value laws of the memory matrix: learnt optimum and initialisation.
+
+Three limiting laws (``d \to \infty``, ``m = \kappa d``) are implemented, each
+for the :math:`m` non-zero singular values of the :math:`d \times d` weight
+matrix ``W`` (the :math:`d - m` zeros of a rank-:math:`m` matrix are not part
+of the law):
+
+``law="optimum"`` (THEORY.md §4, arXiv:2605.10795)
+    The weights at capacity.  For :math:`\kappa = 1` the quarter circle
+    :math:`\rho(s) = \sqrt{4 - s^2}/\pi` on :math:`[0, 2]`; for
+    :math:`\kappa < 1` its top :math:`\kappa`-fraction
+    :math:`\rho(s)\,\mathbf 1[s \ge s_\kappa]/\kappa`, where
+    :math:`\int_{s_\kappa}^2 \rho = \kappa`.  With :math:`s = 2\sin\theta` the
+    cdf of the quarter circle is :math:`(2\theta + \sin 2\theta)/\pi`.
+``law="gaussian"``
+    A Gaussian ``W`` at initialisation (i.i.d. entries): the quarter circle.
+    Only :math:`\kappa = 1` is meaningful.
+``law="product"``
+    ``W = Q Rᵀ`` at initialisation, ``Q, R`` of shape ``(d, m)`` with i.i.d.
+    entries of variance ``1/d``.  The non-zero squared singular values are the
+    eigenvalues of :math:`(Q^\top Q)(R^\top R)`, a product of two free
+    Marchenko–Pastur matrices of ratio :math:`\kappa` and mean 1.  Their
+    S-transforms are :math:`1/(1 + \kappa z)`, so the product has
+    :math:`S(z) = (1+\kappa z)^{-2}` and its moment generating function
+    :math:`\psi(z) = \sum_{k\ge1} z^k E\lambda^k` solves
+    :math:`x\psi = (1+\psi)(1+\kappa\psi)^2` with :math:`x = 1/z`.  With
+    :math:`w = \kappa\psi` this is the well-scaled cubic
+
+    .. math::
+
+        w^3 + (\kappa + 2) w^2 + (1 + 2\kappa - x) w + \kappa = 0 ,
+
+    and the eigenvalue density is :math:`f(x) = -\operatorname{Im} w/(\pi\kappa x)`
+    for the root with :math:`\operatorname{Im} w < 0`.  Integrating the
+    Stieltjes transform :math:`G = (1+\psi)/x` along the root gives the closed
+    cdf :math:`F(x) = 1 - \operatorname{Im} H/\pi` with
+    :math:`H = 2\psi + 2\frac{\kappa-1}{\kappa}\log(1+\kappa\psi) - \log\psi`
+    (principal logarithms).  The support edges are the critical values of
+    :math:`x(w) = (\kappa + w)(1 + w)^2/w` at :math:`w_\pm =
+    (-\kappa \pm \sqrt{\kappa^2 + 8\kappa})/4`; for :math:`\kappa = 1` this is the
+    Fuss–Catalan law on :math:`[0, 27/4]`.  Singular values are
+    :math:`s = \sqrt{x}`.
+
+Normalisations
+    ``"frobenius"`` (default): the law is scaled so that the mean of
+    :math:`s^2` over the non-zero singular values is 1, i.e.
+    :math:`\|W\|_F^2 = m` (:math:`= d` at full rank).  This is what
+    :func:`lamcap.empirical.empirical_spectrum` does to a user's matrix.
+    ``"raw"``: the units of the definitions above (quarter circle on
+    :math:`[0, 2]`, i.e. the top singular values of a matrix with entries of
+    variance ``1/d``; for ``"product"`` raw and frobenius coincide).
+
+Outside the support the density is 0 and the cdf is 0 or 1; NaN raises.
+
+Precision: closed forms to a few ulp in the bulk (relative error grows like
+``eps/sqrt(distance to an edge)`` next to a square-root edge, the intrinsic
+conditioning); quantiles by monotone Newton iterations to machine precision.
+``dps=`` evaluates with mpmath at that many digits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap._validation import check_dps, check_finite_array, check_integer, check_kappa
+
+__all__ = [
+    "sample_singular_values",
+    "singular_value_cdf",
+    "singular_value_density",
+    "singular_value_moment",
+    "singular_value_quantile",
+    "singular_value_support",
+]
+
+LAWS = ("optimum", "gaussian", "product")
+NORMALIZATIONS = ("frobenius", "raw")
+
+FloatArray = NDArray[np.float64]
+
+
+# ----------------------------------------------------------------------------
+# argument handling
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Law:
+    """A validated (law, kappa, normalization) with its scale ``s = scale * s_raw``."""
+
+    name: str
+    kappa: float
+    scale: float
+
+
+def _resolve_law(kappa: Any, law: str, normalization: str) -> _Law:
+    kappa_array = check_kappa(kappa)
+    if kappa_array.ndim != 0:
+        msg = f"kappa must be a scalar in (0, 1], got shape {kappa_array.shape}"
+        raise ValueError(msg)
+    kappa_value = float(kappa_array)
+    if law not in LAWS:
+        msg = f"law must be one of {LAWS}, got {law!r}"
+        raise ValueError(msg)
+    if normalization not in NORMALIZATIONS:
+        msg = f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}"
+        raise ValueError(msg)
+    if law == "gaussian" and kappa_value != 1.0:
+        msg = f"kappa must be 1 for law='gaussian' (a full-rank Gaussian matrix), got {kappa!r}"
+        raise ValueError(msg)
+    scale = 1.0
+    if law != "product" and normalization == "frobenius":
+        scale = 1.0 / math.sqrt(_truncated_second_moment_raw(kappa_value))
+    return _Law(law, kappa_value, scale)
+
+
+def _check_points(name: str, value: ArrayLike) -> FloatArray:
+    """Float64 array; NaN raises, infinities are allowed (outside every support)."""
+    array = np.asarray(value, dtype=np.float64)
+    if np.any(np.isnan(array)):
+        msg = f"{name} must not contain NaN, got {value!r}"
+        raise ValueError(msg)
+    return array
+
+
+def _output(array: FloatArray, like: ArrayLike) -> Any:
+    """Return a float for scalar input, else the array."""
+    if np.ndim(like) == 0:
+        return float(array)
+    return array
+
+
+# ----------------------------------------------------------------------------
+# quarter circle in angle coordinates (s = 2 sin theta = 2 cos phi)
+# ----------------------------------------------------------------------------
+
+_SERIES_ORDER = 10
+
+
+@numba.njit(cache=True)
+def _x_minus_sin_x(x: float) -> float:
+    """``x - sin x`` without cancellation for small ``x`` (Taylor series below 1)."""
+    if abs(x) >= 1.0:
+        return x - math.sin(x)
+    x2 = x * x
+    term = x * x2 / 6.0
+    total = term
+    for k in range(2, _SERIES_ORDER):
+        term = -term * x2 / ((2 * k) * (2 * k + 1))
+        total += term
+    return total
+
+
+@numba.njit(cache=True)
+def _qc_cdf_one(s: float, kappa: float) -> float:
+    """Raw truncated quarter-circle cdf; the upper tail is used above sqrt 2 (no cancellation).
+
+    ``P(S <= 2 sin theta) = (2 theta + sin 2 theta)/pi`` and
+    ``P(S > 2 cos phi) = (2 phi - sin 2 phi)/pi``.
+    """
+    if s >= 2.0:
+        return 1.0
+    if kappa == 1.0 and s <= math.sqrt(2.0):
+        if s <= 0.0:
+            return 0.0
+        theta = math.asin(0.5 * s)
+        return (2.0 * theta + math.sin(2.0 * theta)) / math.pi
+    phi = 2.0 * math.asin(math.sqrt(0.25 * (2.0 - max(s, 0.0))))
+    tail = _x_minus_sin_x(2.0 * phi) / math.pi
+    return min(max(1.0 - tail / kappa, 0.0), 1.0)
+
+
+@numba.njit(cache=True)
+def _qc_theta_lower(target: float) -> float:
+    """Solve ``2 theta + sin 2 theta = target`` (target <= pi/2) by Newton.
+
+    The left side is increasing and concave with slope 4 at 0, so Newton's
+    iterates started at ``target/4`` increase monotonically to the root.
+    """
+    theta = 0.25 * target
+    for _ in range(40):
+        step = (target - 2.0 * theta - math.sin(2.0 * theta)) / (4.0 * math.cos(theta) ** 2)
+        theta += step
+        if abs(step) <= 1e-16 * theta:
+            break
+    return theta
+
+
+@numba.njit(cache=True)
+def _qc_phi_upper(target: float) -> float:
+    """Solve ``2 phi - sin 2 phi = target`` for ``phi`` in ``[0, pi/2]``.
+
+    Newton on the cube root ``k(phi) = (2 phi - sin 2 phi)^{1/3}``, which is
+    increasing and concave with ``k ~ (4/3)^{1/3} phi``; the start
+    ``(3 target/4)^{1/3}`` lies below the root, so the iterates increase
+    monotonically and converge quadratically.
+    """
+    if target <= 0.0:
+        return 0.0
+    goal = np.cbrt(target)
+    phi = np.cbrt(0.75 * target)
+    for _ in range(40):
+        k = np.cbrt(_x_minus_sin_x(2.0 * phi))
+        step = (goal - k) * 3.0 * k * k / (4.0 * math.sin(phi) ** 2)
+        phi += step
+        if abs(step) <= 1e-16 * phi:
+            break
+    return float(phi)
+
+
+@numba.njit(cache=True)
+def _qc_quantile_one(u: float, kappa: float) -> float:
+    """Raw truncated quarter-circle quantile (``head``/``tail`` split at 1/2)."""
+    tail = kappa * (1.0 - u)
+    head = 1.0 - tail if kappa < 1.0 else u
+    if head <= 0.5:
+        return 2.0 * math.sin(_qc_theta_lower(math.pi * head))
+    return 2.0 * math.cos(_qc_phi_upper(math.pi * tail))
+
+
+@numba.njit(cache=True)
+def _qc_density_one(s: float, kappa: float, lower_edge: float) -> float:
+    if s < lower_edge or s > 2.0:
+        return 0.0
+    return math.sqrt((2.0 - s) * (2.0 + s)) / (math.pi * kappa)
+
+
+@numba.njit(cache=True)
+def _qc_kernel(kind: int, flat: FloatArray, kappa: float, lower_edge: float) -> FloatArray:
+    out = np.empty(flat.size)
+    for i in range(flat.size):
+        if kind == 0:
+            out[i] = _qc_density_one(flat[i], kappa, lower_edge)
+        elif kind == 1:
+            out[i] = _qc_cdf_one(flat[i], kappa)
+        else:
+            out[i] = _qc_quantile_one(flat[i], kappa)
+    return out
+
+
+def _qc_apply(kind: int, x: FloatArray, law: _Law) -> FloatArray:
+    """Apply a quarter-circle kernel (0 density, 1 cdf, 2 quantile) elementwise."""
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    out = _qc_kernel(kind, flat, law.kappa, _edge_lower_raw(law))
+    return np.asarray(out).reshape(np.shape(x))
+
+
+def _edge_phi(kappa: float) -> float:
+    """Angle ``phi_kappa = pi/2 - theta_kappa`` of the truncation edge ``s_kappa = 2 cos phi``."""
+    return float(_qc_phi_upper(math.pi * kappa))
+
+
+def _truncated_second_moment_raw(kappa: float) -> float:
+    r""":math:`F(\kappa)/\kappa`, with :math:`F = \int_{s_\kappa}^2 s^2\rho = (4\phi - \sin 4\phi)/(2\pi)`."""
+    phi = _edge_phi(kappa)
+    return float(_x_minus_sin_x(4.0 * phi)) / (2.0 * np.pi) / kappa
+
+
+# ----------------------------------------------------------------------------
+# product law Q R^T (numba kernels)
+# ----------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _product_edges(kappa: float) -> tuple[float, float]:
+    root = math.sqrt(kappa * kappa + 8.0 * kappa)
+    w_low = (-kappa - root) / 4.0
+    w_high = (-kappa + root) / 4.0
+    low = (kappa + w_low) * (1.0 + w_low) ** 2 / w_low
+    high = (kappa + w_high) * (1.0 + w_high) ** 2 / w_high
+    return max(0.0, low) + 0.0, high  # + 0.0 turns -0.0 into 0.0
+
+
+@numba.njit(cache=True)
+def _product_root(x: float, kappa: float) -> tuple[float, float]:
+    """Complex root ``w`` (real part, imaginary part <= 0) of the cubic at ``x``.
+
+    Solved in ``v = 1 + w``, where the cubic reads
+    ``v^3 + (kappa - 1) v^2 - x v + x = 0`` (no triple-root cancellation at
+    ``x -> 0``, ``kappa = 1``): Cardano's formula (cancellation-free branch)
+    gives the real root, two Newton steps polish it, and deflation leaves a
+    quadratic for the complex pair.
+    """
+    b = kappa - 1.0
+    c = -x
+    shift = b / 3.0
+    p_coef = c - b * shift
+    q_coef = 2.0 * shift**3 - c * shift + x
+    delta = 0.25 * q_coef * q_coef + p_coef**3 / 27.0
+    root = math.sqrt(max(delta, 0.0))
+    a = -math.copysign(np.cbrt(0.5 * abs(q_coef) + root), q_coef)
+    r = (a - p_coef / (3.0 * a) if a != 0.0 else 0.0) - shift
+    for _ in range(2):
+        slope = (3.0 * r + 2.0 * b) * r + c
+        if slope != 0.0:
+            r -= (((r + b) * r + c) * r + x) / slope
+    # deflate: v^2 + (b + r) v + (c + r (b + r)) = 0
+    linear = b + r
+    constant = c + r * linear
+    discriminant = 4.0 * constant - linear * linear
+    imaginary = 0.5 * math.sqrt(discriminant) if discriminant > 0.0 else 0.0
+    return -0.5 * linear - 1.0, -imaginary
+
+
+@numba.njit(cache=True)
+def _product_density_one(x: float, kappa: float) -> float:
+    low, high = _product_edges(kappa)
+    if x <= low or x >= high:
+        return 0.0
+    _, imaginary = _product_root(x, kappa)
+    return -imaginary / (math.pi * kappa * x)
+
+
+@numba.njit(cache=True)
+def _product_cdf_one(x: float, kappa: float) -> float:
+    low, high = _product_edges(kappa)
+    if x <= low:
+        return 0.0
+    if x >= high:
+        return 1.0
+    real, imaginary = _product_root(x, kappa)
+    imaginary = -abs(imaginary)  # keep the branch from below the cut
+    im_h = 2.0 * imaginary / kappa - math.atan2(imaginary, real)
+    if kappa != 1.0:
+        im_h += 2.0 * (kappa - 1.0) / kappa * math.atan2(imaginary, 1.0 + real)
+    return min(max(1.0 - im_h / math.pi, 0.0), 1.0)
+
+
+@numba.njit(cache=True)
+def _product_quantile_one(u: float, kappa: float) -> float:
+    low, high = _product_edges(kappa)
+    if u <= 0.0:
+        return low
+    if u >= 1.0:
+        return high
+    x = low + u * (high - low)
+    for _ in range(200):
+        value = _product_cdf_one(x, kappa) - u
+        if value > 0.0:
+            high = x
+        else:
+            low = x
+        slope = _product_density_one(x, kappa)
+        candidate = x - value / slope if slope > 0.0 else 0.5 * (low + high)
+        if not (low < candidate < high):
+            candidate = 0.5 * (low + high)
+        if abs(candidate - x) <= 2e-16 * candidate or high - low <= 2e-16 * high:
+            return candidate
+        x = candidate
+    return x
+
+
+@numba.njit(cache=True)
+def _product_kernel(kind: int, flat: FloatArray, kappa: float) -> FloatArray:
+    out = np.empty(flat.size)
+    for i in range(flat.size):
+        if kind == 0:
+            out[i] = _product_density_one(flat[i], kappa)
+        elif kind == 1:
+            out[i] = _product_cdf_one(flat[i], kappa)
+        else:
+            out[i] = _product_quantile_one(flat[i], kappa)
+    return out
+
+
+def _product_apply(kind: int, x: FloatArray, kappa: float) -> FloatArray:
+    """Apply a product-law kernel (0 density, 1 cdf, 2 quantile) elementwise."""
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    return np.asarray(_product_kernel(kind, flat, kappa)).reshape(np.shape(x))
+
+
+# ----------------------------------------------------------------------------
+# float64 evaluation in raw units
+# ----------------------------------------------------------------------------
+
+
+def _raw_density(s: FloatArray, law: _Law) -> FloatArray:
+    if law.name == "product":
+        positive = np.where((s > 0) & (s < np.inf), s, 0.0)
+        return 2.0 * positive * _product_apply(0, positive * positive, law.kappa)
+    return _qc_apply(0, s, law)
+
+
+def _raw_cdf(s: FloatArray, law: _Law) -> FloatArray:
+    if law.name == "product":
+        positive = np.where(s > 0, s, 0.0)
+        return _product_apply(1, positive * positive, law.kappa)
+    return _qc_apply(1, s, law)
+
+
+def _raw_quantile(u: FloatArray, law: _Law) -> FloatArray:
+    if law.name == "product":
+        return np.sqrt(_product_apply(2, u, law.kappa))
+    return _qc_apply(2, u, law)
+
+
+def _edge_lower_raw(law: _Law) -> float:
+    if law.name == "product":
+        return math.sqrt(float(_product_edges(law.kappa)[0]))
+    if law.kappa == 1.0:
+        return 0.0
+    return 2.0 * math.cos(_edge_phi(law.kappa))
+
+
+def _edge_upper_raw(law: _Law) -> float:
+    if law.name == "product":
+        return math.sqrt(float(_product_edges(law.kappa)[1]))
+    return 2.0
+
+
+# ----------------------------------------------------------------------------
+# mpmath evaluation (dps=)
+# ----------------------------------------------------------------------------
+
+
+def _mp_product_root(x: Any, kappa: Any) -> Any:
+    roots = mpmath.polyroots(
+        [1, kappa + 2, 1 + 2 * kappa - x, kappa], maxsteps=200, extraprec=4 * mpmath.mp.prec
+    )
+    complex_roots = [r for r in roots if mpmath.im(r) != 0]
+    if not complex_roots:
+        return mpmath.mpc(min(mpmath.re(r) for r in roots), 0)
+    return min(complex_roots, key=mpmath.im)
+
+
+def _mp_edges(law: _Law) -> tuple[Any, Any]:
+    kappa = mpmath.mpf(law.kappa)
+    if law.name == "product":
+        root = mpmath.sqrt(kappa * kappa + 8 * kappa)
+        w_low, w_high = (-kappa - root) / 4, (-kappa + root) / 4
+
+        def edge(w: Any) -> Any:
+            return (kappa + w) * (1 + w) ** 2 / w
+
+        return mpmath.sqrt(max(edge(w_low), mpmath.mpf(0))), mpmath.sqrt(edge(w_high))
+    if law.kappa == 1.0:
+        return mpmath.mpf(0), mpmath.mpf(2)
+    phi = mpmath.findroot(
+        lambda t: 2 * t - mpmath.sin(2 * t) - mpmath.pi * kappa,
+        (mpmath.mpf(0), mpmath.pi / 2),
+        solver="anderson",
+    )
+    return 2 * mpmath.cos(phi), mpmath.mpf(2)
+
+
+def _mp_density(s: Any, law: _Law) -> Any:
+    low, high = _mp_edges(law)
+    if s <= low or s >= high:
+        return mpmath.mpf(0)
+    kappa = mpmath.mpf(law.kappa)
+    if law.name == "product":
+        w = _mp_product_root(s * s, kappa)
+        return 2 * s * (-mpmath.im(w)) / (mpmath.pi * kappa * s * s)
+    return mpmath.sqrt(4 - s * s) / (mpmath.pi * kappa)
+
+
+def _mp_cdf(s: Any, law: _Law) -> Any:
+    low, high = _mp_edges(law)
+    if s <= low:
+        return mpmath.mpf(0)
+    if s >= high:
+        return mpmath.mpf(1)
+    kappa = mpmath.mpf(law.kappa)
+    if law.name == "product":
+        w = _mp_product_root(s * s, kappa)
+        w = mpmath.mpc(mpmath.re(w), -abs(mpmath.im(w)))
+        im_h = 2 * mpmath.im(w) / kappa - mpmath.arg(w)
+        im_h += 2 * (kappa - 1) / kappa * mpmath.arg(1 + w)
+        return 1 - im_h / mpmath.pi
+    phi = mpmath.acos(s / 2)
+    return 1 - (2 * phi - mpmath.sin(2 * phi)) / (mpmath.pi * kappa)
+
+
+def _mp_quantile(u: Any, law: _Law) -> Any:
+    low, high = _mp_edges(law)
+    if u <= 0:
+        return low
+    if u >= 1:
+        return high
+    return mpmath.findroot(lambda s: _mp_cdf(s, law) - u, (low, high), solver="anderson")
+
+
+def _mp_map(function: Any, values: FloatArray, law: _Law, dps: int) -> Any:
+    with mpmath.workdps(dps + 10):
+        scale = _mp_scale(law)
+        results = [function(mpmath.mpf(float(v)), scale) for v in values.ravel()]
+    with mpmath.workdps(dps):
+        rounded = [+r for r in results]
+    if values.ndim == 0:
+        return rounded[0]
+    return np.array(rounded, dtype=object).reshape(values.shape)
+
+
+def _mp_scale(law: _Law) -> Any:
+    if law.scale == 1.0:
+        return mpmath.mpf(1)
+    kappa = mpmath.mpf(law.kappa)
+    low, _ = _mp_edges(law)
+    phi = mpmath.acos(low / 2)
+    second = (4 * phi - mpmath.sin(4 * phi)) / (2 * mpmath.pi * kappa)
+    return mpmath.sqrt(1 / second)
+
+
+# ----------------------------------------------------------------------------
+# public API
+# ----------------------------------------------------------------------------
+
+
+def singular_value_density(
+    s: ArrayLike,
+    kappa: float = 1.0,
+    *,
+    normalization: str = "frobenius",
+    law: str = "optimum",
+    dps: int | None = None,
+) -> Any:
+    r"""Density of the non-zero singular values of the memory matrix.
+
+    .. math::
+
+        \rho_\kappa(s) = \frac{\sqrt{4 - s^2}}{\pi\kappa}\,
+        \mathbf 1[s_\kappa \le s \le 2] \quad (\texttt{law="optimum"}, \text{raw units}),
+
+    the top :math:`\kappa`-fraction of the quarter circle; ``law="product"``
+    gives the law of ``Q Rᵀ`` with Gaussian factors at initialisation (module
+    docstring: free multiplicative convolution of two Marchenko–Pastur laws).
+
+    Parameters
+    ----------
+    s : array_like
+        Points (any shape).  Outside the support the density is 0; NaN raises.
+    kappa : float
+        Rank ratio :math:`m/d` in (0, 1].
+    normalization : {"frobenius", "raw"}
+        ``"frobenius"``: mean :math:`s^2 = 1` (:math:`\|W\|_F^2 = m`).
+        ``"raw"``: quarter circle on [0, 2].
+    law : {"optimum", "gaussian", "product"}
+        Learnt weights at capacity, Gaussian ``W`` or ``Q Rᵀ`` at initialisation.
+    dps : int, optional
+        Evaluate with mpmath at ``dps`` digits (returns mpmath numbers).
+
+    Returns
+    -------
+    float or ndarray (mpmath numbers if ``dps`` is given).
+
+    Notes
+    -----
+    Reference: THEORY.md §4, arXiv:2605.10795.  Precision: a few ulp away from
+    the support edges (float64); ``dps`` digits with mpmath.
+
+    Examples
+    --------
+    >>> round(singular_value_density(1.0, normalization="raw"), 12)  # sqrt(3)/pi
+    0.551328895422
+    >>> singular_value_density(3.0)
+    0.0
+    >>> round(singular_value_density(1.0, 0.5, law="product"), 6) > 0
+    True
+    """
+    resolved = _resolve_law(kappa, law, normalization)
+    points = _check_points("s", s)
+    digits = check_dps(dps)
+    if digits is not None:
+        return _mp_map(lambda v, c: _mp_density(v / c, resolved) / c, points, resolved, digits)
+    value = _raw_density(points / resolved.scale, resolved) / resolved.scale
+    return _output(value, s)
+
+
+def singular_value_cdf(
+    s: ArrayLike,
+    kappa: float = 1.0,
+    *,
+    normalization: str = "frobenius",
+    law: str = "optimum",
+    dps: int | None = None,
+) -> Any:
+    r"""Cumulative distribution of the non-zero singular values.
+
+    Closed forms: with :math:`s = 2\sin\theta` (raw units) the quarter circle
+    has :math:`F(s) = (2\theta + \sin 2\theta)/\pi`, and the truncated law
+    :math:`F_\kappa(s) = 1 - (2\phi - \sin 2\phi)/(\pi\kappa)`,
+    :math:`s = 2\cos\phi`; the product law uses
+    :math:`F = 1 - \operatorname{Im}H/\pi` (module docstring).  Parameters as
+    in :func:`singular_value_density`.
+
+    Notes
+    -----
+    Reference: THEORY.md §4.  Precision: ~1e-15 absolute (float64).
+
+    Examples
+    --------
+    >>> singular_value_cdf(2.0, normalization="raw")
+    1.0
+    >>> round(singular_value_cdf(math.sqrt(2.0), normalization="raw"), 12)  # 1/2 + 1/pi
+    0.818309886184
+    """
+    resolved = _resolve_law(kappa, law, normalization)
+    points = _check_points("s", s)
+    digits = check_dps(dps)
+    if digits is not None:
+        return _mp_map(lambda v, c: _mp_cdf(v / c, resolved), points, resolved, digits)
+    return _output(_raw_cdf(points / resolved.scale, resolved), s)
+
+
+def singular_value_quantile(
+    probability: ArrayLike,
+    kappa: float = 1.0,
+    *,
+    normalization: str = "frobenius",
+    law: str = "optimum",
+    dps: int | None = None,
+) -> Any:
+    r"""Inverse of :func:`singular_value_cdf`.
+
+    Solves :math:`F(s) = u` by monotone Newton iterations: on the quarter
+    circle in the angle :math:`\theta` for :math:`u \le 1/2` and on the cube
+    root of the upper tail for :math:`u > 1/2` (so the square-root edge at
+    :math:`s = 2` does not slow convergence); on the product law by Newton
+    safeguarded with bisection.
+
+    Parameters
+    ----------
+    probability : array_like
+        Values in [0, 1]; NaN or values outside raise.
+    kappa, normalization, law, dps
+        As in :func:`singular_value_density`.
+
+    Notes
+    -----
+    Reference: THEORY.md §4.  Precision: ``cdf(quantile(u)) = u`` to ~1e-15.
+
+    Examples
+    --------
+    >>> round(singular_value_quantile(0.5, normalization="raw"), 12)
+    0.807945506599
+    >>> lo, hi = singular_value_support(0.5, normalization="raw")
+    >>> abs(singular_value_quantile(0.0, 0.5, normalization="raw") - lo) < 1e-14
+    True
+    """
+    resolved = _resolve_law(kappa, law, normalization)
+    u = check_finite_array("probability", probability, minimum=0.0, maximum=1.0)
+    digits = check_dps(dps)
+    if digits is not None:
+        return _mp_map(lambda v, c: c * _mp_quantile(v, resolved), u, resolved, digits)
+    return _output(resolved.scale * _raw_quantile(u, resolved), probability)
+
+
+def singular_value_support(
+    kappa: float = 1.0, *, normalization: str = "frobenius", law: str = "optimum"
+) -> tuple[float, float]:
+    r"""Support ``(lower, upper)`` of the singular-value law.
+
+    For ``law="optimum"`` in raw units it is :math:`[s_\kappa, 2]` with
+    :math:`s_\kappa = 2\sin\theta_\kappa`,
+    :math:`\kappa = 1 - (2\theta_\kappa + \sin 2\theta_\kappa)/\pi` (THEORY.md §3).
+
+    Examples
+    --------
+    >>> singular_value_support(normalization="raw")
+    (0.0, 2.0)
+    >>> [round(v, 10) for v in singular_value_support(1.0, law="product")]  # Fuss-Catalan
+    [0.0, 2.5980762114]
+    """
+    resolved = _resolve_law(kappa, law, normalization)
+    return (resolved.scale * _edge_lower_raw(resolved), resolved.scale * _edge_upper_raw(resolved))
+
+
+def singular_value_moment(
+    order: int, kappa: float = 1.0, *, normalization: str = "frobenius", law: str = "optimum"
+) -> float:
+    r"""Moment :math:`E[s^k]` of the singular-value law (``law="optimum"`` or ``"gaussian"``).
+
+    Computed in the angle variable, :math:`E[s^k] = \frac{c^k}{\kappa}
+    \int_{\theta_\kappa}^{\pi/2} (2\sin\theta)^k \frac{4\cos^2\theta}{\pi}\,d\theta`
+    (``c`` the normalisation scale), by 64-point Gauss–Legendre quadrature of an
+    entire integrand: machine precision.  For the product law the even moments
+    are free-probability polynomials, e.g. :math:`E s^4 = 1 + 2\kappa`.
+
+    Examples
+    --------
+    >>> round(singular_value_moment(4), 12)  # quarter circle: E s^4 / (E s^2)^2 = 2
+    2.0
+    >>> round(singular_value_moment(2, 0.3), 12)
+    1.0
+    """
+    resolved = _resolve_law(kappa, law, normalization)
+    power = check_integer("order", order, minimum=0)
+    if resolved.name == "product":
+        msg = "law='product' moments are not implemented; use E s^2 = 1, E s^4 = 1 + 2 kappa"
+        raise ValueError(msg)
+    theta_low = math.pi / 2 - _edge_phi(resolved.kappa) if resolved.kappa < 1.0 else 0.0
+    nodes, weights = np.polynomial.legendre.leggauss(64)
+    half = 0.5 * (math.pi / 2 - theta_low)
+    theta = theta_low + half * (nodes + 1.0)
+    integrand = (2.0 * np.sin(theta)) ** power * 4.0 * np.cos(theta) ** 2 / np.pi
+    return float(resolved.scale**power * half * np.dot(weights, integrand) / resolved.kappa)
+
+
+def sample_singular_values(
+    n: int,
+    kappa: float = 1.0,
+    seed: int | np.random.Generator | None = None,
+    *,
+    normalization: str = "frobenius",
+    law: str = "optimum",
+) -> FloatArray:
+    r"""Draw ``n`` i.i.d. singular values from the law, by inverse-cdf sampling.
+
+    ``quantile(U)``, ``U`` uniform, with the exact quantile of
+    :func:`singular_value_quantile`.
+
+    Examples
+    --------
+    >>> values = sample_singular_values(1000, 0.5, seed=1)
+    >>> lo, hi = singular_value_support(0.5)
+    >>> bool(values.min() >= lo and values.max() <= hi)
+    True
+    """
+    count = check_integer("n", n, minimum=0)
+    resolved = _resolve_law(kappa, law, normalization)
+    rng = np.random.default_rng(seed)
+    u = rng.random(count)
+    return resolved.scale * _raw_quantile(u, resolved)
