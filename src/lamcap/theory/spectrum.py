@@ -70,6 +70,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_dps, check_finite_array, check_integer, check_kappa
+from lamcap.theory.rank import retained_energy, singular_value_threshold, threshold_angle
 
 __all__ = [
     "sample_singular_values",
@@ -117,7 +118,7 @@ def _resolve_law(kappa: Any, law: str, normalization: str) -> _Law:
         raise ValueError(msg)
     scale = 1.0
     if law != "product" and normalization == "frobenius":
-        scale = 1.0 / math.sqrt(_truncated_second_moment_raw(kappa_value))
+        scale = math.sqrt(kappa_value / float(retained_energy(kappa_value)))
     return _Law(law, kappa_value, scale)
 
 
@@ -250,17 +251,6 @@ def _qc_apply(kind: int, x: FloatArray, law: _Law) -> FloatArray:
     flat = np.asarray(x, dtype=np.float64).ravel()
     out = _qc_kernel(kind, flat, law.kappa, _edge_lower_raw(law))
     return np.asarray(out).reshape(np.shape(x))
-
-
-def _edge_phi(kappa: float) -> float:
-    """Angle ``phi_kappa = pi/2 - theta_kappa`` of the truncation edge ``s_kappa = 2 cos phi``."""
-    return float(_qc_phi_upper(math.pi * kappa))
-
-
-def _truncated_second_moment_raw(kappa: float) -> float:
-    r""":math:`F(\kappa)/\kappa`, with :math:`F = \int_{s_\kappa}^2 s^2\rho = (4\phi - \sin 4\phi)/(2\pi)`."""
-    phi = _edge_phi(kappa)
-    return float(_x_minus_sin_x(4.0 * phi)) / (2.0 * np.pi) / kappa
 
 
 # ----------------------------------------------------------------------------
@@ -406,7 +396,7 @@ def _edge_lower_raw(law: _Law) -> float:
         return math.sqrt(float(_product_edges(law.kappa)[0]))
     if law.kappa == 1.0:
         return 0.0
-    return 2.0 * math.cos(_edge_phi(law.kappa))
+    return float(singular_value_threshold(law.kappa))
 
 
 def _edge_upper_raw(law: _Law) -> float:
@@ -440,14 +430,7 @@ def _mp_edges(law: _Law) -> tuple[Any, Any]:
             return (kappa + w) * (1 + w) ** 2 / w
 
         return mpmath.sqrt(max(edge(w_low), mpmath.mpf(0))), mpmath.sqrt(edge(w_high))
-    if law.kappa == 1.0:
-        return mpmath.mpf(0), mpmath.mpf(2)
-    phi = mpmath.findroot(
-        lambda t: 2 * t - mpmath.sin(2 * t) - mpmath.pi * kappa,
-        (mpmath.mpf(0), mpmath.pi / 2),
-        solver="anderson",
-    )
-    return 2 * mpmath.cos(phi), mpmath.mpf(2)
+    return singular_value_threshold(law.kappa, dps=mpmath.mp.dps), mpmath.mpf(2)
 
 
 def _mp_density(s: Any, law: _Law) -> Any:
@@ -501,11 +484,7 @@ def _mp_map(function: Any, values: FloatArray, law: _Law, dps: int) -> Any:
 def _mp_scale(law: _Law) -> Any:
     if law.scale == 1.0:
         return mpmath.mpf(1)
-    kappa = mpmath.mpf(law.kappa)
-    low, _ = _mp_edges(law)
-    phi = mpmath.acos(low / 2)
-    second = (4 * phi - mpmath.sin(4 * phi)) / (2 * mpmath.pi * kappa)
-    return mpmath.sqrt(1 / second)
+    return mpmath.sqrt(law.kappa / retained_energy(law.kappa, dps=mpmath.mp.dps))
 
 
 # ----------------------------------------------------------------------------
@@ -695,7 +674,7 @@ def singular_value_moment(
     if resolved.name == "product":
         msg = "law='product' moments are not implemented; use E s^2 = 1, E s^4 = 1 + 2 kappa"
         raise ValueError(msg)
-    theta_low = math.pi / 2 - _edge_phi(resolved.kappa) if resolved.kappa < 1.0 else 0.0
+    theta_low = float(threshold_angle(resolved.kappa))
     nodes, weights = np.polynomial.legendre.leggauss(64)
     half = 0.5 * (math.pi / 2 - theta_low)
     theta = theta_low + half * (nodes + 1.0)
