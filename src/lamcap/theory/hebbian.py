@@ -1,0 +1,443 @@
+r"""The Hebbian memory :math:`W_H = \sum_\mu u_\mu e_\mu^\top`: scores and recall curves.
+
+THEORY.md §4 (arXiv:2605.10795; the thresholds are also proved in
+arXiv:2605.05189).  Decoupled problem: association :math:`\mu` has input
+:math:`e_\mu`, target :math:`u_\mu` and :math:`p - 1` competitor outputs that
+do not enter :math:`W`; all vectors i.i.d. :math:`N(0, I_d/d)`, ``n``
+associations (default ``n = p``), load :math:`\alpha = p\log p/d^2`.
+
+*Normalised units.*  With :math:`h = W e_\mu`, every competitor score is
+exactly :math:`N(0, \|h\|^2/d)` given :math:`W`, so scores are divided by the
+competitor spread :math:`\|h\|/\sqrt d`.  In these units the target score is
+:math:`X = \sqrt d\, u_\mu^\top h/\|h\|` and, as :math:`d \to \infty` at fixed
+:math:`\alpha, p`,
+
+.. math::
+
+    X \to N(\mu_p, 1), \qquad \mu_p = \frac{d}{\sqrt n} = \sqrt{\frac{p\log p}{n\,\alpha}}
+    \quad (= \sqrt{\log p/\alpha} \text{ for } n = p).
+
+Association :math:`\mu` is recalled with probability
+:math:`r = E[\Phi(X)^{p-1}]`.
+
+*Finite d, exactly.*  Write :math:`a = |e_\mu|^2`, :math:`b = |u_\mu|^2`,
+:math:`v = \sum_{\nu\ne\mu} u_\nu (e_\nu^\top e_\mu)`.  Given :math:`e_\mu`,
+:math:`v` is isotropic Gaussian with per-coordinate variance :math:`s^2/d`,
+:math:`s^2 = \sum_{\nu \ne \mu}(e_\nu^\top e_\mu)^2 = a\,\chi^2_{n-1}/d`.
+Splitting :math:`v` along :math:`u_\mu` (component :math:`w \sim N(0, s^2/d)`)
+and orthogonally (:math:`V = |v_\perp|^2 \sim (s^2/d)\chi^2_{d-1}`),
+
+.. math::
+
+    X = \sqrt{d b}\,\frac{a\sqrt b + w}{\sqrt{(a\sqrt b + w)^2 + V}},
+    \qquad a, b \sim \chi^2_d/d ,
+
+a function of five independent scalars.  :func:`hebbian_recall_finite`
+integrates it with Gauss rules (generalised Gauss–Laguerre for the four
+chi-square variables, Golub–Welsch in float64, 8 nodes each, and the
+composite Gauss–Legendre rule below for the Gaussian one).  The leading
+finite-d effect is the shrinkage :math:`X \approx (\mu_p + Z)/\sqrt{1 + \mu_p^2/d}`
+(the target itself inflates :math:`\|h\|`), which is *not* small at the
+sizes one simulates: :math:`\mu_p^2/d = n^{-1} d` is 0.5 at ``d = 20``,
+``n = 40``.
+
+*All associations.*  The recall events of different associations share
+:math:`W`; we use the independence (Poisson) approximation
+:math:`P(\text{all}) \approx r^n`.  The pair correlation of the normalised
+targets is :math:`O(1/n)`, and simulations of actual Hebbian memories agree
+with :math:`r^n` to within about ``0.3/d`` (absolute; :math:`r^n` is slightly
+too high at small ``d``: 0.514 vs 0.500 at ``p = n = 10, d = 16``; 0.630 vs
+0.623 at ``p = n = 16, d = 24``; ``tests/theory/test_hebbian.py``).
+
+*Thresholds.*  The error fraction :math:`1 - r` decays like :math:`p^{-e(\alpha)}`
+up to logarithmic factors (:func:`hebbian_error_exponent`), with
+:math:`e(\alpha) = (1-\sqrt{2\alpha})^2/(2\alpha)` for
+:math:`1/8 \le \alpha < 1/2` and :math:`e(\alpha) = 1/(4\alpha) - 1` for
+:math:`\alpha \le 1/8`: for :math:`\alpha < 1/8` the Laplace maximum moves
+into the interior (a moderately low target against one high competitor), and
+the decay is *slower* than the THEORY.md formula, which is a lower bound
+there.  :math:`n\,p^{-e(\alpha)} \to 0` iff :math:`e(\alpha) > 1` iff
+:math:`\alpha < 1/8 =` :data:`HEBBIAN_CAPACITY`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import linalg, optimize, special
+
+from lamcap._validation import check_finite_array, check_integer, check_real
+
+__all__ = [
+    "HEBBIAN_CAPACITY",
+    "HebbianScoreLaw",
+    "hebbian_critical_load",
+    "hebbian_error_exponent",
+    "hebbian_recall",
+    "hebbian_recall_finite",
+    "hebbian_score_law",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8.
+HEBBIAN_CAPACITY = 0.125
+
+_Z_LIMIT = 39.0  # phi(39) ~ 1e-331: nothing beyond contributes in float64
+_PANEL_WIDTH = 0.5
+_PANEL_NODES = 12
+_CHI_NODES = 8
+_FINITE_Z_LIMIT = 10.0
+
+
+def _z_rule(limit: float = _Z_LIMIT) -> tuple[FloatArray, FloatArray]:
+    """Composite Gauss–Legendre nodes and weights times phi(z) on [-limit, limit]."""
+    nodes, weights = np.polynomial.legendre.leggauss(_PANEL_NODES)
+    edges = np.arange(-limit, limit, _PANEL_WIDTH)
+    half = 0.5 * _PANEL_WIDTH
+    z = (edges[:, None] + half * (nodes[None, :] + 1.0)).ravel()
+    w = np.tile(half * weights, edges.size)
+    return z, w * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+
+
+def _recall_and_error(
+    target: FloatArray, weights: FloatArray, competitors: int
+) -> tuple[FloatArray, FloatArray]:
+    """``E[Phi(X)^c]`` and ``1 - E[Phi(X)^c]``, each accurate to relative precision.
+
+    ``target`` has the quadrature nodes on its last axis, ``weights`` matching.
+    """
+    log_all = competitors * special.log_ndtr(target)
+    recall = np.sum(weights * np.exp(log_all), axis=-1)
+    error = np.sum(weights * -np.expm1(log_all), axis=-1)
+    return recall, error
+
+
+def _all_recalled(recall: FloatArray, miss: FloatArray, n: int) -> tuple[FloatArray, FloatArray]:
+    """``r^n`` and ``1 - r^n`` from ``r`` and ``1 - r`` (log of the more accurate one)."""
+    with np.errstate(divide="ignore"):
+        log_all = n * np.where(miss < 0.5, np.log1p(-np.minimum(miss, 0.5)), np.log(recall))
+    return np.exp(log_all), -np.expm1(log_all)
+
+
+def _check_p_alpha(p: Any, alpha: ArrayLike) -> tuple[int, FloatArray]:
+    p_value = check_integer("p", p, minimum=2)
+    alpha_array = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
+    return p_value, alpha_array
+
+
+def _check_n(n: Any, p: int) -> int:
+    return p if n is None else check_integer("n", n, minimum=1)
+
+
+def _target_mean(p: int, n: int, alpha: FloatArray) -> FloatArray:
+    r""":math:`\mu_p = d/\sqrt n` with :math:`d^2 = p\log p/\alpha`."""
+    return np.sqrt(p * math.log(p) / (n * alpha))
+
+
+def hebbian_recall(
+    p: int,
+    alpha: ArrayLike,
+    *,
+    all_associations: bool = False,
+    n: int | None = None,
+    error: bool = False,
+) -> Any:
+    r"""Recall probability of the Hebbian memory at load :math:`\alpha` (:math:`d \to \infty`).
+
+    .. math::
+
+        r = \int \varphi(z)\, \Phi(\mu_p + z)^{p-1}\,dz, \qquad
+        \mu_p = \sqrt{\log p/\alpha}\ (n = p), \qquad P(\text{all}) \approx r^n .
+
+    Parameters
+    ----------
+    p : int
+        Number of outputs, ``p >= 2`` (valid up to at least ``1e9``).
+    alpha : float or array_like
+        Load :math:`p\log p/d^2 > 0` (vectorised).
+    all_associations : bool
+        Return the probability that all ``n`` associations are recalled
+        (independence approximation :math:`r^n`, see the module docstring)
+        instead of the per-association recall :math:`r`.
+    n : int, optional
+        Number of associations (default ``p``).
+    error : bool
+        Return the complement (``1 - r`` or ``1 - r^n``) computed without
+        cancellation, for the tiny error rates of small loads.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Integrand evaluated in log space (``log Φ``); composite Gauss–Legendre
+    rule (12 nodes per panel of width 1/2 on [-39, 39]).  Relative error below
+    ``1e-13`` for both ``r`` and ``1 - r`` (checked against mpmath
+    quadrature).  Reference: THEORY.md §4, arXiv:2605.10795, arXiv:2605.05189.
+
+    Examples
+    --------
+    >>> from scipy.special import ndtr
+    >>> mu = math.sqrt(math.log(2) / 0.5)  # p = 2: r = P(mu + Z > Z') = Phi(mu / sqrt 2)
+    >>> bool(abs(hebbian_recall(2, 0.5) - ndtr(mu / math.sqrt(2))) < 1e-15)
+    True
+    >>> print(f"{hebbian_recall(1000, 0.05, error=True):.4e}")  # 1 - r, no cancellation
+    4.7261e-14
+    >>> round(hebbian_recall(1000, 0.15, all_associations=True), 4)
+    0.5977
+    """
+    p_value, alpha_array = _check_p_alpha(p, alpha)
+    n_value = _check_n(n, p_value)
+    z, weights = _z_rule()
+    mu = _target_mean(p_value, n_value, alpha_array)
+    recall, miss = _recall_and_error(mu[..., None] + z, weights, p_value - 1)
+    if all_associations:
+        recall, miss = _all_recalled(recall, miss, n_value)
+    result = miss if error else recall
+    return float(result) if np.ndim(alpha) == 0 else result
+
+
+def _gamma_rule(shape: float, nodes: int) -> tuple[FloatArray, FloatArray]:
+    """Gauss rule for Gamma(shape, 1): Golub–Welsch on the Laguerre recurrence."""
+    index = np.arange(nodes, dtype=np.float64)
+    diagonal = 2.0 * index + shape
+    off = np.sqrt(index[1:] * (index[1:] + shape - 1.0))
+    values, vectors = linalg.eigh_tridiagonal(diagonal, off)
+    return values, vectors[0] ** 2
+
+
+def _chi2_rule(dof: int) -> tuple[FloatArray, FloatArray]:
+    """Gauss rule for chi^2_dof / dof (mean 1)."""
+    values, weights = _gamma_rule(0.5 * dof, _CHI_NODES)
+    return 2.0 * values / dof, weights
+
+
+def _finite_target_grid(d: int, n: int) -> tuple[FloatArray, FloatArray]:
+    """Normalised target ``X`` on the product quadrature grid, with its weights.
+
+    The Gaussian variable is cut at |z| <= 10 (mass beyond: 1.5e-23).
+    """
+    z, z_weights = _z_rule(_FINITE_Z_LIMIT)
+    a, wa = _chi2_rule(d)
+    b, wb = _chi2_rule(d)
+    others = max(n - 1, 0)
+    if others > 0:
+        q, wq = _chi2_rule(others)
+    else:
+        q, wq = np.zeros(1), np.ones(1)
+    if d > 1:
+        v, wv = _chi2_rule(d - 1)
+    else:
+        v, wv = np.zeros(1), np.ones(1)
+    a4, b4, q4, v4, z4 = np.meshgrid(a, b, q, v, z, indexing="ij", sparse=True)
+    weight = (
+        wa[:, None, None, None, None]
+        * wb[None, :, None, None, None]
+        * wq[None, None, :, None, None]
+        * wv[None, None, None, :, None]
+        * z_weights[None, None, None, None, :]
+    )
+    spread2 = a4 * others * q4 / d  # s^2
+    along = a4 * np.sqrt(b4) + np.sqrt(spread2 / d) * z4  # a sqrt(b) + w
+    orthogonal = spread2 * (d - 1) * v4 / d  # V
+    target = np.sqrt(d * b4) * along / np.sqrt(along * along + orthogonal)
+    return target.reshape(-1), np.broadcast_to(weight, target.shape).reshape(-1)
+
+
+def hebbian_recall_finite(
+    p: int, d: int, *, n: int | None = None, all_associations: bool = False, error: bool = False
+) -> float:
+    r"""Exact recall probability of the Hebbian memory at finite ``d`` (decoupled problem).
+
+    .. math::
+
+        r = E\big[\Phi(X)^{p-1}\big], \qquad
+        X = \sqrt{d b}\,\frac{a\sqrt b + w}{\sqrt{(a\sqrt b + w)^2 + V}},
+
+    with the five independent scalars of the module docstring, integrated by
+    Gauss rules (8 nodes per chi-square variable).  ``P(all) ≈ r^n`` as in
+    :func:`hebbian_recall`.
+
+    Parameters
+    ----------
+    p : int
+        Outputs per association, ``p >= 2``.
+    d : int
+        Dimension, ``d >= 1``; the load is :math:`\alpha = p\log p/d^2`.
+    n, all_associations, error
+        As in :func:`hebbian_recall`.
+
+    Notes
+    -----
+    Precision: about ``1e-6`` relative for ``d >= 8`` (the Gauss rules of the
+    chi-square variables; measured by doubling the nodes), checked against
+    Monte Carlo of actual Hebbian memories.  Reference: THEORY.md §4.
+
+    Examples
+    --------
+    >>> exact = hebbian_recall_finite(40, 20)
+    >>> limit = hebbian_recall(40, 40 * math.log(40) / 400)
+    >>> round(exact, 3), round(limit, 3)
+    (0.649, 0.82)
+    """
+    p_value = check_integer("p", p, minimum=2)
+    d_value = check_integer("d", d, minimum=1)
+    n_value = _check_n(n, p_value)
+    target, weights = _finite_target_grid(d_value, n_value)
+    recall, miss = _recall_and_error(target, weights, p_value - 1)
+    if all_associations:
+        recall, miss = _all_recalled(recall, miss, n_value)
+    return float(miss if error else recall)
+
+
+def hebbian_error_exponent(alpha: ArrayLike) -> Any:
+    r"""Asymptotic decay exponent of the Hebbian error fraction: :math:`1 - r \approx p^{-e(\alpha)}`.
+
+    .. math::
+
+        e(\alpha) = \begin{cases}
+            \frac{1}{4\alpha} - 1, & \alpha \le 1/8,\\
+            \frac{(1 - \sqrt{2\alpha})^2}{2\alpha}, & 1/8 \le \alpha \le 1/2,\\
+            0, & \alpha \ge 1/2,
+        \end{cases}
+
+    from the Laplace method on :math:`\int \varphi(z)\min(1, p\,\bar\Phi(\mu_p+z))dz`
+    (module docstring).  THEORY.md §4 gives only the middle branch; below
+    :math:`\alpha = 1/8` it over-estimates the decay.  :math:`e(1/8) = 1`: all
+    associations are recalled iff :math:`e > 1` iff :math:`\alpha < 1/8`.
+
+    Examples
+    --------
+    >>> [round(float(hebbian_error_exponent(a)), 6) for a in (0.1, 0.125, 0.3, 0.6)]
+    [1.5, 1.0, 0.084678, 0.0]
+    """
+    alpha_array = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
+    root = np.sqrt(2.0 * alpha_array)
+    middle = (1.0 - np.minimum(root, 1.0)) ** 2 / (2.0 * alpha_array)
+    result = np.where(alpha_array <= HEBBIAN_CAPACITY, 0.25 / alpha_array - 1.0, middle)
+    return float(result) if np.ndim(alpha) == 0 else result
+
+
+def hebbian_critical_load(p: int, *, level: float = 0.5, n: int | None = None) -> float:
+    r"""Load :math:`\alpha` at which all ``n`` associations are recalled with probability ``level``.
+
+    Solves :math:`r(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
+    to :data:`HEBBIAN_CAPACITY` = 1/8 as :math:`p \to \infty`, logarithmically
+    slowly.
+
+    Examples
+    --------
+    >>> [round(hebbian_critical_load(p), 4) for p in (10**3, 10**6, 10**9)]
+    [0.1543, 0.1404, 0.1357]
+    """
+    p_value = check_integer("p", p, minimum=2)
+    level_value = check_real("level", level, minimum=0.0, maximum=1.0, closed="()")
+
+    def gap(log_alpha: float) -> float:
+        value = hebbian_recall(p_value, math.exp(log_alpha), all_associations=True, n=n)
+        return float(value) - level_value
+
+    return math.exp(optimize.brentq(gap, math.log(1e-3), math.log(1e3), xtol=1e-13))
+
+
+@dataclass(frozen=True)
+class HebbianScoreLaw:
+    r"""Normalised Hebbian scores: target :math:`N(\mu, \sigma^2)`, competitors :math:`N(0, 1)`.
+
+    Attributes
+    ----------
+    p, alpha, n : the problem (``alpha = p log p / d^2``).
+    d : the dimension for the finite-d law, or ``None`` for :math:`d \to \infty`.
+    target_mean, target_std : mean and standard deviation of the normalised target.
+    recall : per-association recall probability :math:`r`.
+    all_recalled : :math:`r^n`, the probability that all are recalled.
+    """
+
+    p: int
+    alpha: float
+    n: int
+    d: int | None
+    target_mean: float
+    target_std: float
+    recall: float
+    all_recalled: float
+
+    def target_pdf(self, x: ArrayLike) -> Any:
+        """Density of the normalised target (Gaussian with the finite-d moments)."""
+        z = (np.asarray(x, dtype=np.float64) - self.target_mean) / self.target_std
+        return np.exp(-0.5 * z * z) / (math.sqrt(2 * math.pi) * self.target_std)
+
+    def competitor_pdf(self, x: ArrayLike) -> Any:
+        """Density of one normalised competitor: exactly N(0, 1)."""
+        z = np.asarray(x, dtype=np.float64)
+        return np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+
+    def top_competitor_cdf(self, x: ArrayLike) -> Any:
+        r"""Law of the largest of the ``p - 1`` competitors, :math:`\Phi(x)^{p-1}`."""
+        return np.exp((self.p - 1) * special.log_ndtr(np.asarray(x, dtype=np.float64)))
+
+
+def hebbian_score_law(
+    p: int, alpha: float, *, d: int | None = None, n: int | None = None
+) -> HebbianScoreLaw:
+    r"""Law of the normalised Hebbian scores and the recall it implies.
+
+    .. math::
+
+        X_{\text{target}} \sim N\big(\sqrt{\log p/\alpha},\, 1\big),\qquad
+        X_{\text{competitor}} \sim N(0, 1)\quad (d \to \infty,\ n = p).
+
+    With ``d`` given, ``alpha`` must equal :math:`p\log p/d^2` up to rounding
+    (pass ``alpha=None``-free: it is recomputed from ``d``) and the target
+    mean and standard deviation are the exact finite-d moments of
+    :math:`X` (module docstring; the target law is then close to, not exactly,
+    Gaussian: ``target_pdf`` is its Gaussian approximation, while ``recall``
+    is exact).  Competitors are exactly :math:`N(0, 1)` in these units at any
+    ``d``.
+
+    Examples
+    --------
+    >>> law = hebbian_score_law(100, 0.25)
+    >>> round(law.target_mean, 6), law.target_std
+    (4.291932, 1.0)
+    >>> finite = hebbian_score_law(100, 0.25, d=43)
+    >>> round(finite.target_mean, 2) < law.target_mean
+    True
+    """
+    p_value = check_integer("p", p, minimum=2)
+    n_value = _check_n(n, p_value)
+    if d is None:
+        alpha_value = check_real("alpha", alpha, minimum=0.0, closed="(]")
+        mean = float(_target_mean(p_value, n_value, np.array(alpha_value)))
+        recall = hebbian_recall(p_value, alpha_value, n=n_value)
+        return HebbianScoreLaw(
+            p_value,
+            alpha_value,
+            n_value,
+            None,
+            mean,
+            1.0,
+            recall,
+            math.exp(n_value * math.log(recall)) if recall > 0 else 0.0,
+        )
+    d_value = check_integer("d", d, minimum=1)
+    alpha_value = p_value * math.log(p_value) / d_value**2
+    check_real("alpha", alpha, minimum=0.0, closed="(]")
+    if not math.isclose(float(alpha), alpha_value, rel_tol=0.05):
+        msg = (
+            f"alpha must equal p log p / d^2 = {alpha_value:.6g} (within 5%) when d is "
+            f"given, got {alpha!r}"
+        )
+        raise ValueError(msg)
+    target, weights = _finite_target_grid(d_value, n_value)
+    mean = float(np.sum(weights * target))
+    std = math.sqrt(max(float(np.sum(weights * (target - mean) ** 2)), 0.0))
+    recall = hebbian_recall_finite(p_value, d_value, n=n_value)
+    all_recalled = hebbian_recall_finite(p_value, d_value, n=n_value, all_associations=True)
+    return HebbianScoreLaw(p_value, alpha_value, n_value, d_value, mean, std, recall, all_recalled)

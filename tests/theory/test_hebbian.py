@@ -1,0 +1,184 @@
+"""Tests of lamcap.theory.hebbian: quadrature vs mpmath, closed forms, actual Hebbian memories."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import special
+
+from lamcap.theory.hebbian import (
+    HEBBIAN_CAPACITY,
+    hebbian_critical_load,
+    hebbian_error_exponent,
+    hebbian_recall,
+    hebbian_recall_finite,
+    hebbian_score_law,
+)
+
+
+def _mp_error(p, alpha):
+    """1 - E[Phi(mu + Z)^(p-1)] by mpmath quadrature split at the two Laplace points."""
+    mu = mpmath.sqrt(mpmath.log(p) / alpha)
+    edge = mpmath.sqrt(2 * mpmath.log(p)) - mu
+
+    def integrand(z):
+        return mpmath.npdf(z) * -mpmath.expm1((p - 1) * mpmath.log(mpmath.ncdf(mu + z)))
+
+    points = sorted({-40, -mu / 2 - 3, -mu / 2, -mu / 2 + 3, edge - 2, edge, edge + 2, 40})
+    return mpmath.quad(integrand, points)
+
+
+@pytest.mark.parametrize(
+    ("p", "alpha"), [(10, 0.3), (1000, 0.05), (1000, 0.6), (10**6, 0.4), (10**9, 0.1)]
+)
+def test_error_rate_matches_mpmath(p, alpha):
+    with mpmath.workdps(30):
+        reference = float(_mp_error(p, alpha))
+    assert hebbian_recall(p, alpha, error=True) == pytest.approx(reference, rel=1e-12)
+    assert hebbian_recall(p, alpha) == pytest.approx(1 - reference, rel=1e-13)
+
+
+def test_two_outputs_closed_form():
+    alpha = np.array([0.05, 0.3, 1.0, 7.0])
+    mu = np.sqrt(math.log(2) / alpha)
+    np.testing.assert_allclose(
+        hebbian_recall(2, alpha), special.ndtr(mu / math.sqrt(2)), rtol=1e-14
+    )
+
+
+def test_all_associations_is_power_of_recall():
+    r = hebbian_recall(100, 0.2)
+    assert hebbian_recall(100, 0.2, all_associations=True) == pytest.approx(r**100, rel=1e-12)
+    r7 = hebbian_recall(100, 0.2, n=7)  # fewer associations at the same d: larger mu
+    assert r7 > r
+    assert hebbian_recall(100, 0.2, all_associations=True, n=7) == pytest.approx(r7**7, rel=1e-12)
+
+
+def _simulate(p, d, instances, seed, batch=2000):
+    """Actual decoupled Hebbian memories: W = sum u_mu e_mu^T, fresh competitor vectors."""
+    rng = np.random.default_rng(seed)
+    fractions, everything = [], []
+    n = p
+    for start in range(0, instances, batch):
+        size = min(batch, instances - start)
+        e = rng.standard_normal((size, n, d)) / math.sqrt(d)
+        u = rng.standard_normal((size, n, d)) / math.sqrt(d)
+        weights = np.einsum("bnd,bne->bde", u, e)
+        h = np.einsum("bde,bne->bnd", weights, e)
+        target = np.sum(u * h, axis=2)
+        competitors = rng.standard_normal((size, n, p - 1, d)) / math.sqrt(d)
+        competitor_scores = np.einsum("bnpd,bnd->bnp", competitors, h)
+        recalled = target > competitor_scores.max(axis=2)
+        fractions.append(recalled.mean(axis=1))
+        everything.append(recalled.all(axis=1))
+    return np.concatenate(fractions), np.concatenate(everything)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("p", "d"), [(10, 16), (5, 8), (16, 24)])
+def test_finite_d_recall_matches_actual_memories(p, d):
+    instances = 20000
+    fractions, everything = _simulate(p, d, instances, seed=7 + p)
+    error = fractions.std() / math.sqrt(instances)
+    assert abs(fractions.mean() - hebbian_recall_finite(p, d)) < 5 * error
+    # The d -> infinity law is far off at these sizes (the target inflates ||h||).
+    limit = hebbian_recall(p, p * math.log(p) / d**2)
+    assert abs(fractions.mean() - limit) > 10 * error
+    # P(all) ~ r^n (independence): within 5 sigma plus the documented 0.3/d bias
+    all_error = everything.std() / math.sqrt(instances)
+    predicted = hebbian_recall_finite(p, d, all_associations=True)
+    assert abs(everything.mean() - predicted) < 5 * all_error + 0.3 / d
+
+
+def test_finite_d_law_tends_to_limit_at_fixed_load():
+    # d -> infinity at fixed alpha = 0.3 (p grows with d): the normalised target
+    # tends to N(mu_p, 1), with leading shrinkage mu / sqrt(1 + mu^2 / d)
+    gaps = []
+    for d, p in ((20, 34), (80, 331), (320, 3735)):  # p log p / d^2 ~ 0.3
+        alpha = p * math.log(p) / d**2
+        mu = d / math.sqrt(p)
+        law = hebbian_score_law(p, alpha, d=d)
+        assert law.target_mean == pytest.approx(mu / math.sqrt(1 + mu**2 / d), rel=0.02)
+        gaps.append(abs(law.recall - hebbian_recall(p, alpha)))
+        assert abs(law.target_std - 1) < 0.5 * mu**2 / d
+    assert gaps[0] > gaps[1] > gaps[2]
+
+
+def test_finite_d_target_moments_match_reduced_monte_carlo():
+    # X = sqrt(d b)(a sqrt b + w)/sqrt((a sqrt b + w)^2 + V), sampled directly
+    p, d = 30, 20
+    n = p
+    rng = np.random.default_rng(3)
+    size = 400_000
+    a = rng.chisquare(d, size) / d
+    b = rng.chisquare(d, size) / d
+    spread2 = a * rng.chisquare(n - 1, size) / d
+    w = np.sqrt(spread2 / d) * rng.standard_normal(size)
+    v = spread2 / d * rng.chisquare(d - 1, size)
+    along = a * np.sqrt(b) + w
+    x = np.sqrt(d * b) * along / np.sqrt(along**2 + v)
+    law = hebbian_score_law(p, p * math.log(p) / d**2, d=d)
+    assert law.target_mean == pytest.approx(x.mean(), abs=5 * x.std() / math.sqrt(size))
+    assert law.target_std == pytest.approx(x.std(), rel=0.01)
+    recall = np.mean(np.exp((p - 1) * special.log_ndtr(x)))
+    assert law.recall == pytest.approx(recall, abs=0.002)
+
+
+def test_score_law_limit():
+    law = hebbian_score_law(100, 0.25)
+    assert law.target_mean == pytest.approx(math.sqrt(math.log(100) / 0.25), rel=1e-15)
+    assert law.target_std == 1.0
+    assert law.recall == pytest.approx(hebbian_recall(100, 0.25), rel=1e-15)
+    x = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(law.competitor_pdf(x), np.exp(-(x**2) / 2) / math.sqrt(2 * math.pi))
+    np.testing.assert_allclose(law.top_competitor_cdf(x), special.ndtr(x) ** 99, rtol=1e-12)
+
+
+def test_critical_load_decreases_towards_one_eighth():
+    loads = [hebbian_critical_load(p) for p in (10**2, 10**4, 10**6, 10**9, 10**30)]
+    assert all(a > b for a, b in itertools.pairwise(loads))
+    assert HEBBIAN_CAPACITY < loads[-1] < 0.13
+    assert HEBBIAN_CAPACITY == 1 / 8
+
+
+@pytest.mark.parametrize("alpha", [0.06, 0.1, 0.3])
+def test_error_fraction_decay_exponent(alpha):
+    # local slope of -log(1 - r) against log p between 1e30 and 1e33
+    slope = -(
+        math.log(hebbian_recall(10**33, alpha, error=True))
+        - math.log(hebbian_recall(10**30, alpha, error=True))
+    ) / (3 * math.log(10))
+    assert slope == pytest.approx(hebbian_error_exponent(alpha), abs=0.01)
+
+
+def test_theory_md_exponent_is_wrong_below_one_eighth():
+    alpha = 0.1
+    theory_md = (1 - math.sqrt(2 * alpha)) ** 2 / (2 * alpha)  # 1.528
+    slope = -(
+        math.log(hebbian_recall(10**33, alpha, error=True))
+        - math.log(hebbian_recall(10**30, alpha, error=True))
+    ) / (3 * math.log(10))
+    assert theory_md - slope > 0.015
+    assert hebbian_error_exponent(1 / 8) == pytest.approx(1.0)
+    assert hebbian_error_exponent(0.5) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: hebbian_recall(1, 0.1), "p must be an integer >= 2"),
+        (lambda: hebbian_recall(10, 0.0), r"alpha .*> 0"),
+        (lambda: hebbian_recall(10, -1.0), "alpha"),
+        (lambda: hebbian_recall(10, np.nan), "alpha"),
+        (lambda: hebbian_recall_finite(10, 0), "d must be an integer >= 1"),
+        (lambda: hebbian_score_law(10, 0.3, d=10), "alpha must equal"),
+        (lambda: hebbian_critical_load(10, level=1.0), "level"),
+    ],
+)
+def test_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
