@@ -116,6 +116,9 @@ def public_modules() -> list[str]:
             parts = parts[:-1]
         if any(part.startswith("_") for part in parts) or "cli" in parts:
             continue
+        packages = [path.parents[i] for i in range(len(path.relative_to(PACKAGE_DIR).parts))]
+        if not all((folder / "__init__.py").is_file() for folder in packages):
+            continue  # not importable (yet): a folder without __init__.py
         names.append(".".join(parts))
     return names
 

@@ -1,0 +1,226 @@
+"""The documentation site: its hook, its figures, its code snippets and its build.
+
+* the Markdown preprocessor that renders numpy-docstring math (``.. math::``,
+  ``:math:``) is checked on its own;
+* every figure referenced by a page exists, is small, and is produced by
+  ``docs/figures/make_figures.py``;
+* the Python snippets of the guides run;
+* ``mkdocs build --strict`` succeeds **without importing lamcap** (the API pages are
+  read statically by griffe), so the site builds with only the ``docs`` extra.
+
+The tests that need mkdocs are skipped when the ``docs`` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+HOOK = DOCS / "hooks" / "lamcap_docs.py"
+FIGURE_SCRIPT = DOCS / "figures" / "make_figures.py"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "derivations" not in p.relative_to(DOCS).parts)
+MAX_FIGURE_BYTES = 150_000
+
+
+def _has(*modules: str) -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in modules)
+
+
+needs_mkdocs = pytest.mark.skipif(
+    not _has("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"),
+    reason="the docs extra (mkdocs, mkdocs-material, mkdocstrings[python]) is not installed",
+)
+
+
+def _load_hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lamcap_docs_hook", HOOK)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------------ the hook
+
+
+@needs_mkdocs
+def test_math_directive_becomes_a_display_block() -> None:
+    hook = _load_hook()
+    docstring = textwrap.dedent(
+        r"""
+        Capacity.
+
+        .. math::
+
+            \alpha_c = \frac12
+            + 0
+
+        Text after.
+        """
+    ).splitlines()
+    out = hook.rst_math_to_markdown(docstring)
+    start = out.index("$$")
+    assert out[start : start + 4] == ["$$", r"\alpha_c = \frac12", "+ 0", "$$"]
+    assert "Text after." in out
+    assert not any(".. math::" in line for line in out)
+
+
+@needs_mkdocs
+def test_roles_become_inline_math_and_code() -> None:
+    hook = _load_hook()
+    (line,) = hook.rst_math_to_markdown([r"at :math:`p \to \infty`, see :func:`~lamcap.capacity`"])
+    assert line == r"at \(p \to \infty\), see `lamcap.capacity`"
+
+
+@needs_mkdocs
+def test_fenced_code_is_left_alone() -> None:
+    hook = _load_hook()
+    lines = ["```rst", ".. math::", "", "    x", "```"]
+    assert hook.rst_math_to_markdown(lines) == lines
+
+
+@needs_mkdocs
+def test_rendered_docstring_math_reaches_arithmatex() -> None:
+    import markdown
+
+    hook = _load_hook()
+    md = markdown.Markdown(
+        extensions=["pymdownx.arithmatex", hook.RstMathExtension()],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+    html = md.convert("Text :math:`a^2`.\n\n.. math::\n\n    b = c\n")
+    assert html.count('class="arithmatex"') == 2
+    assert "math::" not in html
+
+
+@needs_mkdocs
+def test_public_api_index_lists_every_export() -> None:
+    hook = _load_hook()
+    exports = hook.exported_names()
+    import lamcap
+
+    assert exports == lamcap._EXPORTS
+    assert "lamcap.theory" in hook.public_modules()
+    assert not any(".cli" in module or "._" in module for module in hook.public_modules())
+
+
+@needs_mkdocs
+def test_links_to_missing_module_pages_degrade_to_text() -> None:
+    hook = _load_hook()
+    text = "[`capacity`](../reference/lamcap.theory.capacity.md) and [x](../reference/lamcap.nope.md#a)"
+    out = hook.unlink_missing_modules(text, ["lamcap.theory.capacity"])
+    assert out == "[`capacity`](../reference/lamcap.theory.capacity.md) and x"
+
+
+# ------------------------------------------------------------------------- figures
+
+
+def _figure_names() -> list[str]:
+    """Keys of FIGURES in make_figures.py, read without importing it."""
+    for node in ast.parse(FIGURE_SCRIPT.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "FIGURES":
+            assert isinstance(node.value, ast.Dict)
+            return [ast.literal_eval(key) for key in node.value.keys if key is not None]
+    pytest.fail("FIGURES not found in make_figures.py")
+
+
+def test_every_referenced_figure_exists_and_is_small() -> None:
+    referenced = {
+        match.group(1)
+        for page in PAGES
+        for match in re.finditer(
+            r"\(\.\./figures/([\w-]+\.png)\)", page.read_text(encoding="utf-8")
+        )
+    }
+    assert referenced
+    for name in sorted(referenced):
+        path = DOCS / "figures" / name
+        assert path.is_file(), f"{name} is referenced but missing: run {FIGURE_SCRIPT.name}"
+        assert path.stat().st_size < MAX_FIGURE_BYTES, f"{name} is too large to commit"
+    assert referenced == {f"{name}.png" for name in _figure_names()}
+
+
+@pytest.mark.slow
+def test_figure_script_draws_every_figure(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(FIGURE_SCRIPT), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    for name in _figure_names():
+        assert (tmp_path / f"{name}.png").stat().st_size > 5_000
+
+
+# ------------------------------------------------------------------------ snippets
+
+
+def _python_blocks(page: Path) -> list[str]:
+    text = page.read_text(encoding="utf-8")
+    blocks = re.findall(r"^( *)```python\n(.*?)^\1```", text, flags=re.MULTILINE | re.DOTALL)
+    return [textwrap.dedent(body) for _indent, body in blocks]
+
+
+SNIPPETS = [
+    pytest.param(block, id=f"{page.relative_to(DOCS).as_posix()}-{i}")
+    for page in PAGES
+    for i, block in enumerate(_python_blocks(page))
+    if "tcp://HOST" not in block  # needs a running Dask scheduler
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", SNIPPETS)
+def test_python_snippet_runs(code: str) -> None:
+    exec(compile(code, "<docs snippet>", "exec"), {"__name__": "__docs__"})  # noqa: S102
+
+
+# --------------------------------------------------------------------------- build
+
+_BLOCK_LAMCAP = """
+import sys
+
+
+class _NoLamcap:
+    def find_spec(self, name, path=None, target=None):
+        if name == "lamcap" or name.startswith("lamcap."):
+            raise ImportError("the docs build must not import lamcap")
+        return None
+
+
+sys.meta_path.insert(0, _NoLamcap())
+from mkdocs.__main__ import cli
+
+cli()
+"""
+
+
+@pytest.mark.slow
+@needs_mkdocs
+def test_site_builds_strictly_without_importing_lamcap(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", _BLOCK_LAMCAP, "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert (tmp_path / "index.html").is_file()
+    assert (tmp_path / "reference" / "lamcap.theory.capacity" / "index.html").is_file()
