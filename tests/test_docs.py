@@ -82,6 +82,8 @@ def test_roles_become_inline_math_and_code() -> None:
     hook = _load_hook()
     (line,) = hook.rst_math_to_markdown([r"at :math:`p \to \infty`, see :func:`~lamcap.capacity`"])
     assert line == r"at \(p \to \infty\), see `lamcap.capacity`"
+    # a role may wrap onto the next line of a docstring
+    assert hook.rst_math_to_markdown(["load :math:`a", "= b` here"]) == [r"load \(a", r"= b\) here"]
 
 
 @needs_mkdocs

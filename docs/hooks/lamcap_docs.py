@@ -61,9 +61,15 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def _substitute_roles(lines: list[str]) -> list[str]:
+    """Apply the role rewrite to a run of prose lines (a role may span a line break)."""
+    return _ROLE.sub(_replace_role, "\n".join(lines)).split("\n") if lines else []
+
+
 def rst_math_to_markdown(lines: list[str]) -> list[str]:
     """Rewrite ``.. math::`` blocks and inline roles into arithmatex syntax."""
     out: list[str] = []
+    prose: list[str] = []  # pending lines outside fences, for the role rewrite
     in_fence = False
     i = 0
     while i < len(lines):
@@ -72,9 +78,15 @@ def rst_math_to_markdown(lines: list[str]) -> list[str]:
             in_fence = not in_fence
         match = None if in_fence else _MATH_DIRECTIVE.match(line)
         if match is None:
-            out.append(line if in_fence else _ROLE.sub(_replace_role, line))
+            if in_fence or _FENCE.match(line):
+                out.extend([*_substitute_roles(prose), line])
+                prose = []
+            else:
+                prose.append(line)
             i += 1
             continue
+        out.extend(_substitute_roles(prose))
+        prose = []
         indent = len(match.group("indent"))
         body = [match.group("inline")] if match.group("inline") else []
         i += 1
@@ -88,7 +100,7 @@ def rst_math_to_markdown(lines: list[str]) -> list[str]:
         out.extend(
             ["", f"{pad}$$", *(f"{pad}{eq}" for eq in equations.splitlines()), f"{pad}$$", ""]
         )
-    return out
+    return [*out, *_substitute_roles(prose)]
 
 
 class _RstMathPreprocessor(Preprocessor):
