@@ -1,0 +1,571 @@
+r"""Replica-symmetric free entropy of the full-rank decoupled model and its saddle point.
+
+Per weight (:math:`N = d^2`), at load :math:`a = n/d^2`, overlap :math:`q` and
+:math:`\delta = 1 - q` (THEORY.md §5, arXiv:2605.10795; Gardner 1988):
+
+.. math::
+
+    \Phi(q; a, p) = \tfrac12\Big[\log(1 - q) + \frac{q}{1 - q}\Big]
+      + a\,G(q), \qquad
+    G(q) = \mathbb{E}_z \log P_\xi\big(\sqrt q\,z + \sqrt{1 - q}\,\xi \in K_m\big),
+
+with :math:`z, \xi \sim N(0, I_p)` and the recall cone
+:math:`K_m = \{\lambda_t \ge \lambda_\rho + m\}`.  The inner probability is the
+1-D integral
+
+.. math::
+
+    P = \int Dt \prod_{\rho \ne t}\Phi(t + b_\rho), \qquad
+    b_\rho = \frac{\sqrt q\,(z_t - z_\rho) - m}{\sqrt{1 - q}} .
+
+Stein's lemma and the heat equation give :math:`G'(q) = -D(q)/(2(1 - q)^2)` with
+:math:`D(q) = \mathbb{E}_z\|\langle\lambda\rangle - \sqrt q z\|^2` (posterior mean
+displacement), so the saddle point :math:`\partial_q\Phi = 0` reads
+
+.. math::
+
+    a = \frac{q}{D(q)}, \qquad D(q) \xrightarrow[q \to 1]{}
+    \mathbb{E}\operatorname{dist}(z, K_m)^2 = \mathbb{E}[C_p],
+
+which gives back :math:`a_c = 1/\mathbb{E}[C_p]`; near :math:`q = 1`,
+:math:`G(q) \approx -\mathbb{E}[C_p]/(2(1 - q))` (docs/derivations/replica.md,
+sympy in :mod:`lamcap.symbolic.free_entropy`).
+
+Numerics.  For :math:`p = 2`, :math:`G` and :math:`D` are 1-D integrals (Gardner's
+perceptron, :math:`\kappa = m/\sqrt2`), done by adaptive quadrature to ~1e-10.
+For :math:`p \ge 3` the expectation over the quenched :math:`z` is a Monte Carlo
+average over ``samples`` draws with a fixed ``seed`` (the same draws for every
+:math:`q`, so :math:`\Phi` is smooth in :math:`q`), with the exact
+:math:`\mathbb{E}\operatorname{dist}(z, K_m)^2` (:func:`lamcap.statistical_dimension`)
+as control variate; the inner integral uses Gauss-Hermite nodes centred at the
+mode of the log-concave integrand (relative error ~1e-10).  The saddle point is
+solved on a grid of :math:`\log(1 - q)` and inverted by monotone interpolation, so
+:math:`q^*` close to 1 keeps full relative precision in :math:`1 - q^*`.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import interpolate, special
+
+from lamcap._validation import check_finite_array, check_integer, check_real
+from lamcap.geometry import project_onto_cone
+from lamcap.theory.cone import statistical_dimension
+
+__all__ = [
+    "critical_load",
+    "energetic_term",
+    "entropic_term",
+    "free_entropy",
+    "log_volume",
+    "solve_saddle_point",
+]
+
+FloatArray = NDArray[np.float64]
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite.hermgauss(16)
+
+
+def _log_delta_grid(points_per_unit: int) -> FloatArray:
+    """log(1 - q) grid of the saddle-point solver: q linear on [0, 0.9), then log(1 - q) to 1e-12."""
+    linear = np.log(1.0 - np.linspace(0.0, 0.9, 9 * points_per_unit, endpoint=False))
+    logarithmic = np.linspace(-1.0, -12.0, 22 * points_per_unit + 1) * math.log(10.0)
+    return np.concatenate([linear, logarithmic])
+
+
+#: Monte Carlo (p >= 3): each grid point costs a pass over the samples; p = 2 is cheap.
+_LOG_DELTA_GRID = _log_delta_grid(1)
+_LOG_DELTA_GRID_PERCEPTRON = _log_delta_grid(20)
+_DEFAULT_SAMPLES = 256
+#: Competitors whose argument t + b exceeds this contribute < 1e-19 and are skipped.
+_NEGLIGIBLE = 9.0
+
+
+# --------------------------------------------------------------------------
+# validation
+
+
+def _check_p(p: Any) -> int:
+    return check_integer("p", p, minimum=2)
+
+
+def _check_overlap(q: ArrayLike) -> FloatArray:
+    return check_finite_array("q", q, minimum=0.0, maximum=1.0, closed="[)")
+
+
+def _check_load(load: ArrayLike) -> FloatArray:
+    return check_finite_array("load", load, minimum=0.0)
+
+
+def _check_margin(margin: Any) -> float:
+    return check_real("margin", margin, minimum=0.0)
+
+
+def _check_samples(samples: Any) -> int:
+    return check_integer("samples", samples, minimum=16)
+
+
+# --------------------------------------------------------------------------
+# entropic part (the formula sympy owns: lamcap.symbolic.free_entropy)
+
+
+def entropic_term(q: ArrayLike) -> FloatArray:
+    r"""Entropic part :math:`\tfrac12[\log(1 - q) + q/(1 - q)]` of the RS free entropy.
+
+    Exact in float64 for :math:`q \in [0, 1)` (THEORY.md §5).
+
+    Examples
+    --------
+    >>> f"{float(entropic_term(0.5)):.6f}"
+    '0.153426'
+    """
+    overlap = _check_overlap(q)
+    delta = 1.0 - overlap
+    return 0.5 * (np.log(delta) + overlap / delta)
+
+
+# --------------------------------------------------------------------------
+# numba kernels for the inner 1-D integral
+
+
+_ASYMPTOTIC_BELOW = -20.0
+
+
+@numba.njit(cache=True)
+def _tail_series_minus_one(x: float) -> float:
+    """Phi(x) (-x) / phi(x) - 1 for x <= -20 (asymptotic series, relative error < 1e-14)."""
+    inverse = 1.0 / (x * x)
+    return inverse * (
+        -1.0
+        + inverse
+        * (3.0 + inverse * (-15.0 + inverse * (105.0 + inverse * (-945.0 + inverse * 10395.0))))
+    )
+
+
+@numba.njit(cache=True)
+def _log_ndtr(x: float) -> float:
+    """log Phi(x), accurate for all real x."""
+    if x > 0.0:
+        return math.log1p(-0.5 * math.erfc(x / _SQRT2))
+    if x > _ASYMPTOTIC_BELOW:
+        return math.log(0.5 * math.erfc(-x / _SQRT2))
+    return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log1p(_tail_series_minus_one(x))
+
+
+@numba.njit(cache=True)
+def _mills(x: float) -> float:
+    """r(x) = phi(x) / Phi(x) (inverse Mills ratio of the lower tail)."""
+    if x > _ASYMPTOTIC_BELOW:
+        return math.exp(-0.5 * x * x - _LOG_SQRT_2PI - _log_ndtr(x))
+    return -x / (1.0 + _tail_series_minus_one(x))
+
+
+@numba.njit(cache=True)
+def _mills_curvature(x: float) -> float:
+    """r(x) (x + r(x)) = -r'(x), without cancellation for x -> -infinity."""
+    ratio = _mills(x)
+    if x > _ASYMPTOTIC_BELOW:
+        return ratio * (x + ratio)
+    excess = _tail_series_minus_one(x)
+    return ratio * x * excess / (1.0 + excess)
+
+
+@numba.njit(cache=True)
+def _log_cdf_and_mills(x: float) -> tuple[float, float]:
+    """(log Phi(x), phi(x)/Phi(x)) with one erfc."""
+    if x <= _ASYMPTOTIC_BELOW:
+        return _log_ndtr(x), _mills(x)
+    cdf = 0.5 * math.erfc(-x / _SQRT2)
+    log_cdf = math.log1p(-0.5 * math.erfc(x / _SQRT2)) if x > 3.0 else math.log(cdf)
+    return log_cdf, math.exp(-0.5 * x * x - _LOG_SQRT_2PI) / cdf
+
+
+@numba.njit(cache=True)
+def _slope_and_curvature(t: float, offsets: NDArray[np.float64]) -> tuple[float, float]:
+    """f'(t), f''(t) for f(t) = -t^2/2 + sum log Phi(t + b), offsets sorted ascending."""
+    slope = -t
+    curvature = -1.0
+    for b in offsets:
+        x = t + b
+        if x > _NEGLIGIBLE:
+            break
+        if x > _ASYMPTOTIC_BELOW:
+            ratio = _log_cdf_and_mills(x)[1]
+            slope += ratio
+            curvature -= ratio * (x + ratio)
+        else:
+            slope += _mills(x)
+            curvature -= _mills_curvature(x)
+    return slope, curvature
+
+
+@numba.njit(cache=True)
+def _mode(offsets: NDArray[np.float64]) -> tuple[float, float]:
+    """Mode of the strictly concave f and f'' there.
+
+    f' is convex and decreasing (the inverse Mills ratio is convex) and f'(0) > 0,
+    so Newton's method started at 0 increases monotonically to the root.
+    """
+    t = 0.0
+    slope, curvature = _slope_and_curvature(t, offsets)
+    for _ in range(200):
+        step = -slope / curvature
+        t += step
+        slope, curvature = _slope_and_curvature(t, offsets)
+        if abs(step) <= 1e-6 / math.sqrt(-curvature) or slope == 0.0:
+            break
+    return t, curvature
+
+
+@numba.njit(cache=True)
+def _inner_statistics(
+    offsets: NDArray[np.float64],
+    nodes: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    gradient: NDArray[np.float64],
+) -> tuple[float, float]:
+    """log P and sum_rho g_rho^2 + (sum_rho g_rho)^2, g_rho = <phi/Phi(t + b_rho)>."""
+    mode, curvature = _mode(offsets)
+    scale = _SQRT2 / math.sqrt(-curvature)
+    count = offsets.shape[0]
+    lowest = mode + scale * nodes[0]
+    used = 0
+    while used < count and lowest + offsets[used] <= _NEGLIGIBLE:
+        used += 1
+    log_terms = np.empty(nodes.shape[0])
+    ratios = np.empty((nodes.shape[0], used))
+    for k in range(nodes.shape[0]):
+        t = mode + scale * nodes[k]
+        value = -0.5 * t * t
+        for rho in range(used):
+            log_cdf, ratios[k, rho] = _log_cdf_and_mills(t + offsets[rho])
+            value += log_cdf
+        log_terms[k] = value + nodes[k] * nodes[k] + math.log(weights[k])
+    peak = np.max(log_terms)
+    posterior = np.exp(log_terms - peak)
+    total = np.sum(posterior)
+    posterior /= total
+    log_probability = peak + math.log(total) + math.log(scale) - _LOG_SQRT_2PI
+    for rho in range(used):
+        gradient[rho] = 0.0
+    for k in range(nodes.shape[0]):
+        for rho in range(used):
+            gradient[rho] += posterior[k] * ratios[k, rho]
+    squares = 0.0
+    linear = 0.0
+    for rho in range(used):
+        squares += gradient[rho] ** 2
+        linear += gradient[rho]
+    return log_probability, squares + linear * linear
+
+
+@numba.njit(cache=True)
+def _energetic_samples(
+    targets: NDArray[np.float64],
+    competitors: NDArray[np.float64],
+    deltas: NDArray[np.float64],
+    margin: float,
+    nodes: NDArray[np.float64],
+    weights: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per sample and per 1 - q: log P(z) and ||<lambda> - sqrt(q) z||^2.
+
+    ``competitors`` rows are sorted in decreasing order.
+    """
+    samples, count = competitors.shape
+    log_probability = np.empty((samples, deltas.shape[0]))
+    displacement = np.empty((samples, deltas.shape[0]))
+    offsets = np.empty(count)
+    gradient = np.empty(count)
+    for j in range(deltas.shape[0]):
+        delta = deltas[j]
+        root_q = math.sqrt(1.0 - delta)
+        root_delta = math.sqrt(delta)
+        for i in range(samples):
+            for rho in range(count):
+                offsets[rho] = (root_q * (targets[i] - competitors[i, rho]) - margin) / root_delta
+            log_p, spread = _inner_statistics(offsets, nodes, weights, gradient)
+            log_probability[i, j] = log_p
+            displacement[i, j] = delta * spread
+    return log_probability, displacement
+
+
+# --------------------------------------------------------------------------
+# expectations over the quenched Gaussian z
+
+
+@lru_cache(maxsize=16)
+def _quenched_draws(
+    p: int, margin: float, samples: int, seed: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Targets, competitors sorted in decreasing order, and dist(z, K_m)^2 per draw."""
+    rng = np.random.default_rng(seed)
+    draws = rng.standard_normal((samples, p))
+    projected, _ = project_onto_cone(draws, target=0, margin=margin)
+    distance = np.sum((projected - draws) ** 2, axis=1)
+    competitors = -np.sort(-draws[:, 1:], axis=1)
+    return draws[:, 0].copy(), np.ascontiguousarray(competitors), distance
+
+
+@lru_cache(maxsize=64)
+def critical_load(p: int, margin: float = 0.0) -> float:
+    r"""Critical load :math:`a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (:math:`= 1/\mathbb{E}[C_p]` at m=0).
+
+    The :math:`q \to 1` limit of the saddle point (THEORY.md §2 fact 4, §5).
+    Uses the exact quadrature of :func:`lamcap.statistical_dimension` (>= 10 digits).
+
+    Examples
+    --------
+    >>> critical_load(2)
+    2.0
+    """
+    p = _check_p(p)
+    margin = _check_margin(margin)
+    if p == 2:
+        kappa = margin / _SQRT2
+        second_moment = (1.0 + kappa**2) * special.ndtr(kappa) + kappa * math.exp(
+            -0.5 * kappa**2
+        ) / math.sqrt(2.0 * math.pi)
+        return 1.0 / float(second_moment)
+    return 1.0 / float(statistical_dimension(p, margin=margin))
+
+
+def _controlled_mean(
+    values: FloatArray, control: FloatArray, control_mean: float
+) -> tuple[FloatArray, FloatArray]:
+    """Regression control-variate estimate of the column means of ``values``, with its standard error."""
+    centred = control - control.mean()
+    variance = float(np.mean(centred**2))
+    beta = (centred @ (values - values.mean(axis=0))) / (variance * control.size)
+    adjusted = values - np.outer(control - control_mean, beta)
+    error = adjusted.std(axis=0, ddof=1) / math.sqrt(control.size)
+    return adjusted.mean(axis=0), error
+
+
+_LEGENDRE_NODES, _LEGENDRE_WEIGHTS = np.polynomial.legendre.leggauss(20)
+
+
+def _kink_panels(kink: float, width: float) -> tuple[FloatArray, FloatArray]:
+    """Gauss-Legendre nodes/weights on [-14, 14] (in u), refined geometrically around ``kink``."""
+    offsets = width * np.geomspace(0.25, 1e13, 60)
+    breaks = np.concatenate([kink - offsets[::-1], [kink], kink + offsets])
+    breaks = np.unique(np.clip(breaks, -14.0, 14.0))
+    middle = 0.5 * (breaks[1:] + breaks[:-1])
+    half = 0.5 * np.diff(breaks)
+    nodes = (middle[:, None] + half[:, None] * _LEGENDRE_NODES[None, :]).ravel()
+    weights = (half[:, None] * _LEGENDRE_WEIGHTS[None, :]).ravel()
+    return nodes, weights
+
+
+def _perceptron_expectations(deltas: FloatArray, margin: float) -> tuple[FloatArray, FloatArray]:
+    r"""p = 2 (Gardner): G = E_u log Phi(x), D = delta E_u r(x)^2, x = (sqrt(q) u - kappa)/sqrt(delta).
+
+    Composite Gauss-Legendre refined on the scale sqrt(delta) around the kink
+    u = kappa/sqrt(q); relative error ~1e-12.
+    """
+    kappa = margin / _SQRT2
+    log_terms = np.empty(deltas.size)
+    spreads = np.empty(deltas.size)
+    for j, delta in enumerate(deltas):
+        root_q = math.sqrt(1.0 - delta)
+        root_delta = math.sqrt(delta)
+        kink = kappa / root_q if root_q > 0.0 else 0.0
+        nodes, weights = _kink_panels(kink, root_delta)
+        gaussian = weights * np.exp(-0.5 * nodes**2) / math.sqrt(2.0 * math.pi)
+        x = (root_q * nodes - kappa) / root_delta
+        log_cdf = special.log_ndtr(x)
+        ratio = np.exp(-0.5 * x**2 - _LOG_SQRT_2PI - log_cdf)
+        log_terms[j] = gaussian @ log_cdf
+        spreads[j] = delta * (gaussian @ ratio**2)
+    return log_terms, spreads
+
+
+def _expectations(
+    deltas: FloatArray, p: int, margin: float, samples: int, seed: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """G(q), D(q) and the standard error of G at the given 1 - q values."""
+    if p == 2:
+        log_terms, spreads = _perceptron_expectations(deltas, margin)
+        return log_terms, spreads, np.zeros_like(deltas)
+    targets, competitors, distance = _quenched_draws(p, margin, samples, seed)
+    log_p, displacement = _energetic_samples(
+        targets, competitors, deltas, margin, _HERMITE_NODES, _HERMITE_WEIGHTS
+    )
+    exact_distance = 1.0 / critical_load(p, margin)
+    # near q = 1: log P ~ -dist^2 / (2 delta) and displacement -> dist^2
+    energetic, error = _controlled_mean(log_p, distance, exact_distance)
+    spread, _ = _controlled_mean(displacement, distance, exact_distance)
+    return energetic, spread, error
+
+
+# --------------------------------------------------------------------------
+# public numeric API
+
+
+def energetic_term(
+    q: ArrayLike, p: int, *, margin: float = 0.0, samples: int = _DEFAULT_SAMPLES, seed: int = 0
+) -> FloatArray:
+    r"""Energetic term :math:`G(q) = \mathbb{E}_z\log P_\xi(\sqrt q z + \sqrt{1-q}\xi \in K_m)`.
+
+    Exact 1-D quadrature at :math:`p = 2` (Gardner:
+    :math:`\int Du \log H\big((\kappa - \sqrt q u)/\sqrt{1 - q}\big)`,
+    :math:`\kappa = m/\sqrt2`); Monte Carlo over ``samples`` quenched draws
+    (fixed ``seed``, control variate) for :math:`p \ge 3`, relative error about
+    1e-3 at 512 samples (THEORY.md §5).
+
+    Examples
+    --------
+    >>> f"{float(energetic_term(0.0, 2)):.6f}"  # log P(xi in K) = log(1/2)
+    '-0.693147'
+    """
+    overlap = _check_overlap(q)
+    p = _check_p(p)
+    margin = _check_margin(margin)
+    samples = _check_samples(samples)
+    unique, inverse = np.unique(overlap.ravel(), return_inverse=True)
+    values, _, _ = _expectations(1.0 - unique, p, margin, samples, seed)
+    return values[inverse].reshape(overlap.shape)
+
+
+def free_entropy(
+    q: ArrayLike,
+    load: ArrayLike,
+    p: int,
+    *,
+    margin: float = 0.0,
+    samples: int = _DEFAULT_SAMPLES,
+    seed: int = 0,
+) -> FloatArray:
+    r"""RS free entropy :math:`\Phi(q; a, p)` per weight of the full-rank decoupled model.
+
+    .. math::
+
+        \Phi(q; a, p) = \tfrac12\Big[\log(1 - q) + \frac{q}{1 - q}\Big]
+        + a\,\mathbb{E}_z \log P_\xi\big(\sqrt q z + \sqrt{1 - q}\xi \in K_m\big)
+
+    (THEORY.md §5; arXiv:2605.10795; Gardner 1988).  ``q`` and ``load`` broadcast.
+    Precision: that of :func:`energetic_term` (exact at :math:`p = 2`, Monte Carlo
+    with a fixed seed otherwise).
+
+    Parameters
+    ----------
+    q : overlap in [0, 1).
+    load : :math:`a = n / d^2 \ge 0`.
+    p : number of outputs, >= 2.
+    margin : margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    samples, seed : quenched Monte Carlo draws (p >= 3).
+
+    Examples
+    --------
+    >>> f"{float(free_entropy(0.5, 1.0, 2)):.6f}"
+    '-0.846574'
+    """
+    overlap = _check_overlap(q)
+    loads = _check_load(load)
+    overlap, loads = np.broadcast_arrays(overlap, loads)
+    energetic = energetic_term(overlap, p, margin=margin, samples=samples, seed=seed)
+    return entropic_term(overlap) + loads * energetic
+
+
+@lru_cache(maxsize=32)
+def _load_curve(p: int, margin: float, samples: int, seed: int) -> tuple[FloatArray, FloatArray]:
+    """Saddle-point load a(q) = q / D(q) on the log(1 - q) grid (increasing)."""
+    grid = _LOG_DELTA_GRID_PERCEPTRON if p == 2 else _LOG_DELTA_GRID
+    deltas = np.exp(grid)
+    _, spread, _ = _expectations(deltas, p, margin, samples, seed)
+    loads = (1.0 - deltas) / spread
+    return grid.copy(), np.maximum.accumulate(loads)
+
+
+def _overlap_gap(loads: FloatArray, p: int, margin: float, samples: int, seed: int) -> FloatArray:
+    """log(1 - q*) for each load in [0, a_c)."""
+    log_delta, curve = _load_curve(p, margin, samples, seed)
+    limit = critical_load(p, margin)
+    result = np.empty_like(loads)
+    inside = loads <= curve[-1]
+    strictly = np.concatenate([[True], np.diff(curve) > 0])
+    inverse = interpolate.PchipInterpolator(curve[strictly], log_delta[strictly])
+    result[inside] = inverse(loads[inside])
+    if np.any(~inside):
+        # a_c - a(q) ~ C (1 - q)^gamma beyond the grid (fitted on the last two points)
+        gaps = limit - curve[-2:]
+        gamma = (math.log(gaps[0]) - math.log(gaps[1])) / (log_delta[-2] - log_delta[-1])
+        gamma = max(gamma, 1e-3)
+        result[~inside] = log_delta[-1] + np.log((limit - loads[~inside]) / gaps[1]) / gamma
+    return result
+
+
+def _check_below_capacity(loads: FloatArray, p: int, margin: float) -> float:
+    limit = critical_load(p, margin)
+    if np.any(loads >= limit):
+        worst = float(loads[loads >= limit].flat[0])
+        msg = (
+            f"load must be < a_c = 1/E[C_p] = {limit:.10g} (p={p}, margin={margin}), "
+            f"got {worst!r}: the load exceeds a_c, no replica-symmetric saddle point"
+        )
+        raise ValueError(msg)
+    return limit
+
+
+def solve_saddle_point(
+    load: ArrayLike, p: int, *, margin: float = 0.0, samples: int = _DEFAULT_SAMPLES, seed: int = 0
+) -> FloatArray:
+    r"""Typical overlap :math:`q^*(a)` solving :math:`\partial_q\Phi(q; a, p) = 0`, vectorised over ``load``.
+
+    .. math::
+
+        a = \frac{q}{D(q)}, \qquad D(q) = \mathbb{E}_z\|\langle\lambda\rangle - \sqrt q z\|^2,
+
+    increasing from :math:`q^*(0) = 0` to :math:`q^* \to 1` as
+    :math:`a \to a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (THEORY.md §5).
+    The curve :math:`a(q)` is computed once on a grid of :math:`\log(1 - q)`
+    (down to :math:`1 - q = 10^{-12}`) and inverted by monotone interpolation;
+    beyond the grid a power law in :math:`1 - q` is used.
+
+    Raises
+    ------
+    ValueError
+        If a load is :math:`\ge a_c` (the message gives :math:`a_c`), negative, or
+        ``p < 2``.
+
+    Examples
+    --------
+    >>> q = solve_saddle_point([0.5, 1.0, 1.9], 2)
+    >>> [f"{x:.4f}" for x in q]
+    ['0.3074', '0.5853', '0.9709']
+    """
+    loads = _check_load(load)
+    p = _check_p(p)
+    margin = _check_margin(margin)
+    samples = _check_samples(samples)
+    _check_below_capacity(loads, p, margin)
+    gaps = np.exp(_overlap_gap(loads.ravel(), p, margin, samples, seed))
+    overlap = np.where(loads.ravel() == 0.0, 0.0, 1.0 - gaps)
+    return overlap.reshape(loads.shape)
+
+
+def log_volume(
+    load: ArrayLike, p: int, *, margin: float = 0.0, samples: int = _DEFAULT_SAMPLES, seed: int = 0
+) -> FloatArray:
+    r"""Log-volume of the solution space per weight, :math:`\Phi(q^*(a); a, p)` (RS).
+
+    The fraction of the sphere of weights that recalls every association, on a
+    log scale per weight: :math:`0` at :math:`a = 0`, decreasing, :math:`\to -\infty`
+    as :math:`a \to a_c` (Gardner 1988; THEORY.md §5).
+
+    Examples
+    --------
+    >>> [f"{x:.4f}" for x in log_volume([0.0, 1.0], 2)]
+    ['0.0000', '-0.8558']
+    """
+    loads = _check_load(load)
+    overlap = solve_saddle_point(loads, p, margin=margin, samples=samples, seed=seed)
+    return free_entropy(overlap, loads, p, margin=margin, samples=samples, seed=seed)

@@ -1,0 +1,158 @@
+"""RS free entropy and saddle point (theory.replica) against Gardner, quadrature and Monte Carlo."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, special
+
+from lamcap.theory import replica
+from lamcap.theory.replica import (
+    critical_load,
+    energetic_term,
+    free_entropy,
+    log_volume,
+    solve_saddle_point,
+)
+
+
+def _gardner_free_entropy(q: float, alpha: float, kappa: float) -> float:
+    """Gardner 1988, written independently: 1/2 log(1-q) + q/(2(1-q)) + alpha E log H(.)."""
+
+    def integrand(u: float) -> float:
+        argument = (kappa - math.sqrt(q) * u) / math.sqrt(1.0 - q)
+        return float(special.log_ndtr(-argument)) * math.exp(-0.5 * u * u) / math.sqrt(2 * math.pi)
+
+    energetic = integrate.quad(integrand, -12.0, 12.0, epsabs=1e-13, epsrel=1e-12, limit=400)[0]
+    return 0.5 * math.log(1.0 - q) + q / (2.0 * (1.0 - q)) + alpha * energetic
+
+
+def _gardner_overlap(alpha: float, kappa: float) -> float:
+    step = 1e-5
+
+    def derivative(q: float) -> float:
+        return (
+            _gardner_free_entropy(q + step, alpha, kappa)
+            - _gardner_free_entropy(q - step, alpha, kappa)
+        ) / (2 * step)
+
+    return float(optimize.brentq(derivative, 1e-3, 0.99, xtol=1e-12))
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.5])
+def test_p2_reproduces_gardner_saddle_point(kappa: float) -> None:
+    loads = critical_load(2, kappa * math.sqrt(2.0)) * np.array([0.15, 0.4, 0.6])
+    overlap = solve_saddle_point(loads, 2, margin=kappa * math.sqrt(2.0))
+    expected = [_gardner_overlap(a, kappa) for a in loads]
+    np.testing.assert_allclose(overlap, expected, atol=2e-6)
+    value = free_entropy(overlap[1], loads[1], 2, margin=kappa * math.sqrt(2.0))
+    assert float(value) == pytest.approx(
+        _gardner_free_entropy(overlap[1], loads[1], kappa), abs=1e-9
+    )
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.3, 1.0])
+def test_p2_capacity_is_gardner_margin_capacity(kappa: float) -> None:
+    moment = integrate.quad(
+        lambda z: (z + kappa) ** 2 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi), -kappa, np.inf
+    )[0]
+    limit = critical_load(2, kappa * math.sqrt(2.0))
+    assert limit == pytest.approx(1.0 / moment, rel=1e-12)
+    overlap = solve_saddle_point(
+        limit * (1.0 - np.array([1e-2, 1e-4, 1e-6])), 2, margin=kappa * math.sqrt(2.0)
+    )
+    assert np.all(np.diff(overlap) > 0)
+    assert overlap[-1] > 1.0 - 1e-4
+
+
+def test_overlap_increases_to_one_at_the_critical_load() -> None:
+    limit = critical_load(6)
+    loads = limit * np.concatenate([np.linspace(0.0, 0.9, 10), 1.0 - np.logspace(-2, -7, 6)])
+    overlap = solve_saddle_point(loads, 6, samples=128)
+    assert overlap[0] == 0.0
+    assert np.all(np.diff(overlap) > 0)
+    gaps = 1.0 - overlap[-6:]
+    assert gaps[-1] < 1e-5
+    # the gap closes linearly: (1 - q*) / (1 - a/a_c) roughly constant near a_c
+    ratios = gaps / np.logspace(-2, -7, 6)
+    assert ratios.max() / ratios.min() < 3.0
+
+
+def test_energetic_term_matches_direct_monte_carlo() -> None:
+    """G(q) at q = 0.3, p = 3 vs sampling xi directly (no 1-D quadrature), 5 sigma."""
+    p, q = 3, 0.3
+    rng = np.random.default_rng(2024)
+    draws, inner = 800, 20000
+    logs = np.empty(draws)
+    for i in range(draws):
+        z = rng.standard_normal(p)
+        scores = math.sqrt(q) * z + math.sqrt(1 - q) * rng.standard_normal((inner, p))
+        hits = np.mean(scores[:, 0] >= scores[:, 1:].max(axis=1))
+        logs[i] = math.log(hits) + (1 - hits) / (2 * inner * hits)  # delta-method bias fix
+    direct, direct_error = logs.mean(), logs.std(ddof=1) / math.sqrt(draws)
+    value = float(energetic_term(q, p, samples=2048, seed=5))
+    assert abs(value - direct) < 5 * math.hypot(direct_error, 0.01), (value, direct, direct_error)
+
+
+def test_monte_carlo_kernel_at_p2_matches_quadrature() -> None:
+    """The general-p kernel (quenched draws + Gauss-Hermite) against the exact p = 2 route."""
+    deltas = np.array([0.7, 0.2, 1e-3])
+    rng = np.random.default_rng(11)
+    draws = rng.standard_normal((4000, 2))
+    log_p, displacement = replica._energetic_samples(
+        draws[:, 0].copy(),
+        draws[:, 1:].copy(),
+        deltas,
+        0.0,
+        replica._HERMITE_NODES,
+        replica._HERMITE_WEIGHTS,
+    )
+    exact_g, exact_d = replica._perceptron_expectations(deltas, 0.0)
+    for values, exact in ((log_p, exact_g), (displacement, exact_d)):
+        error = values.std(axis=0, ddof=1) / math.sqrt(len(values))
+        assert np.all(np.abs(values.mean(axis=0) - exact) < 5 * error)
+
+
+def test_q_to_one_limit_is_the_statistical_dimension() -> None:
+    """G(q) ~ -E[C_p] / (2(1 - q)) and the saddle load q/D(q) -> 1/E[C_p]."""
+    from lamcap.theory.cone import statistical_dimension
+
+    dimension = float(statistical_dimension(5))
+    gap = 1e-9
+    value = float(energetic_term(1.0 - gap, 5, samples=128))
+    assert -2.0 * gap * value == pytest.approx(dimension, rel=1e-6)
+    assert critical_load(5) == pytest.approx(1.0 / dimension, rel=1e-12)
+
+
+def test_log_volume_decreases_from_zero() -> None:
+    loads = np.array([0.0, 0.5, 1.0, 1.5, 1.9])
+    volume = log_volume(loads, 2)
+    assert volume[0] == 0.0
+    assert np.all(np.diff(volume) < 0)
+
+
+def test_free_entropy_broadcasts_over_load() -> None:
+    values = free_entropy(0.4, np.array([0.0, 1.0, 2.0]), 3, samples=64)
+    assert values.shape == (3,)
+    assert values[0] == pytest.approx(float(replica.entropic_term(0.4)))
+
+
+def test_bad_input() -> None:
+    limit = critical_load(3)
+    with pytest.raises(ValueError, match=r"exceeds a_c") as info:
+        solve_saddle_point([0.1, limit], 3, samples=64)
+    assert f"{limit:.6g}"[:6] in str(info.value)
+    with pytest.raises(
+        ValueError, match=r"q must contain finite values in \[0.0, 1.0\), got .*1.0"
+    ):
+        free_entropy(1.0, 0.5, 3)
+    with pytest.raises(
+        ValueError, match=r"q must contain finite values in \[0.0, 1.0\), got .*-0.1"
+    ):
+        free_entropy(-0.1, 0.5, 3)
+    with pytest.raises(ValueError, match="p must be an integer >= 2, got 1"):
+        solve_saddle_point(0.1, 1)
+    with pytest.raises(ValueError, match=r"load must contain finite values >= 0.0"):
+        solve_saddle_point(-0.1, 3)
