@@ -56,6 +56,9 @@ _EXPORTS: dict[str, str] = {
     # --- symbolic / replica (issue: symbolic layer)
     "free_entropy": "lamcap.theory.replica",
     "solve_saddle_point": "lamcap.theory.replica",
+    "log_volume": "lamcap.theory.replica",
+    "statistical_dimension_series": "lamcap.theory.asymptotics",
+    "capacity_series": "lamcap.theory.asymptotics",
     # --- problems and solvers (issue: solvers)
     "make_instance": "lamcap.problems",
     "scores": "lamcap.problems",
