@@ -115,7 +115,11 @@ def cutoff_frequency(log_tol: float) -> float:
 def complex_log1p(z: ComplexArray) -> ComplexArray:
     r""":math:`\log(1 + z)` accurate for small complex :math:`z` (numpy's ``log1p`` is not)."""
     a, b = z.real, z.imag
-    return 0.5 * np.log1p(a * (2.0 + a) + b * b) + 1j * np.arctan2(b, 1.0 + a)  # type: ignore[no-any-return]
+    small = np.abs(z) < 0.5
+    near = np.where(small, a * (2.0 + a) + b * b, 0.0)
+    with np.errstate(divide="ignore"):
+        log_modulus = np.where(small, 0.5 * np.log1p(near), np.log(np.hypot(1.0 + a, b)))
+    return log_modulus + 1j * np.arctan2(b, 1.0 + a)  # type: ignore[no-any-return]
 
 
 def log_cf_hinge(t: FloatArray, y: FloatArray) -> ComplexArray:
