@@ -9,20 +9,7 @@ Examples
 
 from __future__ import annotations
 
-from lamcap.theory.replica import (
-    critical_load,
-    energetic_term,
-    entropic_term,
-    free_entropy,
-    log_volume,
-    solve_saddle_point,
-)
+from lamcap.theory import replica as _implementation
+from lamcap.theory.replica import *
 
-__all__ = [
-    "critical_load",
-    "energetic_term",
-    "entropic_term",
-    "free_entropy",
-    "log_volume",
-    "solve_saddle_point",
-]
+__all__ = list(_implementation.__all__)
