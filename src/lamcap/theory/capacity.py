@@ -181,12 +181,47 @@ def _capacity_mp(
 # --------------------------------------------------------------------------- critical p
 
 
-def _grid_node(j: int) -> int:
-    """j-th node of the interpolation grid in p (strictly increasing, node 0 is p = 2)."""
+def _grid_node(j: int, ratio: float = _GRID_RATIO) -> int:
+    """j-th node of an interpolation grid in p (strictly increasing, node 0 is p = 2).
+
+    Every integer up to 20, then integers rounded from ``20 * ratio**k`` (``ratio >= 1.05``).
+    """
     dense = _DENSE_GRID_END - 1
     if j < dense:
         return j + 2
-    return round(_DENSE_GRID_END * _GRID_RATIO ** (j - dense + 1))
+    return round(_DENSE_GRID_END * ratio ** (j - dense + 1))
+
+
+def _bracket_index(p: float, ratio: float = _GRID_RATIO) -> int:
+    """Largest j with grid node j <= p."""
+    if p < _DENSE_GRID_END:
+        return math.floor(p) - 2
+    j = _DENSE_GRID_END - 1 + math.floor(math.log(p / _DENSE_GRID_END) / math.log(ratio))
+    while _grid_node(j + 1, ratio) <= p:
+        j += 1
+    while _grid_node(j, ratio) > p:
+        j -= 1
+    return j
+
+
+def interpolation_stencil(p: float, ratio: float = _GRID_RATIO) -> tuple[list[int], list[float]]:
+    """Grid nodes and cubic Lagrange weights (in the variable log p) for a real p >= 2.
+
+    The four nodes are the two grid nodes on each side of ``p`` (the first four
+    when ``p < 3``); the weights sum to one and reduce to the identity at a node.
+    """
+    first = max(0, _bracket_index(p, ratio) - 1)
+    nodes = [_grid_node(i, ratio) for i in range(first, first + 4)]
+    u = math.log(p)
+    knots = [math.log(q) for q in nodes]
+    weights = []
+    for i, knot in enumerate(knots):
+        weight = 1.0
+        for k, other in enumerate(knots):
+            if k != i:
+                weight *= (u - other) / (knot - other)
+        weights.append(weight)
+    return nodes, weights
 
 
 def _load_at(p: float) -> float:
@@ -196,32 +231,8 @@ def _load_at(p: float) -> float:
 
 def _interpolated_dimension(p: float) -> float:
     """Cubic Lagrange interpolation of E[C_p] in log p through the 4 nearest grid nodes."""
-    j = _bracket_index(p)
-    first = max(0, j - 1)
-    nodes = [_grid_node(i) for i in range(first, first + 4)]
-    u = math.log(p)
-    knots = [math.log(q) for q in nodes]
-    values = [_statistical_dimension_at(q) for q in nodes]
-    total = 0.0
-    for i, (knot, value) in enumerate(zip(knots, values, strict=True)):
-        weight = 1.0
-        for k, other in enumerate(knots):
-            if k != i:
-                weight *= (u - other) / (knot - other)
-        total += weight * value
-    return total
-
-
-def _bracket_index(p: float) -> int:
-    """Largest j with grid node j <= p."""
-    if p < _DENSE_GRID_END:
-        return math.floor(p) - 2
-    j = _DENSE_GRID_END - 1 + math.floor(math.log(p / _DENSE_GRID_END) / math.log(_GRID_RATIO))
-    while _grid_node(j + 1) <= p:
-        j += 1
-    while _grid_node(j) > p:
-        j -= 1
-    return j
+    nodes, weights = interpolation_stencil(p)
+    return sum(w * _statistical_dimension_at(q) for q, w in zip(nodes, weights, strict=True))
 
 
 def _node_load(j: int) -> float:

@@ -31,12 +31,16 @@ raised to the n-th power and transformed back, which yields
 whole support :math:`0..n\,k_{max}` when that is small; otherwise a window of
 :math:`\pm t` around the mean, with :math:`t` from Bernstein's inequality such
 that the mass outside is below :math:`10^{-20}`.  The absolute error of the
-returned probability is below about :math:`10^{-13}` (measured against exact
-rational arithmetic at p = 2 and against direct convolution).
+returned probability is below about :math:`3\times 10^{-13}` (measured against
+exact rational arithmetic at p = 2 and against direct convolution).  Between
+the integer grid nodes where :func:`lamcap.active_set_law` is evaluated (every
+p <= 20, then integers rounded from :math:`20\cdot 1.05^j`) the law of
+:math:`|A|` is interpolated in :math:`\log p`, which adds an error below 1e-8.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -44,6 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_integer_array, check_kappa
+from lamcap.theory.capacity import interpolation_stencil
 from lamcap.theory.width import gaussian_width_squared, retained_rank
 
 __all__ = ["feasibility_probability", "sum_law_window"]
@@ -52,21 +57,34 @@ FloatArray = NDArray[np.float64]
 
 _EXACT_SUPPORT_LIMIT = 1 << 16  # full-support FFT below this many values of V
 _LOG_TAIL = math.log(1e20)  # mass left outside the window: below 1e-20
-_LAW_TAIL = 1e-15  # law of |A| is truncated where the remaining mass is below this
+_LAW_GRID_RATIO = 1.05  # the law of |A| is interpolated in log p between these nodes
+
+
+@functools.lru_cache(maxsize=512)
+def _exact_law(p: int) -> FloatArray:
+    """Law of |A| at p outputs from :func:`lamcap.active_set_law` (cached, read-only)."""
+    from lamcap.theory.cone import active_set_law  # noqa: PLC0415 - lazy: keep import light
+
+    law = np.asarray(active_set_law(p), dtype=np.float64)
+    law.setflags(write=False)
+    return law
 
 
 def _active_set_law(p: int) -> FloatArray:
-    """Law of |A| at p outputs, truncated where the remaining mass is below ``_LAW_TAIL``."""
-    from lamcap.theory.cone import active_set_law  # noqa: PLC0415 - lazy: keep import light
+    """Law of |A| at p outputs: exact at the nodes of the p grid, interpolated in between.
 
-    if p == 2:
-        return np.array([0.5, 0.5])
-    kmax = min(p - 1, math.ceil(8.0 * math.log(p)) + 40)
-    while True:
-        law = np.asarray(active_set_law(p, kmax=kmax), dtype=np.float64)
-        if kmax == p - 1 or 1.0 - float(np.sum(law)) < _LAW_TAIL:
-            return law
-        kmax = min(p - 1, 2 * kmax)
+    Cubic Lagrange interpolation in log p through four nodes (every integer up
+    to 20, then integers rounded from 20 * 1.05**j); the weights sum to one, so
+    the result sums to one and keeps the alternating sum zero.
+    """
+    nodes, weights = interpolation_stencil(float(p), _LAW_GRID_RATIO)
+    if p in nodes:
+        return _exact_law(p)
+    laws = [_exact_law(q) for q in nodes]
+    result = np.zeros(max(law.size for law in laws))
+    for law, weight in zip(laws, weights, strict=True):
+        result[: law.size] += weight * law
+    return result
 
 
 def sum_law_window(law: ArrayLike, n: int) -> tuple[int, FloatArray]:
@@ -172,8 +190,13 @@ def feasibility_probability(
 
     Notes
     -----
-    Absolute error below about 1e-13 (FFT convolution power; see the module
-    notes), plus the truncation of the law of :math:`|A|` at remaining mass 1e-15.
+    The law of :math:`|A|` is computed exactly (:func:`lamcap.active_set_law`)
+    at every p <= 20 and on a grid of integers rounded from :math:`20\cdot1.05^j`,
+    and interpolated in between (cubic in :math:`\log p`; measured error of
+    the law below 1e-7 at p = 25, 4e-9 at p = 333, 4e-10 at p = 6000, giving
+    probability errors below 1e-8).  The FFT convolution power adds an
+    absolute error below about 3e-13.  Laws are cached per process; the first
+    curve costs one :func:`lamcap.active_set_law` per grid node it touches.
     Reference: THEORY.md §2.5; Amelunxen, Lotz, McCoy, Tropp (2014).
 
     Examples
@@ -182,9 +205,12 @@ def feasibility_probability(
 
     >>> round(float(feasibility_probability(2, 2, n=8)), 12)
     0.5
-    >>> curve = feasibility_probability(12, np.arange(30, 51, 5))
+
+    A transition curve at d = 12 (critical_p(12) is about 40):
+
+    >>> curve = feasibility_probability(12, [34, 38, 40, 42, 46])
     >>> [round(float(q), 3) for q in curve]
-    [1.0, 0.998, 0.791, 0.136, 0.001]
+    [0.996, 0.804, 0.505, 0.212, 0.01]
     """
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
