@@ -314,7 +314,7 @@ def _project_sorted(target: FloatArray, values: FloatArray, margin: float
 
 def _monte_carlo_batch(rng: np.random.Generator, rows: int, p: int, margin: float) -> FloatArray:
     competitors = p - 1
-    length = min(competitors, int(6 * math.log(p) + 20 + 4 * margin * math.sqrt(p)))
+    length = min(competitors, int(6 * math.log(p) + 20))
     target = rng.standard_normal(rows)
     values, log_survival = _top_competitors(rng, rows, competitors, 0, length,
                                             np.zeros(rows))

@@ -30,8 +30,8 @@ Gil-Pelaez inversion formula evaluated with the midpoint rule
 Summing the Fourier series of a square wave shows that the *infinite* midpoint
 sum equals exactly :math:`P(V - x \in (-L, 0) \bmod 2L)` with :math:`L = 2\pi/h`,
 so its error is at most :math:`P(|V - x| \ge L)`.  We choose :math:`L` from
-rigorous tail bounds (:math:`V \ge g` below, a Chernoff bound above, minimised
-over a grid of exponents) and cut the sum at :math:`t \ge T` with
+rigorous Chernoff bounds on both tails (minimised over a grid of exponents;
+the same bounds return 0 or 1 directly where they decide the value) and cut the sum at :math:`t \ge T` with
 :math:`e^{-T^2/2} \le` tolerance, the Gaussian factor :math:`e^{-t^2/2}` of
 :math:`g` bounding the tail.  Both errors are below ``1e-17`` in float64, so
 the float64 result is limited by rounding only: absolute error about
@@ -85,22 +85,42 @@ def log_mgf_excess(lam: FloatArray, y: FloatArray) -> FloatArray:
 LogMgf = Callable[[FloatArray, FloatArray], FloatArray]
 
 
+def _min_over_exponents(values: FloatArray) -> FloatArray:
+    return np.min(values, axis=0)  # type: ignore[no-any-return]
+
+
 def aliasing_period(x: FloatArray, y: FloatArray, count: int, log_tol: float,
                     log_mgf: LogMgf = log_mgf_hinge) -> FloatArray:
     r"""Half-period :math:`L` with :math:`P(|V - x| \ge L) \le 2\,e^{\text{log\_tol}}`.
 
-    Below, :math:`V \ge g` gives :math:`P(V \le x - L) \le e^{-(L - x)^2/2}`.
-    Above, Chernoff: :math:`P(V \ge x + L) \le \exp(-\lambda(x + L) + \lambda^2/2
-    + n \log M(\lambda))` for every :math:`\lambda > 0`.
+    Chernoff bounds on both tails, for every :math:`\lambda > 0`:
+    :math:`P(V \ge x + L) \le \exp(-\lambda(x + L) + \lambda^2/2 + n \log M(\lambda))`
+    and :math:`P(V \le x - L) \le \exp(\lambda(x - L) + \lambda^2/2 + n \log M(-\lambda))`,
+    :math:`M` the moment generating function of one summand; each is minimised
+    over a grid of :math:`\lambda` (any grid keeps the bound rigorous).
     """
-    gauss = math.sqrt(-2.0 * log_tol)
-    lower = x + gauss
     lam = _CHERNOFF_EXPONENTS[:, None]
-    exponent = 0.5 * lam**2 - log_tol
+    base = 0.5 * lam**2 - log_tol
+    up_exponent, down_exponent = base, base
     if count > 0:
-        exponent = exponent + count * log_mgf(lam, y[None, :])
-    upper = np.min(exponent / lam, axis=0) - x
+        up_exponent = base + count * log_mgf(lam, y[None, :])
+        down_exponent = base + count * log_mgf(-lam, y[None, :])
+    upper = _min_over_exponents(up_exponent / lam) - x
+    lower = x + _min_over_exponents(down_exponent / lam)
     return np.maximum(np.maximum(lower, upper), 1.0)  # type: ignore[no-any-return]
+
+
+def log_tail_bounds(x: FloatArray, y: FloatArray, count: int,
+                    log_mgf: LogMgf = log_mgf_hinge) -> tuple[FloatArray, FloatArray]:
+    r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` (each <= 0)."""
+    lam = _CHERNOFF_EXPONENTS[:, None]
+    below = lam * x[None, :] + 0.5 * lam**2
+    above = -lam * x[None, :] + 0.5 * lam**2
+    if count > 0:
+        below = below + count * log_mgf(-lam, y[None, :])
+        above = above + count * log_mgf(lam, y[None, :])
+    return (np.minimum(_min_over_exponents(below), 0.0),
+            np.minimum(_min_over_exponents(above), 0.0))
 
 
 def cutoff_frequency(log_tol: float) -> float:
@@ -166,16 +186,21 @@ def sum_cdf(x: FloatArray, y: FloatArray, count: int, *, kind: str = "hinge",
         return special.ndtr(x)  # type: ignore[no-any-return]
     log_cf, log_mgf = (log_cf_hinge, log_mgf_hinge) if kind == "hinge" else (
         log_cf_excess, log_mgf_excess)
-    step = 2.0 * math.pi / aliasing_period(x, y, count, log_tol, log_mgf)
+    # Where a rigorous bound already decides the value to within the tolerance,
+    # skip the inversion (this also avoids huge node counts far in the tails).
+    log_below, log_above = log_tail_bounds(x, y, count, log_mgf)
+    result = np.where(log_below < log_tol, 0.0, 1.0)
+    pending = np.flatnonzero((log_below >= log_tol) & (log_above >= log_tol))
+    step = 2.0 * math.pi / aliasing_period(x[pending], y[pending], count, log_tol, log_mgf)
     cutoff = cutoff_frequency(log_tol)
-    result = np.empty_like(x)
     order = np.argsort(step)  # group similar node counts together
     start = 0
-    while start < x.size:
+    while start < pending.size:
         nodes = math.ceil(cutoff / step[order[start]])
-        stop = min(x.size, start + max(1, _CHUNK // nodes))
-        rows = order[start:stop]
-        result[rows] = _midpoint_gil_pelaez(x[rows], y[rows], step[rows], nodes, count, log_cf)
+        stop = min(pending.size, start + max(1, _CHUNK // nodes))
+        chunk = order[start:stop]
+        rows = pending[chunk]
+        result[rows] = _midpoint_gil_pelaez(x[rows], y[rows], step[chunk], nodes, count, log_cf)
         start = stop
     return np.clip(result, 0.0, 1.0)
 
