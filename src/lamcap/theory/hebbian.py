@@ -84,8 +84,8 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 
-#: Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8.
 HEBBIAN_CAPACITY = 0.125
+"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8 (THEORY.md §4)."""
 
 _Z_LIMIT = 39.0  # phi(39) ~ 1e-331: nothing beyond contributes in float64
 _PANEL_WIDTH = 0.5
@@ -273,6 +273,11 @@ def hebbian_recall_finite(
     n, all_associations, error
         As in :func:`hebbian_recall`.
 
+    Returns
+    -------
+    float
+        :math:`r`, :math:`r^n`, or their complements if ``error``.
+
     Notes
     -----
     Precision: about ``1e-6`` relative for ``d >= 8`` (the Gauss rules of the
@@ -311,6 +316,17 @@ def hebbian_error_exponent(alpha: ArrayLike) -> Any:
     (module docstring).  THEORY.md §4 gives only the middle branch; below
     :math:`\alpha = 1/8` it over-estimates the decay.  :math:`e(1/8) = 1`: all
     associations are recalled iff :math:`e > 1` iff :math:`\alpha < 1/8`.
+    Reference: THEORY.md §4, arXiv:2605.10795.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Load :math:`\alpha > 0`.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`e(\alpha)`.
 
     Examples
     --------
@@ -329,7 +345,21 @@ def hebbian_critical_load(p: int, *, level: float = 0.5, n: int | None = None) -
 
     Solves :math:`r(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
     to :data:`HEBBIAN_CAPACITY` = 1/8 as :math:`p \to \infty`, logarithmically
-    slowly.
+    slowly (THEORY.md §4).
+
+    Parameters
+    ----------
+    p : int
+        Number of outputs, ``p >= 2``.
+    level : float
+        Target probability in (0, 1).
+    n : int, optional
+        Number of associations (default ``p``).
+
+    Returns
+    -------
+    float
+        :math:`\alpha` to ``1e-13`` (Brent's method on a log scale).
 
     Examples
     --------
@@ -400,6 +430,21 @@ def hebbian_score_law(
     Gaussian: ``target_pdf`` is its Gaussian approximation, while ``recall``
     is exact).  Competitors are exactly :math:`N(0, 1)` in these units at any
     ``d``.
+
+    Parameters
+    ----------
+    p : int
+        Number of outputs, ``p >= 2``.
+    alpha : float
+        Load :math:`p\log p/d^2 > 0`.
+    d : int, optional
+        Dimension for the exact finite-d law (``alpha`` must then match it to 5%).
+    n : int, optional
+        Number of associations (default ``p``).
+
+    Returns
+    -------
+    HebbianScoreLaw
 
     Examples
     --------

@@ -72,6 +72,11 @@ def load_at_margin(margin: ArrayLike, p: int) -> Any:
     below ``1e-12``); each value costs about 0.1 s at small ``p`` and ~10 s at
     ``p = 1000`` with ``m > 0``.
 
+    Returns
+    -------
+    float or ndarray
+        :math:`a(m)`.
+
     Examples
     --------
     >>> round(load_at_margin(0.0, 2), 12)  # Cover: n = 2 d^2
@@ -159,6 +164,16 @@ def gardner_load(kappa: ArrayLike) -> Any:
 
     Equal to ``load_at_margin(sqrt(2) * kappa, 2)`` (module docstring).
     Reference: Gardner (1988), THEORY.md §4.
+
+    Parameters
+    ----------
+    kappa : float or array_like
+        Stability :math:`\kappa` (any real).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\alpha_c(\kappa)` (closed form, full float64 precision).
 
     Examples
     --------

@@ -89,7 +89,7 @@ def _chi_conjugate(t: FloatArray, b: FloatArray) -> ComplexArray:
     r"""Conjugate of :math:`\chi(t) = \int_0^\infty \varphi(b + e) e^{ite} de` (shape of broadcast)."""
     phi = np.exp(-0.5 * b * b) / math.sqrt(2.0 * math.pi)
     value = phi * math.sqrt(math.pi / 2.0) * special.wofz((t + 1j * b) / math.sqrt(2.0))
-    return np.conj(value)
+    return np.asarray(np.conj(value), dtype=np.complex128)
 
 
 def _joint_density(
@@ -149,7 +149,7 @@ def _t_step(p: int, margin: float, low: float) -> float:
     """
     n = p - 1
     y = low - margin
-    tail = special.ndtr(-y)
+    tail = float(special.ndtr(-y))
     density = math.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
     mean = n * (density - y * tail)
     second = n * ((1.0 + y * y) * tail - y * density)
@@ -390,7 +390,24 @@ def sample_scores(
     For ``p <= 4096`` the full vector is projected with
     :func:`lamcap.geometry.project_onto_cone`; for larger ``p`` only the top
     order statistics of the ``p - 1`` competitors are drawn (exactly, by
-    exponential spacings), enough to contain the active set.
+    exponential spacings), enough to contain the active set (a batch in which
+    some active set reaches the block is redrawn with a doubled block).
+    Reference: THEORY.md §4.
+
+    .. math::
+
+        \Pi_{K_m}(g), \qquad g \sim N(0, I_p).
+
+    Parameters
+    ----------
+    p : int
+        Number of outputs, ``p >= 2``.
+    size : int
+        Number of draws.
+    seed : int or Generator, optional
+        Random seed.
+    margin : float, optional
+        :math:`m \ge 0`.
 
     Returns
     -------

@@ -569,6 +569,17 @@ def singular_value_cdf(
     :math:`F = 1 - \operatorname{Im}H/\pi` (module docstring).  Parameters as
     in :func:`singular_value_density`.
 
+    Parameters
+    ----------
+    s : array_like
+        Points; NaN raises.
+    kappa, normalization, law, dps
+        As in :func:`singular_value_density`.
+
+    Returns
+    -------
+    float or ndarray (mpmath numbers if ``dps`` is given).
+
     Notes
     -----
     Reference: THEORY.md §4.  Precision: ~1e-15 absolute (float64).
@@ -611,6 +622,10 @@ def singular_value_quantile(
     kappa, normalization, law, dps
         As in :func:`singular_value_density`.
 
+    Returns
+    -------
+    float or ndarray (mpmath numbers if ``dps`` is given).
+
     Notes
     -----
     Reference: THEORY.md §4.  Precision: ``cdf(quantile(u)) = u`` to ~1e-15.
@@ -640,6 +655,15 @@ def singular_value_support(
     :math:`s_\kappa = 2\sin\theta_\kappa`,
     :math:`\kappa = 1 - (2\theta_\kappa + \sin 2\theta_\kappa)/\pi` (THEORY.md §3).
 
+    Parameters
+    ----------
+    kappa, normalization, law
+        As in :func:`singular_value_density`.
+
+    Returns
+    -------
+    tuple of float
+
     Examples
     --------
     >>> singular_value_support(normalization="raw")
@@ -661,6 +685,18 @@ def singular_value_moment(
     (``c`` the normalisation scale), by 64-point Gauss–Legendre quadrature of an
     entire integrand: machine precision.  For the product law the even moments
     are free-probability polynomials, e.g. :math:`E s^4 = 1 + 2\kappa`.
+    Reference: THEORY.md §4.
+
+    Parameters
+    ----------
+    order : int
+        :math:`k \ge 0`.
+    kappa, normalization, law
+        As in :func:`singular_value_density` (``law="product"`` raises).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -693,7 +729,26 @@ def sample_singular_values(
     r"""Draw ``n`` i.i.d. singular values from the law, by inverse-cdf sampling.
 
     ``quantile(U)``, ``U`` uniform, with the exact quantile of
-    :func:`singular_value_quantile`.
+    :func:`singular_value_quantile` (THEORY.md §4).
+
+    .. math::
+
+        s = F^{-1}(U), \qquad U \sim \mathrm{Uniform}(0, 1).
+
+    Parameters
+    ----------
+    n : int
+        Sample size, ``n >= 0``.
+    kappa : float
+        Rank ratio in (0, 1].
+    seed : int or Generator, optional
+        Random seed.
+    normalization, law
+        As in :func:`singular_value_density`.
+
+    Returns
+    -------
+    ndarray of shape (n,)
 
     Examples
     --------

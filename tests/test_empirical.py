@@ -1,0 +1,85 @@
+"""Tests of lamcap.empirical: normalisation of user weights and scores to the theory's units."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from lamcap.empirical import empirical_spectrum, normalized_scores
+from lamcap.geometry import project_onto_cone
+from lamcap.theory.scores import score_law
+from lamcap.theory.spectrum import singular_value_cdf
+
+
+def test_spectrum_of_scaled_gaussian_matrix_is_quarter_circle():
+    rng = np.random.default_rng(3)
+    spectrum = empirical_spectrum(7.5 * rng.standard_normal((400, 400)))
+    assert spectrum.kappa == 1.0
+    assert np.mean(spectrum.singular_values**2) == pytest.approx(1.0, rel=1e-12)
+    assert spectrum.ks_distance(law="gaussian") < 0.01
+    assert spectrum.moment_ratio() == pytest.approx(2.0, abs=0.05)
+
+
+def test_factor_pair_equals_explicit_product():
+    rng = np.random.default_rng(4)
+    q, r = rng.standard_normal((120, 30)), rng.standard_normal((100, 30))
+    from_pair = empirical_spectrum((q, r))
+    explicit = empirical_spectrum(q @ r.T, rank=30)
+    np.testing.assert_allclose(from_pair.singular_values, explicit.singular_values, rtol=1e-10)
+    assert from_pair.kappa == pytest.approx(0.3)
+    # product law moment ratio 1 + 2 kappa (free probability), loosely at this size
+    big = empirical_spectrum((rng.standard_normal((600, 300)), rng.standard_normal((600, 300))))
+    assert big.moment_ratio() == pytest.approx(2.0, abs=0.05)
+    assert big.ks_distance(law="product") < 0.02
+
+
+def test_truncated_spectrum_matches_optimum_law_by_construction():
+    # top-m singular values of a Gaussian matrix follow the truncated quarter circle
+    rng = np.random.default_rng(5)
+    d = 400
+    spectrum = empirical_spectrum(rng.standard_normal((d, d)), rank=d // 2)
+    assert spectrum.kappa == 0.5
+    assert spectrum.ks_distance() < 0.02
+    reference = stats.kstest(spectrum.singular_values, lambda s: singular_value_cdf(s, 0.5))
+    assert reference.statistic == pytest.approx(spectrum.ks_distance())
+
+
+def test_normalized_scores_recover_projection_with_any_scale_and_offset():
+    rng = np.random.default_rng(6)
+    g = rng.standard_normal((5000, 100))
+    projected, active = project_onto_cone(g, margin=0.5)
+    offsets = rng.standard_normal(5000)[:, None]
+    targets = rng.integers(0, 100, 5000)
+    # move the target column to its place in each row
+    shuffled = projected.copy()
+    rows = np.arange(5000)
+    shuffled[rows, 0], shuffled[rows, targets] = projected[rows, targets], projected[rows, 0]
+    summary = normalized_scores(4.0 * shuffled + offsets, targets)
+    # the row-median centring biases the spread by O(1/p): -1% at p = 100 (-6% at p = 30)
+    assert summary.spread == pytest.approx(4.0, rel=0.02)
+    assert summary.margin == pytest.approx(0.5, rel=0.02)
+    np.testing.assert_array_equal(summary.tied, active)
+    law = score_law(100, margin=0.5)
+    error = summary.target.std() / math.sqrt(5000)
+    assert summary.target.mean() == pytest.approx(law.target_mean(), abs=5 * error + 0.02)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: empirical_spectrum(np.ones(3)), "weights must be a matrix"),
+        (lambda: empirical_spectrum((np.ones((3, 2)), np.ones((3, 1)))), "equal widths"),
+        (lambda: empirical_spectrum(np.zeros((3, 3))), "must not be zero"),
+        (lambda: empirical_spectrum(np.eye(3), rank=4), "rank must be an integer"),
+        (lambda: empirical_spectrum(np.eye(3), normalization="max"), "normalization"),
+        (lambda: normalized_scores(np.ones((3, 1)), 0), r"shape \(n, p\)"),
+        (lambda: normalized_scores(np.eye(3), 5), "targets must be integers"),
+        (lambda: normalized_scores([[np.nan, 1.0]], 0), "score_matrix"),
+    ],
+)
+def test_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
