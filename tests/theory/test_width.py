@@ -1,0 +1,97 @@
+"""Finite-d Gaussian width w_m^2 = E[sum of the m largest sigma_i^2] against sampling and quadrature."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+
+from lamcap.theory.rank import retained_energy, singular_value_threshold
+from lamcap.theory.width import (
+    _first_order_coefficient,
+    gaussian_width_squared,
+    retained_rank,
+)
+
+# Bound on |exact - expansion| documented in lamcap.theory.width for m >= d/4, d <= 64
+# (the exact value is the smaller one).
+DOCUMENTED_ERROR = 1.4
+
+
+def _sampled_top_sums(d: int, samples: int, seed: int) -> np.ndarray:
+    """Cumulative sums of the squared singular values (descending) of Gaussian d x d matrices."""
+    rng = np.random.default_rng(seed)
+    squares = np.linalg.svd(rng.standard_normal((samples, d, d)), compute_uv=False) ** 2
+    return np.cumsum(squares, axis=1)
+
+
+def test_full_rank_width_is_exactly_d_squared() -> None:
+    d = np.arange(1, 200)
+    assert np.array_equal(gaussian_width_squared(d), d.astype(float) ** 2)
+    assert np.array_equal(gaussian_width_squared(d, 1.0 - 0.4 / d), d.astype(float) ** 2)
+
+
+@pytest.mark.parametrize(("d", "seed"), [(8, 1), (16, 2)])
+def test_expansion_matches_monte_carlo(d: int, seed: int) -> None:
+    samples = 20_000
+    sums = _sampled_top_sums(d, samples, seed)
+    for m in (d // 4, d // 2, 3 * d // 4):
+        mean = sums[:, m - 1].mean()
+        error = sums[:, m - 1].std(ddof=1) / math.sqrt(samples)
+        predicted = float(gaussian_width_squared(d, m / d))
+        assert -DOCUMENTED_ERROR - 5 * error <= mean - predicted <= 5 * error, (d, m)
+        if d >= 16 and 2 * m <= d:  # the 1/d term matters: d^2 F alone is off by d G(kappa)
+            leading = d * d * float(retained_energy(m / d))
+            assert abs(mean - predicted) < abs(mean - leading)
+
+
+def test_edge_rank_one_within_documented_bound() -> None:
+    sums = _sampled_top_sums(8, 20_000, 3)
+    mean, error = sums[:, 0].mean(), sums[:, 0].std(ddof=1) / math.sqrt(20_000)
+    assert -2.1 - 5 * error <= mean - float(gaussian_width_squared(8, 1 / 8)) <= 5 * error
+
+
+@pytest.mark.parametrize("kappa", [0.1, 0.3, 0.5, 0.7, 0.9])
+def test_first_order_coefficient_matches_quadrature(kappa: float) -> None:
+    # G = int_{t0}^4 (x - t0) rho_1(x) dx with rho_1 = [delta(x) + delta(x-4)]/4 - 1/(2 pi sqrt(x(4-x)))
+    cut = float(singular_value_threshold(kappa)) ** 2
+    smooth, _ = integrate.quad(lambda x: (x - cut) / (2 * math.pi * math.sqrt(x * (4 - x))),
+                               cut, 4.0, limit=200)
+    reference = (4.0 - cut) / 4.0 - smooth
+    assert float(_first_order_coefficient(np.array(kappa))) == pytest.approx(reference, rel=1e-10)
+
+
+def test_correction_density_reproduces_exact_moments() -> None:
+    # E tr(G^T G)^k / d^(k+1) = MP moment + c_k / d: c_1 = 0, c_2 = 1, c_3 = 6 for real Gaussian G.
+    def smooth_moment(k: int) -> float:
+        value, _ = integrate.quad(lambda x: x**k / (2 * math.pi * math.sqrt(x * (4 - x))), 0, 4)
+        return value
+
+    for k, exact in ((0, 0.0), (1, 0.0), (2, 1.0), (3, 6.0)):
+        delta_part = (0.0**k + 4.0**k) / 4.0
+        assert delta_part - smooth_moment(k) == pytest.approx(exact, abs=1e-9)
+
+
+def test_broadcasting_and_rank_rounding() -> None:
+    widths = gaussian_width_squared([[8], [16]], [0.25, 0.5, 1.0])
+    assert widths.shape == (2, 3)
+    assert widths[0, 2] == 64.0
+    assert retained_rank(10, 0.25).item() == 2  # 2.5 rounds half to even
+    assert retained_rank(10, 0.35).item() == 4  # 3.5 rounds half to even
+    assert np.all(np.diff(gaussian_width_squared(32, np.arange(1, 33) / 32)) > 0)
+
+
+def test_zero_rank_is_rejected() -> None:
+    with pytest.raises(ValueError, match=r"kappa=0\.1, d=4 .*m = round\(kappa \* d\) = 0"):
+        gaussian_width_squared(4, 0.1)
+
+
+@pytest.mark.parametrize(("d", "kappa", "name"), [
+    (0, 1.0, "d"), (2.5, 1.0, "d"), (math.nan, 1.0, "d"), (8, 0.0, "kappa"),
+    (8, 1.01, "kappa"), (8, math.inf, "kappa"),
+])
+def test_bad_input_is_rejected(d: object, kappa: object, name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        gaussian_width_squared(d, kappa)
