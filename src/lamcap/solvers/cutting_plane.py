@@ -449,23 +449,26 @@ def _exact_round(
             return None
         level, vector = solved
         farkas = lp.duals
+        normalised = level  # box-normalised LP level t*
     else:
         rows = _lp_rows(working, unit_inputs, np.arange(working.size))
         farkas = _min_norm_point(rows)
         vector = rows.T @ farkas
         level = float(np.min(rows @ vector)) if working.size else 0.0
-        if level > FEASIBILITY_TOLERANCE:
-            _keep(working, farkas > 0, member)
+        length = float(np.linalg.norm(vector))
+        normalised = level / length if length > 0 else 0.0  # about ||x|| at the optimum
     total = float(farkas.sum())
     gap = float(np.linalg.norm(vector)) / total if total > 0 else math.inf
-    if level <= FEASIBILITY_TOLERANCE or gap <= 1e-6:
+    if normalised <= FEASIBILITY_TOLERANCE or gap <= 1e-6:
         certificate = _certificate(instance, working, unit_inputs, farkas, remaining)
         if certificate is not None:
             progress.upper = min(progress.upper, certificate.epsilon)
         if certificate is not None and certificate.epsilon <= FEASIBILITY_TOLERANCE:
             return certificate
-        if level <= FEASIBILITY_TOLERANCE:
+        if normalised <= FEASIBILITY_TOLERANCE:
             return certificate
+    if lp is None:
+        _keep(working, farkas > 0, member)
     weights = vector.reshape(instance.d, instance.d)
     return weights, level
 
@@ -479,7 +482,7 @@ def _min_norm_point(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     the rows when it is non-zero (then :math:`\langle x, r_i\rangle \ge \|x\|^2`
     on every row), and :math:`\beta` is a Farkas vector when it is zero.
     """
-    from scipy.optimize import nnls  # noqa: PLC0415
+    from scipy.optimize import nnls  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
 
     count = rows.shape[0]
     matrix = np.concatenate([rows.T, np.ones((1, count))])

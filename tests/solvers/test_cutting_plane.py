@@ -1,0 +1,89 @@
+"""Tests for the certified full-rank solver (lamcap.solvers.cutting_plane).
+
+References are independent: verdicts are checked from scratch by
+``lamcap.solvers.verify`` (margins / Farkas bounds recomputed with numpy) and
+compared with HiGHS on the full LP (all constraints, no working set).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lamcap.problems import make_instance
+from lamcap.solvers import verify
+from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, certificate_bound
+from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers.full_lp import solve_full_lp
+
+
+def _solve(instance, **options):  # type: ignore[no-untyped-def]
+    return solve_cutting_plane(
+        instance,
+        rank=instance.d,
+        margin=1.0,
+        max_seconds=None,
+        seed=0,
+        options=CuttingPlaneOptions(**options),
+    )
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_few_associations_are_verified_feasible(model: str) -> None:
+    instance = make_instance(10, 20, n=6, model=model, seed=3)  # 6 * E|A| << d^2 = 100
+    result = _solve(instance)
+    assert result.verdict == "feasible"
+    assert result.min_margin > FEASIBILITY_TOLERANCE
+    assert verify(instance, result)
+    assert result.method == "cutting_plane"
+
+
+@pytest.mark.parametrize("exact", ["nnls", "highs"])
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_overloaded_instances_get_a_checking_certificate(model: str, exact: str) -> None:
+    # n E|A| with n = p = 40, d = 4: about 40 * 3.6 = 144 >> d^2 = 16
+    instance = make_instance(4, 40, model=model, seed=1)
+    result = _solve(instance, exact=exact)
+    assert result.verdict == "infeasible"
+    assert result.certificate is not None
+    assert certificate_bound(instance, result.certificate) <= FEASIBILITY_TOLERANCE
+    assert verify(instance, result)
+
+
+def test_first_order_alone_is_never_wrong() -> None:
+    infeasible = make_instance(4, 40, seed=1)
+    result = _solve(infeasible, exact="none", max_rounds=5)
+    assert result.verdict == "undecided"
+    assert result.weights is not None
+    assert verify(infeasible, result)
+    feasible = make_instance(16, 12, n=8, seed=0)
+    assert _solve(feasible, exact="none").verdict == "feasible"
+
+
+def test_time_limit_gives_undecided_with_best_weights() -> None:
+    instance = make_instance(12, 40, seed=0)
+    result = solve_cutting_plane(instance, rank=12, margin=1.0, max_seconds=1e-9, seed=0)
+    assert result.verdict == "undecided"
+    assert result.weights is not None
+    assert np.isfinite(result.min_margin)
+    assert verify(instance, result)
+
+
+GRID = [(8, p) for p in (18, 22, 27)] + [(10, p) for p in (25, 31)] + [(12, p) for p in (36, 44)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_verdicts_agree_with_full_lp_on_a_seeded_grid(model: str) -> None:
+    """Around the critical p (about 22, 31, 40 at d = 8, 10, 12)."""
+    compared = 0
+    for d, p in GRID:
+        instance = make_instance(d, p, model=model, seed=d + p)
+        ours = _solve(instance)
+        assert ours.verdict != "undecided", (d, p)
+        assert verify(instance, ours)
+        reference = solve_full_lp(instance, rank=d, margin=1.0, max_seconds=60.0, seed=0)
+        if reference.verdict != "undecided":
+            assert ours.verdict == reference.verdict, (d, p)
+            compared += 1
+    assert compared >= len(GRID) - 1

@@ -1,0 +1,66 @@
+"""Tests for the full-LP HiGHS baseline and LP helpers (lamcap.solvers.full_lp)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lamcap.problems import make_instance
+from lamcap.solvers import verify
+from lamcap.solvers.full_lp import (
+    MarginLP,
+    all_constraints,
+    constraint_rows,
+    highs_feasibility,
+    solve_full_lp,
+)
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_constraint_rows_are_the_score_differences(model: str) -> None:
+    instance = make_instance(5, 4, n=3, model=model, seed=0)
+    mus, rhos = all_constraints(instance)
+    assert mus.size == instance.n * (instance.p - 1)
+    assert not np.any(rhos == instance.targets[mus])
+    weights = np.random.default_rng(1).standard_normal((5, 5))
+    rows = constraint_rows(instance, mus, rhos)
+    for k, (mu, rho) in enumerate(zip(mus, rhos, strict=True)):
+        outputs = instance.outputs(mu)
+        expected = (outputs[instance.targets[mu]] - outputs[rho]) @ weights @ instance.inputs[mu]
+        assert rows[k] @ weights.ravel() == pytest.approx(expected, rel=1e-12, abs=1e-14)
+
+
+def test_highs_on_tiny_systems() -> None:
+    # x >= 1 and -x >= 1 clash; the ray weighs both rows equally
+    outcome = highs_feasibility(np.array([[1.0], [-1.0]]))
+    assert outcome.status == "infeasible"
+    assert outcome.ray is not None
+    assert outcome.ray[0] == pytest.approx(outcome.ray[1])
+    feasible = highs_feasibility(np.array([[1.0, -1.0], [0.0, 1.0]]))
+    assert feasible.status == "feasible"
+    assert feasible.solution is not None
+    assert np.all(np.array([[1.0, -1.0], [0.0, 1.0]]) @ feasible.solution >= 1 - 1e-7)
+
+
+def test_margin_lp_levels() -> None:
+    lp = MarginLP(2)
+    lp.add(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    level, vector = lp.solve(10.0)
+    assert level == pytest.approx(1.0)  # w = (1, 1) reaches t = 1
+    lp.add(np.array([[-1.0, -1.0]]))
+    level, _ = lp.solve(10.0)
+    assert abs(level) < 1e-12
+    assert lp.duals.sum() == pytest.approx(1.0)
+    del vector
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_full_lp_decides_clear_cases(model: str) -> None:
+    easy = make_instance(8, 10, n=4, model=model, seed=0)
+    result = solve_full_lp(easy, rank=8, margin=1.0, max_seconds=None, seed=0)
+    assert result.verdict == "feasible"
+    assert verify(easy, result)
+    hard = make_instance(4, 40, model=model, seed=1)
+    result = solve_full_lp(hard, rank=4, margin=1.0, max_seconds=None, seed=0)
+    assert result.verdict == "infeasible"
+    assert verify(hard, result)

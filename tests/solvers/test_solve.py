@@ -1,0 +1,62 @@
+"""Tests for lamcap.solve / lamcap.verify: dispatch, registry and bad input."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import lamcap
+from lamcap.problems import make_instance
+from lamcap.solvers import METHODS, SolveResult, solve, verify
+
+
+def test_top_level_names_resolve() -> None:
+    assert lamcap.solve is solve
+    assert lamcap.verify is verify
+    assert lamcap.SolveResult is SolveResult
+
+
+def test_auto_full_rank_uses_the_certified_solver() -> None:
+    instance = make_instance(8, 6, n=4, seed=2)
+    result = lamcap.solve(instance)
+    assert result.method == "cutting_plane"
+    assert result.verdict == "feasible"
+    assert verify(instance, result)
+
+
+def test_registry_names_the_agreed_functions() -> None:
+    assert METHODS["hebbian"] == "lamcap.solvers.baselines:solve_hebbian"
+    assert METHODS["adam_ce"] == "lamcap.solvers.baselines:solve_adam_cross_entropy"
+    assert METHODS["two_layer"] == "lamcap.solvers.two_layer:solve_rank_constrained"
+    for name in ("cutting_plane", "full_lp"):
+        module, function = METHODS[name].split(":")
+        assert callable(getattr(importlib.import_module(module), function))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"rank": 0}, "rank must be an integer in"),
+        ({"rank": 9}, "rank must be an integer in"),
+        ({"rank": 2.5}, "rank must be an integer"),
+        ({"margin": 0.0}, "margin must be"),
+        ({"margin": -1.0}, "margin must be"),
+        ({"margin": float("nan")}, "margin must be a finite"),
+        ({"method": "simplex"}, "method must be one of"),
+        ({"max_seconds": 0.0}, "max_seconds must be"),
+        ({"seed": -1}, "seed must be an integer"),
+        ({"method": "full_lp", "rank": 4}, "rank must equal d = 8"),
+    ],
+)
+def test_bad_arguments_name_argument_and_accepted_values(
+    kwargs: dict[str, object], match: str
+) -> None:
+    instance = make_instance(8, 4, n=2, seed=0)
+    with pytest.raises(ValueError, match=match):
+        solve(instance, **kwargs)  # type: ignore[arg-type]
+
+
+def test_instance_must_be_an_instance() -> None:
+    with pytest.raises(ValueError, match="instance must be a lamcap Instance"):
+        solve("not an instance")  # type: ignore[arg-type]
