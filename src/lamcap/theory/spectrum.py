@@ -233,23 +233,10 @@ def _qc_density_one(s: float, kappa: float, lower_edge: float) -> float:
     return math.sqrt((2.0 - s) * (2.0 + s)) / (math.pi * kappa)
 
 
-@numba.njit(cache=True)
-def _qc_kernel(kind: int, flat: FloatArray, kappa: float, lower_edge: float) -> FloatArray:
-    out = np.empty(flat.size)
-    for i in range(flat.size):
-        if kind == 0:
-            out[i] = _qc_density_one(flat[i], kappa, lower_edge)
-        elif kind == 1:
-            out[i] = _qc_cdf_one(flat[i], kappa)
-        else:
-            out[i] = _qc_quantile_one(flat[i], kappa)
-    return out
-
-
 def _qc_apply(kind: int, x: FloatArray, law: _Law) -> FloatArray:
     """Apply a quarter-circle kernel (0 density, 1 cdf, 2 quantile) elementwise."""
     flat = np.asarray(x, dtype=np.float64).ravel()
-    out = _qc_kernel(kind, flat, law.kappa, _edge_lower_raw(law))
+    out = _kernel(False, kind, flat, law.kappa, _edge_lower_raw(law))
     return np.asarray(out).reshape(np.shape(x))
 
 
@@ -348,22 +335,32 @@ def _product_quantile_one(u: float, kappa: float) -> float:
 
 
 @numba.njit(cache=True)
-def _product_kernel(kind: int, flat: FloatArray, kappa: float) -> FloatArray:
+def _kernel(
+    product: bool, kind: int, flat: FloatArray, kappa: float, lower_edge: float
+) -> FloatArray:
+    """Elementwise density (kind 0), cdf (1) or quantile (2) of either law."""
     out = np.empty(flat.size)
     for i in range(flat.size):
-        if kind == 0:
-            out[i] = _product_density_one(flat[i], kappa)
+        if product:
+            if kind == 0:
+                out[i] = _product_density_one(flat[i], kappa)
+            elif kind == 1:
+                out[i] = _product_cdf_one(flat[i], kappa)
+            else:
+                out[i] = _product_quantile_one(flat[i], kappa)
+        elif kind == 0:
+            out[i] = _qc_density_one(flat[i], kappa, lower_edge)
         elif kind == 1:
-            out[i] = _product_cdf_one(flat[i], kappa)
+            out[i] = _qc_cdf_one(flat[i], kappa)
         else:
-            out[i] = _product_quantile_one(flat[i], kappa)
+            out[i] = _qc_quantile_one(flat[i], kappa)
     return out
 
 
 def _product_apply(kind: int, x: FloatArray, kappa: float) -> FloatArray:
     """Apply a product-law kernel (0 density, 1 cdf, 2 quantile) elementwise."""
     flat = np.asarray(x, dtype=np.float64).ravel()
-    return np.asarray(_product_kernel(kind, flat, kappa)).reshape(np.shape(x))
+    return np.asarray(_kernel(True, kind, flat, kappa, 0.0)).reshape(np.shape(x))
 
 
 # ----------------------------------------------------------------------------
