@@ -45,15 +45,21 @@ def test_count_zero_is_normal_cdf() -> None:
 def test_single_hinge_against_quadrature() -> None:
     # P(g + (Z - y)_+ <= x) = Phi(y) Phi(x) + int_y^inf phi(z) Phi(x - z + y) dz
     x, y = 0.4, -0.2
-    tail, _ = integrate.quad(lambda z: stats.norm.pdf(z) * stats.norm.cdf(x - z + y), y, np.inf,
-                             epsabs=1e-14, epsrel=1e-12)
+    tail, _ = integrate.quad(
+        lambda z: stats.norm.pdf(z) * stats.norm.cdf(x - z + y),
+        y,
+        np.inf,
+        epsabs=1e-14,
+        epsrel=1e-12,
+    )
     expected = stats.norm.cdf(y) * stats.norm.cdf(x) + tail
     assert hinge_sum_cdf(x, y, 1) == pytest.approx(expected, abs=1e-13)
 
 
 def test_shift_moves_the_threshold() -> None:
-    assert hinge_sum_cdf(0.5, 1.0, 4, shift=0.3) == pytest.approx(hinge_sum_cdf(0.5, 0.7, 4),
-                                                                    abs=1e-15)
+    assert hinge_sum_cdf(0.5, 1.0, 4, shift=0.3) == pytest.approx(
+        hinge_sum_cdf(0.5, 0.7, 4), abs=1e-15
+    )
 
 
 def test_broadcasting_shape() -> None:

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
+from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
 from lamcap._validation import check_dps, check_integer, check_integer_array, check_real
 from lamcap.theory.hinge_sums import (
@@ -78,14 +78,17 @@ def _log_lower_bound(y: FloatArray, count: int, level_shift: float) -> FloatArra
     exponent = lam * (y[None, :] + level_shift) + 0.5 * lam**2
     if count > 0:
         exponent = exponent + count * log_mgf_hinge(-lam, y[None, :])
-    return np.minimum(np.min(exponent, axis=0), 0.0)  # type: ignore[no-any-return]
+    return np.minimum(np.min(exponent, axis=0), 0.0)  # type: ignore[no-any-return,unused-ignore]
 
 
 def _y_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
     """Range of competitor values outside which the E|A| integrand has mass < e^log_tol."""
     log_count = math.log(p - 1)
-    upper = -float(special.ndtri(math.exp(log_tol - log_count))) if log_tol - log_count > -700 \
+    upper = (
+        -float(special.ndtri(math.exp(log_tol - log_count)))
+        if log_tol - log_count > -700
         else math.sqrt(-2.0 * (log_tol - log_count))
+    )
     grid = np.arange(-40.0, upper, 0.02)
     log_mass = log_count + special.log_ndtr(grid) + _log_lower_bound(grid, p - 2, margin)
     below = grid[log_mass <= log_tol]
@@ -93,7 +96,9 @@ def _y_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
     return lower, upper
 
 
-def _panels(lower: float, upper: float, width: float = _PANEL_WIDTH) -> tuple[FloatArray, FloatArray]:
+def _panels(
+    lower: float, upper: float, width: float = _PANEL_WIDTH
+) -> tuple[FloatArray, FloatArray]:
     """Nodes and weights of composite Gauss-Legendre panels on [lower, upper]."""
     count = max(1, math.ceil((upper - lower) / width))
     edges = np.linspace(lower, upper, count + 1)
@@ -167,7 +172,8 @@ def _exact_mp(p: int, margin: float, dps: int) -> Any:
 
         low, high = _level_range(p, margin, log_tol - math.log(margin))
         mean_level = mpmath.quad(lambda x: 1 - cdf(x), _breakpoints(0.0, high)) - mpmath.quad(
-            cdf, _breakpoints(low, 0.0))
+            cdf, _breakpoints(low, 0.0)
+        )
         return active + m * mean_level
 
 
@@ -180,9 +186,15 @@ def _breakpoints(lower: float, upper: float) -> list[Any]:
 # public API
 
 
-def statistical_dimension(p: ArrayLike, *, margin: float = 0.0, dps: int | None = None,
-                          method: str = "exact", samples: int | None = None,
-                          seed: int | None = None) -> Any:
+def statistical_dimension(
+    p: ArrayLike,
+    *,
+    margin: float = 0.0,
+    dps: int | None = None,
+    method: str = "exact",
+    samples: int | None = None,
+    seed: int | None = None,
+) -> Any:
     r"""Statistical dimension :math:`\mathbb{E}[C_p] = \mathbb{E}\operatorname{dist}(g, K_m)^2`.
 
     .. math::
@@ -270,14 +282,18 @@ def statistical_dimension(p: ArrayLike, *, margin: float = 0.0, dps: int | None 
     return MonteCarloEstimate(means, errors, count)
 
 
-
-
 # --------------------------------------------------------------------------
 # Monte Carlo through the top order statistics
 
 
-def _top_competitors(rng: np.random.Generator, rows: int, competitors: int, start: int,
-                     length: int, log_survival: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _top_competitors(
+    rng: np.random.Generator,
+    rows: int,
+    competitors: int,
+    start: int,
+    length: int,
+    log_survival: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
     r"""The next ``length`` largest of ``competitors`` iid N(0,1), in decreasing order.
 
     With :math:`U_{(j)}` the upper-tail probabilities of the order statistics,
@@ -289,13 +305,17 @@ def _top_competitors(rng: np.random.Generator, rows: int, competitors: int, star
     steps = np.log(rng.random((rows, length))) / remaining[None, :]
     cumulative = log_survival[:, None] + np.cumsum(steps, axis=1)
     upper_tail = -np.expm1(cumulative)
-    values = np.where(upper_tail < 0.5, -special.ndtri(np.minimum(upper_tail, 0.5)),
-                      special.ndtri(np.minimum(np.exp(cumulative), 0.5)))
+    values = np.where(
+        upper_tail < 0.5,
+        -special.ndtri(np.minimum(upper_tail, 0.5)),
+        special.ndtri(np.minimum(np.exp(cumulative), 0.5)),
+    )
     return values, cumulative[:, -1]
 
 
-def _project_sorted(target: FloatArray, values: FloatArray, margin: float
-                    ) -> tuple[NDArray[np.int64], FloatArray]:
+def _project_sorted(
+    target: FloatArray, values: FloatArray, margin: float
+) -> tuple[NDArray[np.int64], FloatArray]:
     r"""Active count and squared distance for decreasing competitors ``values``.
 
     Competitor ``k`` (1-based) is active iff :math:`k(y_k + m) > g_t + \sum_{j<k}(y_j + m)`;
@@ -308,7 +328,8 @@ def _project_sorted(target: FloatArray, values: FloatArray, margin: float
     included = k[None, :] <= active[:, None]
     level = (target + np.sum(np.where(included, shifted, 0.0), axis=1)) / (1 + active)
     distance = (target - level) ** 2 + np.sum(
-        np.where(included, (shifted - level[:, None]) ** 2, 0.0), axis=1)
+        np.where(included, (shifted - level[:, None]) ** 2, 0.0), axis=1
+    )
     return active, distance
 
 
@@ -316,15 +337,15 @@ def _monte_carlo_batch(rng: np.random.Generator, rows: int, p: int, margin: floa
     competitors = p - 1
     length = min(competitors, int(6 * math.log(p) + 20))
     target = rng.standard_normal(rows)
-    values, log_survival = _top_competitors(rng, rows, competitors, 0, length,
-                                            np.zeros(rows))
+    values, log_survival = _top_competitors(rng, rows, competitors, 0, length, np.zeros(rows))
     active, distance = _project_sorted(target, values, margin)
     while values.shape[1] < competitors and np.any(active >= values.shape[1]):
         # Some rows may have more active competitors than sampled: extend every
         # row exactly (the sequence is Markov), so no row is ever truncated.
         extra = min(competitors - values.shape[1], values.shape[1])
-        more, log_survival = _top_competitors(rng, rows, competitors, values.shape[1], extra,
-                                              log_survival)
+        more, log_survival = _top_competitors(
+            rng, rows, competitors, values.shape[1], extra, log_survival
+        )
         values = np.concatenate([values, more], axis=1)
         active, distance = _project_sorted(target, values, margin)
     return active.astype(np.float64) if margin == 0.0 else distance
@@ -333,10 +354,15 @@ def _monte_carlo_batch(rng: np.random.Generator, rows: int, p: int, margin: floa
 def _monte_carlo(p: int, margin: float, samples: int, seed: int | None) -> MonteCarloEstimate:
     rng = np.random.default_rng(seed)
     batch = 20_000
-    draws = np.concatenate([_monte_carlo_batch(rng, min(batch, samples - start), p, margin)
-                            for start in range(0, samples, batch)])
-    return MonteCarloEstimate(float(np.mean(draws)),
-                              float(np.std(draws, ddof=1) / math.sqrt(samples)), samples)
+    draws = np.concatenate(
+        [
+            _monte_carlo_batch(rng, min(batch, samples - start), p, margin)
+            for start in range(0, samples, batch)
+        ]
+    )
+    return MonteCarloEstimate(
+        float(np.mean(draws)), float(np.std(draws, ddof=1) / math.sqrt(samples)), samples
+    )
 
 
 # --------------------------------------------------------------------------
@@ -346,9 +372,11 @@ def _monte_carlo(p: int, margin: float, samples: int, seed: int | None) -> Monte
 def _log_order_density(y: FloatArray, p: int, k: int) -> FloatArray:
     """Log density of the k-th largest of p - 1 iid N(0, 1)."""
     j = np.arange(k - 1)
-    log_binomial = float(np.sum(np.log((p - 2 - j) / (j + 1.0))))  # log C(p-2, k-1), no cancellation
-    return (math.log(p - 1) + log_binomial - 0.5 * y**2 - 0.5 * math.log(2 * math.pi)  # type: ignore[no-any-return]
-            + (k - 1) * special.log_ndtr(-y) + (p - 1 - k) * special.log_ndtr(y))
+    log_binomial = float(np.sum(np.log((p - 2 - j) / (j + 1.0))))  # log C(p-2, k-1), stable
+    log_constant = math.log(p - 1) + log_binomial - 0.5 * math.log(2 * math.pi)
+    tails = (k - 1) * special.log_ndtr(-y) + (p - 1 - k) * special.log_ndtr(y)
+    result: FloatArray = log_constant - 0.5 * y**2 + tails
+    return result
 
 
 def _order_density_slope(y: float, p: int, k: int) -> float:
@@ -388,7 +416,7 @@ def _log_excess_bound(y: FloatArray, count: int) -> FloatArray:
     exponent = lam * y[None, :] + 0.5 * lam**2
     if count > 0:
         exponent = exponent + count * log_mgf_excess(-lam, y[None, :])
-    return np.minimum(np.min(exponent, axis=0), 0.0)  # type: ignore[no-any-return]
+    return np.minimum(np.min(exponent, axis=0), 0.0)  # type: ignore[no-any-return,unused-ignore]
 
 
 def _at_least(p: int, k: int, log_floor: float = math.log(1e-20)) -> tuple[float, float]:
@@ -468,4 +496,4 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
         if kmax is None and bound < 1e-16:
             break
     tail_array = np.array(tails)
-    return np.maximum(tail_array[:-1] - tail_array[1:], 0.0)  # type: ignore[no-any-return]
+    return np.maximum(tail_array[:-1] - tail_array[1:], 0.0)  # type: ignore[no-any-return,unused-ignore]

@@ -48,7 +48,7 @@ from typing import Any
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
+from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
 from lamcap._validation import check_dps, check_finite_array, check_integer, check_real
 
@@ -73,24 +73,25 @@ _DEEP_THRESHOLD = -20.0
 def log_mgf_hinge(lam: FloatArray, y: FloatArray) -> FloatArray:
     r""":math:`\log \mathbb{E}\, e^{\lambda (Z - y)_+}` for real :math:`\lambda` (either sign)."""
     inside = -lam * y + 0.5 * lam**2 + special.log_ndtr(lam - y)
-    return np.logaddexp(special.log_ndtr(y), inside)  # type: ignore[no-any-return]
+    return np.logaddexp(special.log_ndtr(y), inside)  # type: ignore[no-any-return,unused-ignore]
 
 
 def log_mgf_excess(lam: FloatArray, y: FloatArray) -> FloatArray:
     r""":math:`\log \mathbb{E}[e^{\lambda (Z - y)} \mid Z > y]` for real :math:`\lambda`."""
-    result = -lam * y + 0.5 * lam**2 + special.log_ndtr(lam - y) - special.log_ndtr(-y)
-    return result  # type: ignore[no-any-return]
+    log_tail_ratio = special.log_ndtr(lam - y) - special.log_ndtr(-y)
+    return -lam * y + 0.5 * lam**2 + log_tail_ratio  # type: ignore[no-any-return,unused-ignore]
 
 
 LogMgf = Callable[[FloatArray, FloatArray], FloatArray]
 
 
 def _min_over_exponents(values: FloatArray) -> FloatArray:
-    return np.min(values, axis=0)  # type: ignore[no-any-return]
+    return np.min(values, axis=0)  # type: ignore[no-any-return,unused-ignore]
 
 
-def aliasing_period(x: FloatArray, y: FloatArray, count: int, log_tol: float,
-                    log_mgf: LogMgf = log_mgf_hinge) -> FloatArray:
+def aliasing_period(
+    x: FloatArray, y: FloatArray, count: int, log_tol: float, log_mgf: LogMgf = log_mgf_hinge
+) -> FloatArray:
     r"""Half-period :math:`L` with :math:`P(|V - x| \ge L) \le 2\,e^{\text{log\_tol}}`.
 
     Chernoff bounds on both tails, for every :math:`\lambda > 0`:
@@ -107,11 +108,12 @@ def aliasing_period(x: FloatArray, y: FloatArray, count: int, log_tol: float,
         down_exponent = base + count * log_mgf(-lam, y[None, :])
     upper = _min_over_exponents(up_exponent / lam) - x
     lower = x + _min_over_exponents(down_exponent / lam)
-    return np.maximum(np.maximum(lower, upper), 1.0)  # type: ignore[no-any-return]
+    return np.maximum(np.maximum(lower, upper), 1.0)  # type: ignore[no-any-return,unused-ignore]
 
 
-def log_tail_bounds(x: FloatArray, y: FloatArray, count: int,
-                    log_mgf: LogMgf = log_mgf_hinge) -> tuple[FloatArray, FloatArray]:
+def log_tail_bounds(
+    x: FloatArray, y: FloatArray, count: int, log_mgf: LogMgf = log_mgf_hinge
+) -> tuple[FloatArray, FloatArray]:
     r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` (each <= 0)."""
     lam = _CHERNOFF_EXPONENTS[:, None]
     below = lam * x[None, :] + 0.5 * lam**2
@@ -119,8 +121,10 @@ def log_tail_bounds(x: FloatArray, y: FloatArray, count: int,
     if count > 0:
         below = below + count * log_mgf(-lam, y[None, :])
         above = above + count * log_mgf(lam, y[None, :])
-    return (np.minimum(_min_over_exponents(below), 0.0),
-            np.minimum(_min_over_exponents(above), 0.0))
+    return (
+        np.minimum(_min_over_exponents(below), 0.0),
+        np.minimum(_min_over_exponents(above), 0.0),
+    )
 
 
 def cutoff_frequency(log_tol: float) -> float:
@@ -139,7 +143,7 @@ def complex_log1p(z: ComplexArray) -> ComplexArray:
     near = np.where(small, a * (2.0 + a) + b * b, 0.0)
     with np.errstate(divide="ignore"):
         log_modulus = np.where(small, 0.5 * np.log1p(near), np.log(np.hypot(1.0 + a, b)))
-    return log_modulus + 1j * np.arctan2(b, 1.0 + a)  # type: ignore[no-any-return]
+    return log_modulus + 1j * np.arctan2(b, 1.0 + a)  # type: ignore[no-any-return,unused-ignore]
 
 
 def log_cf_hinge(t: FloatArray, y: FloatArray) -> ComplexArray:
@@ -155,7 +159,7 @@ def log_cf_hinge(t: FloatArray, y: FloatArray) -> ComplexArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         shallow = np.where(y_safe >= 0.0, complex_log1p(psi), np.log(special.ndtr(y_safe) + tail))
     deep = -1j * t * y - 0.5 * t**2
-    return np.where(y < _DEEP_THRESHOLD, deep, shallow)  # type: ignore[no-any-return]
+    return np.where(y < _DEEP_THRESHOLD, deep, shallow)  # type: ignore[no-any-return,unused-ignore]
 
 
 def log_cf_excess(t: FloatArray, y: FloatArray) -> ComplexArray:
@@ -167,14 +171,20 @@ def log_cf_excess(t: FloatArray, y: FloatArray) -> ComplexArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         shallow = complex_log1p(ratio - 1.0)
     deep = -1j * t * y - 0.5 * t**2
-    return np.where(y < _DEEP_THRESHOLD, deep, shallow)  # type: ignore[no-any-return]
+    return np.where(y < _DEEP_THRESHOLD, deep, shallow)  # type: ignore[no-any-return,unused-ignore]
 
 
 LogCf = Callable[[FloatArray, FloatArray], ComplexArray]
 
 
-def sum_cdf(x: FloatArray, y: FloatArray, count: int, *, kind: str = "hinge",
-            log_tol: float = math.log(FLOAT_TOLERANCE)) -> FloatArray:
+def sum_cdf(
+    x: FloatArray,
+    y: FloatArray,
+    count: int,
+    *,
+    kind: str = "hinge",
+    log_tol: float = math.log(FLOAT_TOLERANCE),
+) -> FloatArray:
     r""":math:`P(g + \sum_{i \le n} X_i \le x)` for 1-D arrays ``x``, ``y`` (float64).
 
     ``kind="hinge"``: :math:`X_i = (Z_i - y)_+`; ``kind="excess"``:
@@ -183,9 +193,10 @@ def sum_cdf(x: FloatArray, y: FloatArray, count: int, *, kind: str = "hinge",
     x = np.asarray(x, dtype=np.float64).ravel()
     y = np.asarray(y, dtype=np.float64).ravel()
     if count == 0:
-        return special.ndtr(x)  # type: ignore[no-any-return]
-    log_cf, log_mgf = (log_cf_hinge, log_mgf_hinge) if kind == "hinge" else (
-        log_cf_excess, log_mgf_excess)
+        return special.ndtr(x)  # type: ignore[no-any-return,unused-ignore]
+    log_cf, log_mgf = (
+        (log_cf_hinge, log_mgf_hinge) if kind == "hinge" else (log_cf_excess, log_mgf_excess)
+    )
     # Where a rigorous bound already decides the value to within the tolerance,
     # skip the inversion (this also avoids huge node counts far in the tails).
     log_below, log_above = log_tail_bounds(x, y, count, log_mgf)
@@ -205,13 +216,14 @@ def sum_cdf(x: FloatArray, y: FloatArray, count: int, *, kind: str = "hinge",
     return np.clip(result, 0.0, 1.0)
 
 
-def _midpoint_gil_pelaez(x: FloatArray, y: FloatArray, step: FloatArray, nodes: int,
-                         count: int, log_cf: LogCf) -> FloatArray:
+def _midpoint_gil_pelaez(
+    x: FloatArray, y: FloatArray, step: FloatArray, nodes: int, count: int, log_cf: LogCf
+) -> FloatArray:
     half_integers = np.arange(nodes) + 0.5
     t = step[:, None] * half_integers[None, :]
     log_phi = count * log_cf(t, y[:, None]) - 0.5 * t**2 - 1j * t * x[:, None]
     terms = np.exp(log_phi.real) * np.sin(log_phi.imag) / half_integers
-    return 0.5 - np.sum(terms, axis=1) / math.pi  # type: ignore[no-any-return]
+    return 0.5 - np.sum(terms, axis=1) / math.pi  # type: ignore[no-any-return,unused-ignore]
 
 
 # --------------------------------------------------------------------------
@@ -237,8 +249,9 @@ def sum_cdf_mp(x: Any, y: Any, count: int, *, kind: str = "hinge", dps: int = 30
             return mpmath.ncdf(x)
         log_tol = -(dps + 5) * math.log(10.0)
         log_mgf = log_mgf_hinge if kind == "hinge" else log_mgf_excess
-        half_period = aliasing_period(np.array([float(x)]), np.array([float(y)]), count, log_tol,
-                                      log_mgf)[0]
+        half_period = aliasing_period(
+            np.array([float(x)]), np.array([float(y)]), count, log_tol, log_mgf
+        )[0]
         step = 2 * mpmath.pi / mpmath.mpf(float(half_period))
         nodes = math.ceil(cutoff_frequency(log_tol) / float(step))
         cf = _mp_cf_hinge if kind == "hinge" else _mp_cf_excess
@@ -254,8 +267,9 @@ def sum_cdf_mp(x: Any, y: Any, count: int, *, kind: str = "hinge", dps: int = 30
 # public API
 
 
-def hinge_sum_cdf(x: ArrayLike, threshold: ArrayLike, count: int, *, shift: float = 0.0,
-                  dps: int | None = None) -> Any:
+def hinge_sum_cdf(
+    x: ArrayLike, threshold: ArrayLike, count: int, *, shift: float = 0.0, dps: int | None = None
+) -> Any:
     r"""Distribution function of a Gaussian plus a sum of hinges.
 
     .. math::
@@ -304,8 +318,9 @@ def hinge_sum_cdf(x: ArrayLike, threshold: ArrayLike, count: int, *, shift: floa
         x_value = check_real("x", x)
         threshold_value = check_real("threshold", threshold)
         with mpmath.workdps(digits):
-            value = sum_cdf_mp(x_value, mpmath.mpf(threshold_value) - mpmath.mpf(shift), count,
-                               dps=digits)
+            value = sum_cdf_mp(
+                x_value, mpmath.mpf(threshold_value) - mpmath.mpf(shift), count, dps=digits
+            )
             return +value
     x_array = check_finite_array("x", x)
     threshold_array = check_finite_array("threshold", threshold)
@@ -314,8 +329,7 @@ def hinge_sum_cdf(x: ArrayLike, threshold: ArrayLike, count: int, *, shift: floa
     return float(result) if result.ndim == 0 else result
 
 
-def target_level_cdf(x: ArrayLike, p: int, margin: float = 0.0, *,
-                     dps: int | None = None) -> Any:
+def target_level_cdf(x: ArrayLike, p: int, margin: float = 0.0, *, dps: int | None = None) -> Any:
     r"""Law of the projected target score :math:`\ell^*` (the common level of the projection).
 
     For :math:`G \sim N(0, I_p)` projected onto :math:`K_m = \{\lambda_t \ge
