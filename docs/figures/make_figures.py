@@ -67,7 +67,7 @@ def crofton_figure() -> Figure:
     fig, (ax,) = _new_figure()
     for d in (8, 16, 32, 64):
         p_c = float(lamcap.critical_p(d))
-        p = np.arange(max(2, int(0.6 * p_c)), int(1.5 * p_c) + 1)
+        p = np.unique(np.linspace(0.6 * p_c, 1.5 * p_c, 40).round().astype(np.int64))
         load = p * np.log(p) / d**2
         ax.plot(load, lamcap.feasibility_probability(d, p), label=f"$d = {d}$")
     ax.set(xlabel=r"load $\alpha = p \log p / d^2$", ylabel="P(all storable)")
@@ -115,11 +115,13 @@ def mechanism_figure() -> Figure:
     left.set(xlabel="singular value $s$ ($\\|W\\|_F^2 = d$)", ylabel="density")
     left.legend()
     p = 1000
-    samples = lamcap.sample_scores(p, 20000, seed=0)
-    target = np.asarray(samples[:, 0])
-    others = np.sort(np.asarray(samples[:, 1:]), axis=1)
-    right.hist(target, bins=60, density=True, alpha=0.6, label="target level $\\ell^*$")
-    right.hist(others[:, -1], bins=60, density=True, alpha=0.6, label="largest competitor")
+    law = lamcap.score_law(p)
+    sample = lamcap.sample_scores(p, 20000, seed=0)
+    x = np.linspace(1.5, 5.0, 400)
+    right.hist(sample.target, bins=60, density=True, alpha=0.4, color="C0")
+    right.hist(sample.competitor, bins=60, density=True, alpha=0.4, color="C1")
+    right.plot(x, law.target_pdf(x), color="C0", label=r"target level $\ell^*$")
+    right.plot(x, law.competitor_pdf(x), color="C1", label="largest free competitor")
     right.axvline(math.sqrt(2 * math.log(p)), color="k", ls=":", lw=1, label=r"$\sqrt{2\log p}$")
     right.set(xlabel=f"normalised score ($p = {p}$)", ylabel="density")
     right.legend(fontsize="small")
