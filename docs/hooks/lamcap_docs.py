@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, str]] = [
     ("Problems", "lamcap.problems"),
     ("Solvers", "lamcap.solvers"),
     ("Experiments", "lamcap.experiments"),
+    ("Comparison with your data", "lamcap.empirical"),
 ]
 
 # --------------------------------------------------------------------------- math
@@ -213,10 +214,15 @@ def _index_markdown(modules: list[str]) -> str:
 
 def _reference_nav(modules: list[str]) -> list[Any]:
     nav: list[Any] = [{"Public API": f"{REFERENCE_DIR}/index.md"}, module_page("lamcap")]
+    placed = {"lamcap"}
     for title, prefix in LAYERS:
-        pages = [module_page(m) for m in modules if m == prefix or m.startswith(prefix + ".")]
-        if pages:
-            nav.append({title: pages})
+        members = [m for m in modules if m == prefix or m.startswith(prefix + ".")]
+        placed.update(members)
+        if members:
+            nav.append({title: [module_page(m) for m in members]})
+    others = [module_page(m) for m in modules if m not in placed]
+    if others:
+        nav.append({"Other modules": others})
     return nav
 
 
