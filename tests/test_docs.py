@@ -177,18 +177,21 @@ def _python_blocks(page: Path) -> list[str]:
     return [textwrap.dedent(body) for _indent, body in blocks]
 
 
-SNIPPETS = [
-    pytest.param(block, id=f"{page.relative_to(DOCS).as_posix()}-{i}")
+PAGES_WITH_CODE = [
+    pytest.param(page, id=page.relative_to(DOCS).as_posix())
     for page in PAGES
-    for i, block in enumerate(_python_blocks(page))
-    if "tcp://HOST" not in block  # needs a running Dask scheduler
+    if _python_blocks(page)
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("code", SNIPPETS)
-def test_python_snippet_runs(code: str) -> None:
-    exec(compile(code, "<docs snippet>", "exec"), {"__name__": "__docs__"})  # noqa: S102
+@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+def test_python_snippets_of_a_page_run_in_order(page: Path) -> None:
+    namespace = {"__name__": "__docs__"}
+    for block in _python_blocks(page):
+        if "tcp://HOST" in block:  # needs a running Dask scheduler
+            continue
+        exec(compile(block, str(page), "exec"), namespace)  # noqa: S102
 
 
 # --------------------------------------------------------------------------- build
