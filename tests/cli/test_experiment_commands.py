@@ -36,7 +36,10 @@ def _count(path: Path) -> int:
         (["--d", "8", "--model", "sideways"], "model must be one of"),
         (["--d", "8", "--seeds", "0"], "seeds_per_point"),
         ([], "give the dimensions"),
-        (["--d", "8", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+        (
+            ["--d", "8", "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1"],
+            "cannot reach the Dask scheduler",
+        ),
     ],
 )
 def test_bad_sweep_input_exits_2_without_writing(

@@ -64,6 +64,13 @@ def _add_execution_flags(parser: argparse.ArgumentParser) -> None:
         metavar="tcp://HOST:PORT",
         help="run on an existing Dask cluster (workers must have lamcap)",
     )
+    group.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="how long to wait for the --scheduler (default 5)",
+    )
     group.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -166,6 +173,7 @@ def _sweep(arguments: argparse.Namespace) -> int:
             workers=arguments.workers,
             dask_local=arguments.dask_local,
             scheduler=arguments.scheduler,
+            connect_timeout=arguments.connect_timeout,
         ) as executor:
             outcome = run_sweep(
                 sweep, arguments.db, executor=executor, trial=trial, progress=not arguments.quiet
@@ -241,7 +249,10 @@ def _figures(arguments: argparse.Namespace) -> int:
 
     check_store(arguments.db, must_exist=True)
     with open_executor(
-        workers=arguments.workers, dask_local=arguments.dask_local, scheduler=arguments.scheduler
+        workers=arguments.workers,
+        dask_local=arguments.dask_local,
+        scheduler=arguments.scheduler,
+        connect_timeout=arguments.connect_timeout,
     ) as executor:
         paths = draw_all(
             arguments.db,
@@ -286,6 +297,7 @@ def _reproduce(arguments: argparse.Namespace) -> int:
             dask_local=arguments.dask_local,
             scheduler=arguments.scheduler,
             progress=not arguments.quiet,
+            connect_timeout=arguments.connect_timeout,
         )
     except KeyboardInterrupt:
         print("lamcap reproduce: interrupted; rerun the same command to resume", file=sys.stderr)

@@ -16,11 +16,13 @@ interval), giving :math:`p_c(d)` and the critical load
 * the median of the Crofton curve ``feasibility_probability(d, p, κ)``
   (THEORY.md §2 fact 5), the p at which it crosses 1/2;
 * for ``method="hebbian"``: the p at which ``hebbian_recall(p, α,
-  all_associations=True)`` crosses 1/2 (THEORY.md §4).
+  all_associations=True)`` crosses 1/2 (THEORY.md §4, the d → ∞ law), and the
+  same crossing of the exact finite-d law ``hebbian_recall_finite`` (decoupled).
 
 The verdict "agrees" is the acceptance criterion of the issue: the measured
-p_c lies within 3% of the prediction (``tolerance``); whether the prediction
-lies inside the 95% interval is reported separately.
+p_c lies within 3% of the reference prediction (``critical_p``; the exact
+finite-d law for Hebbian cells); whether the reference lies inside the 95%
+interval is reported separately.
 
 Examples
 --------
@@ -30,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -47,6 +50,7 @@ __all__ = [
     "TransitionRow",
     "cell_data",
     "crofton_median",
+    "finite_theory_p",
     "format_fits",
     "hebbian_transition",
     "load",
@@ -122,54 +126,74 @@ def cell_data(database: str | os.PathLike[str]) -> dict[Cell, CellData]:
     return result
 
 
-def _bisect_half(probability: Callable[[float], float], low: float, high: float) -> float:
-    """Real p in [low, high] where the decreasing ``probability(p)`` crosses 1/2."""
-    for _ in range(60):
-        middle = 0.5 * (low + high)
-        if probability(middle) > 0.5:
+def _integer_crossing(probability: Callable[[int], float], start: int = 2) -> float:
+    """Real p where the decreasing ``probability`` (defined on integers) crosses 1/2.
+
+    Doubling search for an integer with probability < 1/2, integer bisection,
+    then linear interpolation between the two integers around the crossing.
+    """
+    low, high = start, max(start + 1, 4)
+    while probability(high) >= 0.5:
+        low, high = high, 2 * high
+        if high > 10**9:
+            return math.nan
+    if probability(low) < 0.5:
+        return float(low)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if probability(middle) >= 0.5:
             low = middle
         else:
             high = middle
-        if high - low < 1e-6 * high:
-            break
-    return 0.5 * (low + high)
+    upper, lower = probability(low), probability(high)
+    return low + (upper - 0.5) / (upper - lower)
 
 
-def hebbian_transition(d: int, n: int | None = None) -> float:
-    r"""p at which the Hebbian rule recalls all associations with probability 1/2.
+@functools.lru_cache(maxsize=256)
+def hebbian_transition(d: int, *, finite: bool = False) -> float:
+    r"""p at which the Hebbian rule recalls all associations with probability 1/2 (n = p).
 
     Solves ``hebbian_recall(p, p log p / d², all_associations=True) = 1/2``
-    for real p by bisection (THEORY.md §4, Hebbian).
+    (THEORY.md §4, the d → ∞ law at the load of (p, d)), or, with ``finite``,
+    ``hebbian_recall_finite(p, d, all_associations=True) = 1/2`` (exact at
+    this d, decoupled problem).  Interpolated linearly between integer p.
     """
+    if finite:
+        from lamcap.theory.hebbian import hebbian_recall_finite  # noqa: PLC0415
+
+        return _integer_crossing(
+            lambda p: float(hebbian_recall_finite(p, d, all_associations=True))
+        )
     from lamcap import hebbian_recall  # noqa: PLC0415
 
-    del n
-
-    def probability(p: float) -> float:
-        return float(hebbian_recall(p, load(p, d), all_associations=True))
-
-    high = 4.0
-    while probability(high) > 0.5 and high < 1e9:
-        high *= 2
-    return _bisect_half(probability, 2.0, high)
+    return _integer_crossing(lambda p: float(hebbian_recall(p, load(p, d), all_associations=True)))
 
 
+@functools.lru_cache(maxsize=256)
 def crofton_median(d: int, kappa: float = 1.0) -> float:
     """p at which the Crofton curve ``feasibility_probability(d, p, κ)`` crosses 1/2.
 
-    Linear interpolation between the integers around the crossing.
+    Steps over integers from ``floor(critical_p(d, κ))`` to the crossing (two or
+    three evaluations in practice) and interpolates linearly between them.
     """
     from lamcap import critical_p, feasibility_probability  # noqa: PLC0415
 
-    centre = float(critical_p(d, kappa=kappa))
-    ps = np.arange(max(2, math.floor(0.5 * centre)), math.ceil(2.0 * centre) + 2)
-    values = np.asarray(feasibility_probability(d, ps, kappa=kappa), dtype=np.float64)
-    below = np.flatnonzero(values < 0.5)
-    if below.size == 0 or below[0] == 0:
-        return math.nan
-    i = below[0]
-    p0, p1, v0, v1 = ps[i - 1], ps[i], values[i - 1], values[i]
-    return float(p0 + (v0 - 0.5) / (v0 - v1) * (p1 - p0))
+    def probability(p: int) -> float:
+        return float(feasibility_probability(d, p, kappa=kappa))
+
+    p = max(2, math.floor(float(critical_p(d, kappa=kappa))))
+    value = probability(p)
+    step = 1 if value >= 0.5 else -1
+    for _ in range(10 * d):
+        neighbour = probability(p + step)
+        if (neighbour < 0.5) != (value < 0.5):
+            upper, lower = (p, p + step) if step == 1 else (p + step, p)
+            v_upper, v_lower = (value, neighbour) if step == 1 else (neighbour, value)
+            return upper + (v_upper - 0.5) / (v_upper - v_lower) * (lower - upper)
+        p, value = p + step, neighbour
+        if p + step < 2:
+            break
+    return math.nan
 
 
 def theory_p(cell: Cell) -> float:
@@ -184,10 +208,13 @@ def theory_p(cell: Cell) -> float:
         return math.nan
 
 
-def _crofton_or_nan(cell: Cell) -> float:
-    if cell.method == "hebbian":
-        return math.nan
+def finite_theory_p(cell: Cell) -> float:
+    """Second prediction: Crofton median, or the exact finite-d Hebbian crossing (NaN if unknown)."""
     try:
+        if cell.method == "hebbian":
+            return (
+                hebbian_transition(cell.d, finite=True) if cell.model == "decoupled" else math.nan
+            )
         return crofton_median(cell.d, cell.kappa)
     except (ImportError, AttributeError, NotImplementedError):
         return math.nan
@@ -205,7 +232,7 @@ class TransitionRow:
     high: float
     bracketed: bool
     theory: float
-    crofton: float
+    finite_theory: float
 
     @property
     def alpha(self) -> tuple[float, float, float]:
@@ -214,21 +241,28 @@ class TransitionRow:
         return load(self.p_c, d), load(self.low, d), load(self.high, d)
 
     @property
+    def reference(self) -> float:
+        """The prediction judged against: ``critical_p``, or the exact finite-d Hebbian value."""
+        if self.cell.method == "hebbian" and math.isfinite(self.finite_theory):
+            return self.finite_theory
+        return self.theory
+
+    @property
     def relative_gap(self) -> float:
-        """p_c / theory - 1."""
-        return self.p_c / self.theory - 1.0
+        """p_c / reference - 1."""
+        return self.p_c / self.reference - 1.0
 
     def agrees(self, tolerance: float = 0.03) -> bool:
-        """Measured p_c within ``tolerance`` (relative) of the prediction."""
+        """Measured p_c within ``tolerance`` (relative) of :attr:`reference`."""
         return bool(self.bracketed and abs(self.relative_gap) <= tolerance)
 
-    def theory_inside(self) -> bool:
-        """The prediction lies inside the 95% interval."""
-        return bool(self.low <= self.theory <= self.high)
+    def reference_inside(self) -> bool:
+        """The reference prediction lies inside the 95% interval."""
+        return bool(self.low <= self.reference <= self.high)
 
 
 def transition_table(
-    database: str | os.PathLike[str], *, with_crofton: bool = True
+    database: str | os.PathLike[str], *, with_finite: bool = True
 ) -> list[TransitionRow]:
     """Fit every cell of ``database`` and attach the predictions."""
     rows = []
@@ -246,7 +280,7 @@ def transition_table(
                 high=fit.high,
                 bracketed=fit.bracketed,
                 theory=theory_p(cell),
-                crofton=_crofton_or_nan(cell) if with_crofton else math.nan,
+                finite_theory=finite_theory_p(cell) if with_finite else math.nan,
             )
         )
     return rows

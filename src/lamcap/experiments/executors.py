@@ -97,7 +97,7 @@ def open_executor(
     workers: int | None = None,
     dask_local: bool = False,
     scheduler: str | None = None,
-    connect_timeout: float = 10.0,
+    connect_timeout: float = 5.0,
 ) -> Iterator[Executor]:
     """Open the executor a sweep runs on and close it (and its cluster) on exit.
 

@@ -52,22 +52,27 @@ def _number(value: float, digits: int = 2) -> str:
 
 
 def markdown_table(rows: Sequence[TransitionRow]) -> str:
-    """Markdown table of fitted transitions next to ``critical_p`` and the Crofton median."""
+    """Markdown table of fitted transitions next to the predictions.
+
+    "theory p" is ``critical_p(d, κ)`` (Hebbian: the d → ∞ law); "finite-size
+    p" the Crofton median (Hebbian: the exact finite-d law); "gap" compares the
+    measurement with the reference prediction (:attr:`TransitionRow.reference`).
+    """
     lines = [
         (
             "| d | κ | model | method | instances | p_c [95% CI] | α_c [95% CI] | "
-            "theory p | Crofton median p | gap |"
+            "theory p | finite-size p | gap |"
         ),
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         alpha, alpha_low, alpha_high = row.alpha
         bracket = "" if row.bracketed else " (not bracketed)"
-        gap = "–" if math.isnan(row.theory) else f"{100 * row.relative_gap:+.1f}%"
+        gap = "–" if math.isnan(row.reference) else f"{100 * row.relative_gap:+.1f}%"
         lines.append(
             f"| {row.cell.d} | {row.cell.kappa:g} | {row.cell.model} | {row.cell.method} | "
             f"{row.instances} | {row.p_c:.2f} [{row.low:.2f}, {row.high:.2f}]{bracket} | "
             f"{alpha:.3f} [{alpha_low:.3f}, {alpha_high:.3f}] | {_number(row.theory)} | "
-            f"{_number(row.crofton)} | {gap} |"
+            f"{_number(row.finite_theory)} | {gap} |"
         )
     return "\n".join(lines)

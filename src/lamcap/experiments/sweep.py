@@ -46,8 +46,8 @@ __all__ = [
 MODELS = ("decoupled", "original")
 """Problem models (THEORY.md §1): decoupled (DP) and original (OP)."""
 
-METHODS = ("auto", "lp", "perceptron", "hebbian", "adam_ce", "two_layer")
-"""Solver methods a sweep may name (those of :func:`lamcap.solve`)."""
+METHODS = ("auto", "cutting_plane", "full_lp", "hebbian", "adam_ce", "two_layer")
+"""Solver methods a sweep may name (``"auto"`` and the keys of ``lamcap.solvers.METHODS``)."""
 
 MAX_DIMENSION = 1024
 """Largest dimension a sweep accepts (d² weights; larger runs are impractical)."""

@@ -82,6 +82,7 @@ def solver_trial(task: Task) -> dict[str, Any]:
     """Draw the instance of ``task`` and solve it with :func:`lamcap.solve`."""
     from lamcap.problems import make_instance, recall_accuracy  # noqa: PLC0415
     from lamcap.solvers import solve  # noqa: PLC0415
+    from lamcap.solvers.certificates import weights_matrix  # noqa: PLC0415
 
     started = time.perf_counter()
     instance = make_instance(task.d, task.p, model=task.model, seed=task.seed)
@@ -94,17 +95,16 @@ def solver_trial(task: Task) -> dict[str, Any]:
         max_seconds=task.max_seconds,
         seed=task.seed,
     )
-    weights = getattr(result, "weights", None)
+    weights = None if result.weights is None else weights_matrix(result.weights, task.d)
     accuracy = math.nan if weights is None else float(recall_accuracy(instance, weights))
     verdict = str(result.verdict)
     if task.method == "hebbian":
         verdict = "feasible" if accuracy == 1.0 else "infeasible"
-    seconds = getattr(result, "seconds", None)
     return {
         "verdict": verdict,
-        "min_margin": float(getattr(result, "min_margin", math.nan)),
+        "min_margin": float(result.min_margin),
         "accuracy": accuracy,
-        "seconds": float(seconds) if seconds is not None else time.perf_counter() - started,
-        "iterations": int(getattr(result, "iterations", 0) or 0),
-        "solver_method": str(getattr(result, "method", task.method)),
+        "seconds": time.perf_counter() - started,
+        "iterations": int(result.iterations),
+        "solver_method": str(result.method),
     }
