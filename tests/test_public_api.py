@@ -15,6 +15,8 @@ import ast
 import importlib
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +177,52 @@ def test_documented_constants_have_their_theoretical_values() -> None:
     # arXiv:2605.10795: optimal capacity 1/2, Hebbian perfect-recall threshold 1/8.
     assert lamcap.CAPACITY == 0.5
     assert lamcap.HEBBIAN_CAPACITY == 0.125
+
+
+# ----------------------------------------------------------------------- layering
+
+FORBIDDEN_IMPORTS = {
+    "lamcap.theory": ("lamcap.problems", "lamcap.solvers", "lamcap.experiments"),
+    "lamcap.solvers": ("lamcap.theory", "lamcap.experiments"),
+    "lamcap.problems": ("lamcap.theory", "lamcap.solvers", "lamcap.experiments"),
+    "lamcap.geometry": ("lamcap.theory", "lamcap.problems", "lamcap.solvers", "lamcap.experiments"),
+}
+
+
+def _imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN_IMPORTS))
+def test_layers_import_one_way(layer: str) -> None:
+    """docs/architecture.md: theory and solvers never import each other (nor upwards)."""
+    root = _module_source(layer)
+    assert root is not None
+    files = [root] if root.name != "__init__.py" else sorted(root.parent.rglob("*.py"))
+    violations = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in files
+        for name in sorted(_imported_modules(path))
+        if name.startswith(FORBIDDEN_IMPORTS[layer])
+    ]
+    assert not violations
+
+
+def test_importing_lamcap_is_light() -> None:
+    """``import lamcap`` loads no sympy, numba, scipy or submodule (names are lazy)."""
+    code = (
+        "import sys, lamcap; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'sympy', 'numba', 'scipy', 'dask', 'matplotlib'} or m.startswith('lamcap.')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == "[]"
