@@ -19,19 +19,33 @@ Algorithm
    on the max-margin QP restricted to :math:`S`: a first-order method whose
    iterate ``W`` feeds the next pass, whose duals give the certified upper bound
    :math:`\|W\|_F/\sum\alpha` and whose support seeds the LP.
-3. **Cutting planes around HiGHS** (for :math:`d \le` ``lp_max_dimension``):
-   :math:`\max t` s.t. :math:`\langle w, \hat A_i\rangle \ge t\ (i \in S)`,
-   :math:`\|w\|_\infty \le 1`, warm-started as rows are added.  If
-   :math:`t^* > 0` its ``w`` is checked by a full pass, violated constraints are
-   added and the LP re-solved; if :math:`t^* \approx 0`, the rows are handed to
-   HiGHS as :math:`\langle w, A_i\rangle \ge 1` and its dual ray is the Farkas
-   certificate (polished by least squares on its support when needed).
+3. **Exact stage on the working set** (for :math:`d \le`
+   ``exact_max_dimension``, after ``first_order_rounds`` passes), a
+   column-generation / cutting-plane loop.  Default ``exact="nnls"``: the
+   min-norm point :math:`x = \sum_i \beta_i \hat A_i`, :math:`\beta` in the
+   simplex, of the working set, by Lawson–Hanson NNLS (scipy, an exact
+   active-set method).  If :math:`x \ne 0` it is the working set's max-margin
+   ``W`` (:math:`\langle x, \hat A_i\rangle \ge \|x\|^2` on :math:`S`): a full
+   pass checks it, adds the constraints below that level and the working set is
+   pruned to the support of :math:`\beta`; if :math:`x = 0`, :math:`\beta` is a
+   Farkas vector.  ``exact="highs"``: HiGHS on :math:`\max t` s.t.
+   :math:`\langle w, \hat A_i\rangle \ge t\ (i \in S)`,
+   :math:`\|w\|_\infty \le 1`, rows added with warm starts; at :math:`t^* = 0`
+   its row duals are the Farkas vector.  Either way the Farkas vector is
+   re-checked (and, if needed, polished by least squares on its support or
+   replaced by HiGHS' dual ray of :math:`\langle w, A_i\rangle \ge 1`).  HiGHS is
+   slow on these dense rows (about 10 ms per simplex iteration at
+   :math:`d = 24` on a loaded 2-core machine, thousands of iterations), which is
+   why NNLS is the default.
 
 The verdict always comes from :func:`~lamcap.solvers.result.build_result`
 (``W`` re-verified on all constraints, certificate re-checked), so it is never
 wrong; at the time limit the result is ``"undecided"`` with the best ``W``.
-Memory beyond the instance: :math:`O(np + |S| d + d^2)` (plus the LP, which
-holds :math:`|S| d^2` numbers and is only used for small ``d``).
+Memory beyond the instance: :math:`O(np + |S| d + d^2)` (plus the exact stage,
+which holds :math:`|S| d^2` numbers and is only used for small ``d``).  Above
+``exact_max_dimension`` only the first-order stage runs: ``"feasible"`` is
+still certified by the full pass, but ``"infeasible"`` needs the exact stage,
+so such runs end ``"undecided"`` on infeasible instances.
 """
 
 from __future__ import annotations
