@@ -157,7 +157,7 @@ def test_every_referenced_figure_exists_and_is_small() -> None:
 @pytest.mark.slow
 def test_figure_script_draws_every_figure(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, str(FIGURE_SCRIPT), "--out", str(tmp_path)],
+        [sys.executable, str(FIGURE_SCRIPT), "--quick", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,
