@@ -148,11 +148,34 @@ def test_monotone_in_p_and_margin() -> None:
 
 
 @pytest.mark.slow
-def test_float_against_mpmath_route() -> None:
-    # The mpmath twin is slow (mpmath's complex erfc costs ~1 ms): one low-precision case.
-    value = statistical_dimension(10, dps=8)
+def test_mpmath_route_closed_forms_to_30_digits() -> None:
+    # p = 3: intrinsic volumes of the polar cone give E[C_3] = 5/6 exactly.
+    value = statistical_dimension(3, dps=30)
     assert isinstance(value, mpmath.mpf)
-    assert statistical_dimension(10) == pytest.approx(float(value), rel=1e-7)
+    with mpmath.workdps(40):
+        assert abs(value - mpmath.mpf(5) / 6) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.slow
+def test_mpmath_route_margin_is_gardner_to_30_digits() -> None:
+    # p = 2, margin m: Gardner's (1 + k^2) Phi(k) + k phi(k) with k = m / sqrt(2).
+    value = statistical_dimension(2, margin=1.0, dps=30)
+    with mpmath.workdps(40):
+        kappa = 1 / mpmath.sqrt(2)
+        gardner = (1 + kappa**2) * mpmath.ncdf(kappa) + kappa * mpmath.npdf(kappa)
+        assert abs(value - gardner) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("p", [10, 1000, 10**9])
+def test_mpmath_route_against_float_and_higher_precision(p: int) -> None:
+    # float64 route (different quadrature, scipy Faddeeva) to 1e-12; dps=30 vs dps=40
+    # (different node counts, panel orders and truncation levels) to 30 digits.
+    value = statistical_dimension(p, dps=30)
+    assert float(value) == pytest.approx(statistical_dimension(p), rel=1e-12)
+    finer = statistical_dimension(p, dps=40)
+    with mpmath.workdps(45):
+        assert abs(value / finer - 1) < mpmath.mpf(10) ** -30
 
 
 @pytest.mark.skipif(

@@ -56,6 +56,22 @@ def test_single_hinge_against_quadrature() -> None:
     assert hinge_sum_cdf(x, y, 1) == pytest.approx(expected, abs=1e-13)
 
 
+@pytest.mark.parametrize("kind", ["hinge", "excess"])
+@pytest.mark.parametrize(("x", "y"), [(0.4, -0.2), (1.0, 2.5), (-2.0, -4.0)])
+def test_mpmath_twin_single_hinge_to_30_digits(x: float, y: float, kind: str) -> None:
+    # count = 1: P(g + X <= x) by direct mpmath quadrature over Z (no characteristic function).
+    value = sum_cdf_mp(x, y, 1, kind=kind, dps=30)
+    with mpmath.workdps(40):
+        tail = mpmath.quad(
+            lambda z: mpmath.npdf(z) * mpmath.ncdf(x - z + y), [y, y + 5, mpmath.inf]
+        )
+        if kind == "hinge":
+            expected = mpmath.ncdf(y) * mpmath.ncdf(x) + tail
+        else:
+            expected = tail / mpmath.ncdf(-y)
+        assert abs(value - expected) < mpmath.mpf(10) ** -30
+
+
 def test_shift_moves_the_threshold() -> None:
     assert hinge_sum_cdf(0.5, 1.0, 4, shift=0.3) == pytest.approx(
         hinge_sum_cdf(0.5, 0.7, 4), abs=1e-15
