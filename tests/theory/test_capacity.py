@@ -1,0 +1,115 @@
+"""capacity() at finite p and d, CAPACITY and critical_p against independent evaluations."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import lamcap
+from lamcap.theory.capacity import (
+    CAPACITY,
+    _interpolated_dimension,
+    capacity,
+    critical_p,
+)
+from lamcap.theory.cone import statistical_dimension
+
+
+def test_constant_and_asymptotic_value() -> None:
+    assert CAPACITY == 0.5
+    assert lamcap.CAPACITY == 0.5
+    assert float(capacity()) == 0.5
+    assert lamcap.capacity is capacity
+
+
+def test_finite_p_full_rank_is_log_p_over_statistical_dimension() -> None:
+    # values quoted in THEORY.md §2 fact 6: about 0.85 at p = 1e3, 0.78 at 1e4
+    values = capacity(p=[1000, 10_000])
+    assert values[0] == pytest.approx(0.85, abs=0.01)
+    assert values[1] == pytest.approx(0.78, abs=0.01)
+    # E[C_2] = 1/2 exactly: alpha_c(2) = 2 log 2
+    assert float(capacity(p=2)) == pytest.approx(2 * math.log(2), rel=1e-14)
+
+
+def test_finite_p_decreases_towards_one_half() -> None:
+    values = capacity(p=[10, 100, 1000, 10_000, 100_000])
+    assert np.all(np.diff(values) < 0)
+    assert np.all(values > CAPACITY)
+
+
+def test_full_rank_width_does_not_depend_on_d() -> None:
+    assert capacity(1.0, p=500, d=7) == capacity(1.0, p=500)
+    rank_half = capacity(0.5, p=500, d=[16, 64, 256])
+    # the finite-d width tends to d^2 F(kappa) from above (first-order term d G > 0)
+    limit = float(capacity(0.5, p=500))
+    assert np.all(rank_half > limit)
+    assert np.all(np.diff(rank_half) < 0)
+
+
+def test_mpmath_branch_agrees_with_float64() -> None:
+    with mpmath.workdps(30):
+        exact = capacity("0.3", p=1000, dps=30)
+        assert isinstance(exact, mpmath.mpf)
+        assert float(exact) == pytest.approx(float(capacity(0.3, p=1000)), rel=1e-11)
+        full = capacity(1.0, p=50, d=12, dps=20)
+        assert float(full) == pytest.approx(math.log(50) / float(statistical_dimension(50)),
+                                            rel=1e-12)
+
+
+def test_broadcasting() -> None:
+    values = capacity([[0.25], [1.0]], p=[100, 1000])
+    assert values.shape == (2, 2)
+    assert values[1, 1] == pytest.approx(float(capacity(p=1000)), rel=1e-15)
+
+
+def test_critical_p_at_d12_brackets_the_integer_crossing() -> None:
+    value = float(critical_p(12))
+    assert value == pytest.approx(40.0, abs=0.5)
+    below, above = math.floor(value), math.ceil(value)
+    assert below * float(statistical_dimension(below)) < 144 < above * float(
+        statistical_dimension(above))
+
+
+def test_critical_p_vectorised_and_monotone() -> None:
+    dimensions = np.array([4, 8, 12, 24, 48])
+    together = critical_p(dimensions)
+    alone = np.array([float(critical_p(int(d))) for d in dimensions])
+    assert np.array_equal(together, alone)
+    assert np.all(np.diff(together) > 0)
+    assert np.all(critical_p(dimensions, 0.5) < together)
+    assert float(critical_p(1)) == 2.0  # d^2 = 1 = 2 E[C_2]
+
+
+def test_critical_p_solves_the_threshold_equation() -> None:
+    for d in (10, 48):
+        root = float(critical_p(d))
+        width = d * d
+        assert root * _interpolated_dimension(root) == pytest.approx(width, rel=1e-12)
+
+
+@pytest.mark.parametrize("p", [23, 25, 47, 333, 1001])
+def test_interpolation_between_grid_nodes(p: int) -> None:
+    exact = float(statistical_dimension(p))
+    assert _interpolated_dimension(float(p)) == pytest.approx(exact, rel=1e-8)
+
+
+@pytest.mark.parametrize(("kwargs", "pattern"), [
+    ({"p": 1}, "p must"), ({"p": 2.5}, "p must"), ({"p": math.nan}, "p must"),
+    ({"d": 8}, "d requires p"), ({"p": 100, "d": 0}, "d must"),
+    ({"kappa": 0.0}, "kappa"), ({"kappa": 0.5, "p": 100, "d": 64, "dps": 20}, "dps"),
+    ({"p": 100, "dps": 0}, "dps"), ({"kappa": 0.01, "p": 100, "d": 10}, "m = round"),
+])
+def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        capacity(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("d", "kappa", "pattern"), [
+    (0, 1.0, "d must"), (3.5, 1.0, "d must"), (8, 2.0, "kappa"), (8, 0.01, "m = round"),
+])
+def test_critical_p_bad_input(d: object, kappa: object, pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        critical_p(d, kappa)  # type: ignore[arg-type]

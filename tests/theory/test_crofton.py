@@ -1,0 +1,132 @@
+"""Crofton feasibility law: Cover's count (exact rationals), direct convolution, an LP
+Monte Carlo of the Gaussian model, and the location of the transition vs critical_p."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+from lamcap.theory.capacity import critical_p
+from lamcap.theory.crofton import (
+    _active_set_law,
+    _exact_law,
+    feasibility_probability,
+    sum_law_window,
+)
+
+
+def _cover(weights: int, patterns: int) -> Fraction:
+    """Cover (1965): fraction of dichotomies of n points in general position in R^N."""
+    term, count = 1, 0
+    for k in range(min(weights, patterns)):  # term = C(n - 1, k), updated exactly
+        count += term
+        term = term * (patterns - 1 - k) // (k + 1)
+    return Fraction(2 * count, 2**patterns)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 8])
+def test_p2_equals_cover_exactly(d: int) -> None:
+    weights = d * d
+    patterns = np.arange(1, 3 * weights + 6)
+    values = feasibility_probability(d, 2, n=patterns)
+    for n, value in zip(patterns, values, strict=True):
+        assert abs(value - float(_cover(weights, int(n)))) < 1e-13, (d, n)
+
+
+def test_p2_equals_cover_in_the_windowed_regime() -> None:
+    # d = 64: N = 4096 weights, n around 2N; the FFT uses a window around the mean of V
+    patterns = np.array([7800, 8000, 8192, 8400, 8600])
+    values = feasibility_probability(64, 2, n=patterns)
+    for n, value in zip(patterns, values, strict=True):
+        assert abs(value - float(_cover(4096, int(n)))) < 1e-12
+
+
+@pytest.mark.parametrize("count", [1, 7, 60, 600, 3000])
+def test_sum_law_matches_direct_convolution(count: int) -> None:
+    rng = np.random.default_rng(count)
+    law = rng.random(25) ** 3
+    law /= law.sum()
+    direct = np.array([1.0])
+    for _ in range(count):
+        direct = np.convolve(direct, law)
+    start, values = sum_law_window(law, count)
+    assert np.max(np.abs(direct[start:start + values.size] - values)) < 1e-15
+    assert direct[:start].sum() + direct[start + values.size:].sum() < 1e-20
+
+
+def _lp_feasible(scores: np.ndarray) -> bool:
+    """Is there w with (target - competitor) . w > 0 for every row block? (target index 0)."""
+    differences = (scores[:, :1, :] - scores[:, 1:, :]).reshape(-1, scores.shape[2])
+    result = optimize.linprog(np.zeros(scores.shape[2]), A_ub=-differences,
+                              b_ub=-np.ones(differences.shape[0]),
+                              bounds=[(None, None)] * scores.shape[2], method="highs")
+    return bool(result.status == 0)
+
+
+@pytest.mark.slow
+def test_p3_matches_lp_monte_carlo_of_the_gaussian_model() -> None:
+    # n associations, p = 3 outputs, D = d^2 = 4: scores = G w with G iid Gaussian (n, p, D)
+    rng = np.random.default_rng(7)
+    samples = 1500
+    for n in (3, 5):
+        hits = sum(_lp_feasible(rng.standard_normal((n, 3, 4))) for _ in range(samples))
+        estimate = hits / samples
+        predicted = float(feasibility_probability(2, 3, n=n))
+        error = math.sqrt(predicted * (1 - predicted) / samples)
+        assert abs(estimate - predicted) <= 5 * error, (n, estimate, predicted)
+
+
+def test_law_interpolation_between_nodes_is_accurate() -> None:
+    interpolated = _active_set_law(25)
+    exact = _exact_law(25)
+    size = max(interpolated.size, exact.size)
+    gap = np.abs(np.pad(interpolated, (0, size - interpolated.size))
+                 - np.pad(exact, (0, size - exact.size)))
+    assert gap.max() < 1e-6
+    assert interpolated.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_half_point_agrees_with_critical_p_within_the_width() -> None:
+    d = 12
+    outputs = np.arange(30, 52)
+    curve = feasibility_probability(d, outputs)
+    assert np.all(np.diff(curve) < 0)
+
+    def crossing(level: float) -> float:
+        return float(np.interp(-level, -curve, outputs))
+
+    width = crossing(0.1) - crossing(0.9)
+    assert width > 0
+    assert abs(crossing(0.5) - float(critical_p(d))) < width
+
+
+def test_probability_properties() -> None:
+    values = feasibility_probability(6, 12, n=np.arange(1, 12))
+    assert np.all((values >= 0) & (values <= 1))
+    assert np.all(np.diff(values) <= 1e-15)  # more associations: harder
+    assert values[0] == pytest.approx(1.0, abs=1e-14)  # n (p-1) = 11 < D = 36: always feasible
+    by_dimension = feasibility_probability(np.array([3, 4, 5]), 12, n=6)
+    assert np.all(np.diff(by_dimension) >= 0)
+
+
+def test_low_rank_is_harder_and_uses_the_width() -> None:
+    full = feasibility_probability(8, 20, kappa=1.0)
+    half = feasibility_probability(8, 20, kappa=0.5)
+    assert half < full
+    assert feasibility_probability(8, 20, kappa=0.99) == full  # round(0.99 * 8) = 8
+
+
+@pytest.mark.parametrize(("kwargs", "pattern"), [
+    ({"d": 12, "p": 1}, "p must"), ({"d": 12, "p": 30.5}, "p must"),
+    ({"d": 0, "p": 30}, "d must"), ({"d": 12, "p": 30, "n": 0}, "n must"),
+    ({"d": 12, "p": 30, "kappa": 0.0}, "kappa"), ({"d": 12, "p": 30, "kappa": math.nan}, "kappa"),
+    ({"d": 12, "p": 30, "kappa": 0.01}, "m = round"),
+])
+def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        feasibility_probability(**kwargs)  # type: ignore[arg-type]
