@@ -108,14 +108,19 @@ def test_name_resolves_to_its_declared_module(name: str) -> None:
 # ----------------------------------------------------------------------- docstrings
 
 
+def _documented_sections(name: str) -> tuple[str, dict[str, str]]:
+    """The docstring of ``lamcap.<name>`` and its numpy sections; it must have a summary."""
+    doc = inspect.getdoc(getattr(lamcap, name))
+    assert doc, f"{name} has no docstring"
+    sections = _sections(doc)
+    assert sections[""].strip(), f"{name}: no summary line"
+    return doc, sections
+
+
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_function_has_a_complete_numpy_docstring(name: str) -> None:
     function = getattr(lamcap, name)
-    doc = inspect.getdoc(function)
-    assert doc, f"{name} has no docstring"
-    sections = _sections(doc)
-    summary = sections[""].strip().splitlines()
-    assert summary, f"{name}: no summary line"
+    doc, sections = _documented_sections(name)
     missing = [title for title in ("Parameters", "Returns", "Examples") if title not in sections]
     assert not missing, f"{name}: missing numpy sections {missing}"
     undocumented = set(_signature_parameters(function)) - _documented_parameters(
@@ -130,11 +135,7 @@ def test_function_has_a_complete_numpy_docstring(name: str) -> None:
 
 @pytest.mark.parametrize("name", CLASSES)
 def test_class_has_a_numpy_docstring(name: str) -> None:
-    cls = getattr(lamcap, name)
-    doc = inspect.getdoc(cls)
-    assert doc, f"{name} has no docstring"
-    sections = _sections(doc)
-    assert sections[""].strip(), f"{name}: no summary line"
+    _doc, sections = _documented_sections(name)
     assert {"Attributes", "Parameters"} & set(sections), f"{name}: no Attributes/Parameters"
 
 
