@@ -1,0 +1,105 @@
+"""The theory sub-commands: output format, JSON, and exit codes on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lamcap.cli import main
+from lamcap.cli.theory_commands import parse_integer_range
+
+
+def _run(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    code = main(list(arguments))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_capacity_prints_header_and_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "capacity", "--kappa", "1", "0.5")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "# kappa capacity"
+    assert lines[1] == "1.0 0.5"
+    kappa, value = map(float, lines[2].split())
+    assert kappa == 0.5
+    assert value == pytest.approx(0.4468653969390270, rel=1e-15)  # quadrature value, test_rank
+
+
+def test_capacity_with_digits_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "capacity", "--kappa", "1", "--dps", "30", "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record["command"] == "capacity"
+    assert record["results"][0]["capacity"] == "0.5"
+    code, out, _ = _run(capsys, "capacity", "--kappa", "0.5", "--dps", "25")
+    assert out.splitlines()[1] == "0.5 0.4468653969390270090567449"
+
+
+def test_capacity_finite_size_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "capacity", "--kappa", "0.5", "--p", "1000", "--d", "64")
+    assert code == 0
+    header, row = out.splitlines()
+    assert header == "# kappa p d capacity"
+    kappa, p, d, value = row.split()
+    assert (kappa, p, d) == ("0.5", "1000", "64")
+    assert 0.5 < float(value) < 1.0
+
+
+def test_critical_p_ranges_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "critical-p", "--d", "12", "16:20:4", "--json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert [r["d"] for r in results] == [12, 16, 20]
+    assert results[0]["critical_p"] == pytest.approx(40.0, abs=0.5)
+
+
+def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "feasibility", "--d", "3", "--p", "2", "--n", "18")
+    assert code == 0
+    header, row = out.splitlines()
+    assert header == "# d p n kappa feasibility_probability"
+    assert row.split()[:4] == ["3", "2", "18", "1.0"]
+    assert float(row.split()[4]) == pytest.approx(0.5, abs=1e-13)  # Cover: n = 2N gives 1/2
+
+
+@pytest.mark.parametrize("arguments", [
+    ["capacity", "--kappa", "1.5"], ["capacity", "--kappa", "nan"], ["capacity", "--kappa", "x"],
+    ["capacity", "--p", "1"], ["capacity", "--p", "2.5"], ["capacity", "--dps", "0"],
+    ["capacity", "--d", "8"], ["critical-p", "--d", "0"], ["critical-p", "--d", "5:3"],
+    ["critical-p", "--d", "8", "--kappa", "0.01"], ["feasibility", "--d", "12", "--p", "1:3"],
+    ["feasibility", "--d", "12", "--p", "a:b"], ["feasibility", "--d", "12", "--p", "30", "--n", "0"],
+])
+def test_bad_input_gives_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str],
+                                                   arguments: list[str]) -> None:
+    code, out, err = _run(capsys, *arguments)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith(f"lamcap {arguments[0]}: error: ")
+
+
+def test_argparse_errors_exit_2() -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["feasibility", "--p", "30"])  # --d missing
+    assert raised.value.code == 2
+
+
+def test_parse_integer_range() -> None:
+    assert parse_integer_range("p", "30:34") == [30, 31, 32, 33, 34]
+    assert parse_integer_range("p", "30:40:5") == [30, 35, 40]
+    assert parse_integer_range("p", "1e3") == [1000]
+    with pytest.raises(ValueError, match="start <= stop and step >= 1"):
+        parse_integer_range("p", "3:1")
+    with pytest.raises(ValueError, match="p must be an integer"):
+        parse_integer_range("p", "1:2:3:4")
+
+
+def test_console_entry_point_in_a_subprocess() -> None:
+    completed = subprocess.run([sys.executable, "-m", "lamcap", "capacity", "--kappa", "1"],
+                               capture_output=True, text=True, check=False, timeout=120)
+    assert completed.returncode == 0
+    assert completed.stdout.splitlines()[-1] == "1.0 0.5"
