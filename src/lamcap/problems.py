@@ -197,6 +197,30 @@ class Instance:
         for start in range(0, self.n, size):
             yield start, self.output_block(range(start, min(self.n, start + size)))
 
+    def constraint_outputs(
+        self, mus: ArrayLike, rhos: ArrayLike
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        r"""Target and competitor rows of constraints ``(mus[k], rhos[k])``, each ``(k, d)``.
+
+        Row ``k`` is :math:`u^{(\mu_k)}_{t(\mu_k)}` and :math:`u^{(\mu_k)}_{\rho_k}`; only
+        the associations named are generated.
+
+        Examples
+        --------
+        >>> instance = make_instance(3, 4, n=5, seed=1)
+        >>> targets, competitors = instance.constraint_outputs([2, 2], [1, 3])
+        >>> bool(np.array_equal(competitors[1], instance.outputs(2)[3]))
+        True
+        """
+        association = np.asarray(mus, dtype=np.int64)
+        competitor = np.asarray(rhos, dtype=np.int64)
+        if self.model == "original":
+            shared = self._shared_outputs()
+            return shared[self.targets[association]], shared[competitor]
+        used, position = np.unique(association, return_inverse=True)
+        block = self.output_block(used)
+        return block[position, self.targets[association]], block[position, competitor]
+
     def target_outputs(self) -> NDArray[np.float64]:
         r"""The ``n x d`` matrix whose row ``mu`` is the target output :math:`u_{t(\mu)}`.
 

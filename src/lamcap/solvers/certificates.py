@@ -288,14 +288,7 @@ def certificate_bound(instance: Instance, certificate: FarkasCertificate) -> flo
     alpha = alpha / alpha.max()
     used = np.unique(associations)
     position = np.searchsorted(used, associations)
-    if instance.model == "original":
-        shared = instance.outputs(0)
-        target_rows = shared[instance.targets[associations]]
-        competitor_rows = shared[competitors]
-    else:
-        block = instance.output_block(used)
-        target_rows = block[position, instance.targets[associations]]
-        competitor_rows = block[position, competitors]
+    target_rows, competitor_rows = instance.constraint_outputs(associations, competitors)
     differences = target_rows - competitor_rows
     directions = np.zeros((used.size, instance.d))
     np.add.at(directions, position, alpha[:, None] * differences)

@@ -81,7 +81,9 @@ class CuttingPlaneOptions:
     cuts_per_association : constraints added per association and pass.
     epochs_per_round : dual-ascent epochs between two score passes.
     sweeps : inner coordinate sweeps per association block.
-    first_order_rounds : first-order passes before the exact stage starts.
+    first_order_rounds : first-order passes before the exact stage starts
+        (default 8 for ``d <= 32``, else 30: first-order rounds are cheap,
+        an exact round at d = 64 takes minutes).
     exact : exact working-set solver: ``"nnls"`` (min-norm point by scipy's
         Lawson–Hanson NNLS, the default: measured faster than HiGHS on these
         dense rows), ``"highs"`` (HiGHS margin LP with warm-started cutting
@@ -94,9 +96,9 @@ class CuttingPlaneOptions:
     cuts_per_association: int = 4
     epochs_per_round: int = 20
     sweeps: int = 5
-    first_order_rounds: int = 8
+    first_order_rounds: int | None = None
     exact: str = "nnls"
-    exact_max_dimension: int = 48
+    exact_max_dimension: int = 64
     max_rounds: int = 200
 
 
@@ -278,18 +280,12 @@ def _raw_scale(
     instance: Instance, mus: NDArray[np.int64], rhos: NDArray[np.int64]
 ) -> NDArray[np.float64]:
     r""":math:`\|e_\mu\| \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`, turning normalised into raw weights."""
-    used, position = np.unique(mus, return_inverse=True)
-    if instance.model == "original":
-        shared = instance.outputs(0)
-        targets, competitors = shared[instance.targets[mus]], shared[rhos]
-    else:
-        block = instance.output_block(used)
-        targets = block[position, instance.targets[mus]]
-        competitors = block[position, rhos]
+    targets, competitors = instance.constraint_outputs(mus, rhos)
     scale: NDArray[np.float64] = np.sqrt(
         np.einsum("kd,kd->k", targets, targets) + np.einsum("kd,kd->k", competitors, competitors)
     )
-    return scale * np.linalg.norm(instance.inputs[mus], axis=1)
+    input_norms: NDArray[np.float64] = np.linalg.norm(instance.inputs[mus], axis=1)
+    return scale * input_norms
 
 
 def _keep(working: _WorkingSet, keep: NDArray[np.bool_], member: NDArray[np.bool_]) -> None:
@@ -376,7 +372,7 @@ def solve_cutting_plane(
             member[found.mus, found.rhos] = True
             working.add(found.mus, found.rhos, found.directions)
         if progress.stage == "first_order" and exact != "none":
-            if progress.rounds > opts.first_order_rounds:
+            if progress.rounds > _first_order_rounds(opts, instance.d):
                 progress.stage = exact
                 _keep(working, working.alpha > 0, member)
                 if exact == "highs":
@@ -415,6 +411,12 @@ def solve_cutting_plane(
         seconds=time.perf_counter() - start,
         details=details,
     )
+
+
+def _first_order_rounds(opts: CuttingPlaneOptions, d: int) -> int:
+    if opts.first_order_rounds is not None:
+        return opts.first_order_rounds
+    return 8 if d <= 32 else 30
 
 
 def _ascent_round(

@@ -72,14 +72,8 @@ def constraint_rows(
     >>> bool(np.isclose(row @ np.eye(3).ravel(), (u[0] - u[1]) @ e))
     True
     """
-    differences = np.empty((mus.size, instance.d))
-    used, position = np.unique(mus, return_inverse=True)
-    if instance.model == "original":
-        shared = instance.outputs(0)
-        differences[:] = shared[instance.targets[mus]] - shared[rhos]
-    else:
-        block = instance.output_block(used)
-        differences[:] = block[position, instance.targets[mus]] - block[position, rhos]
+    targets, competitors = instance.constraint_outputs(mus, rhos)
+    differences = targets - competitors
     rows = differences[:, :, None] * instance.inputs[mus][:, None, :]
     return rows.reshape(mus.size, instance.d * instance.d)
 
