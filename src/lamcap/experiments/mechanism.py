@@ -11,9 +11,10 @@ r"""Solutions at capacity: their singular values and normalised scores (figures 
   target and the competitors.
 
 Which solution is measured matters (THEORY.md §4): this is the weight matrix
-returned by :func:`lamcap.solve` with the sweep's method (the certified
-cutting-plane LP at full rank, the two-layer trainer below), not necessarily
-the max-margin one.  :func:`collect_solutions` runs trials through any
+returned by :func:`lamcap.solve` with the given method; the figures use
+``"adam_ce"`` at full rank (cross-entropy, direction tending to max-margin;
+the cutting-plane LP solution is a vertex-like point with a heavier spectral
+tail) and the two-layer trainer below.  :func:`collect_solutions` runs trials through any
 executor with seeds derived like the sweeps' and keeps the feasible ones.
 """
 
@@ -90,6 +91,7 @@ class SolutionSample:
     d: int
     kappa: float
     p: int
+    method: str
     solved: int
     feasible: int
     singular_values: NDArray[np.float64]
@@ -131,6 +133,7 @@ def collect_solutions(
         d=d,
         kappa=kappa,
         p=p,
+        method=method,
         solved=len(records),
         feasible=len(feasible),
         singular_values=_pool(feasible, "singular_values"),

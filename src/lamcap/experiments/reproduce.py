@@ -211,7 +211,7 @@ def _spectrum_claim(sample: SolutionSample) -> Claim:
         f"{theory:.2f} (truncated quarter circle)",
         f"{measured:.2f} ({sample.feasible} W)",
         agrees,
-        "tolerance 15%; W from lamcap.solve, not the max-margin W",
+        f"tolerance 15%; W from solve(method={sample.method!r})",
     )
 
 

@@ -51,6 +51,7 @@ def _sample(kappa: float) -> SolutionSample:
         d=6,
         kappa=kappa,
         p=12,
+        method="auto",
         solved=4,
         feasible=3,
         singular_values=rng.uniform(0.2, 1.8, 18),

@@ -42,13 +42,19 @@ __all__ = ["draw_all", "mechanism_samples", "save_samples"]
 def mechanism_samples(
     executor: Executor, *, d: int, kappas: tuple[float, ...], seeds: int, load_factor: float = 0.95
 ) -> list[SolutionSample]:
-    """Solutions at ``load_factor`` × critical_p(d, κ) for each κ (figures 4 and 5)."""
+    """Solutions at ``load_factor`` × critical_p(d, κ) for each κ (figures 4 and 5).
+
+    Full rank: ``method="adam_ce"`` (cross-entropy training, whose direction
+    tends to the max-margin W — the solution the spectrum prediction is about,
+    THEORY.md §4); κ < 1: the rank-constrained trainer (``"auto"``).
+    """
     from lamcap import critical_p  # noqa: PLC0415
 
     samples = []
     for kappa in kappas:
         p = max(2, math.floor(load_factor * float(critical_p(d, kappa=kappa))))
-        samples.append(collect_solutions(executor, d, p, kappa=kappa, seeds=seeds))
+        method = "adam_ce" if kappa == 1.0 else "auto"
+        samples.append(collect_solutions(executor, d, p, kappa=kappa, seeds=seeds, method=method))
     return samples
 
 

@@ -1,7 +1,9 @@
 r"""Figure 4: singular values of solutions vs the theoretical densities.
 
 Histogram: singular values of feasible solutions near capacity in Frobenius
-units (mean square 1), pooled over seeds, one panel per κ.  Lines:
+units (mean square 1), pooled over seeds, one panel per κ (cross-entropy
+training ``adam_ce`` at full rank, the two-layer trainer below; the legend
+names the method).  Lines:
 ``singular_value_density(s, κ)`` of the learnt weights (truncated quarter
 circle, THEORY.md §4) and the law at initialisation (Gaussian W at κ = 1,
 :math:`QR^\top` with Gaussian factors below).  The panel title gives the
@@ -50,7 +52,7 @@ def draw(samples: Sequence[SolutionSample], out: Path | None = None) -> Figure:
                 density=True,
                 color="C0",
                 alpha=0.5,
-                label=f"solutions ({sample.feasible} of {sample.solved})",
+                label=f"{sample.method} W ({sample.feasible} of {sample.solved})",
             )
         grid = np.linspace(0.0, max(2.5, float(values.max()) if values.size else 2.5), 400)
         learnt = theory_or_none(partial(_density, grid, sample.kappa, "optimum"))
