@@ -17,7 +17,7 @@ complete separation, :math:`\beta` is capped at ``slope_max`` (default 400 in
 units of 1/log p, i.e. a transition narrower than 0.25% of p); the interval then
 spans the gap between the largest all-feasible and the smallest all-infeasible
 ``p``.  The optimisation is a dense grid search (0.05% steps in p), exact to
-that resolution.
+that resolution (coarser when the interval is very wide: at most ~2000 points).
 
 Examples
 --------
@@ -113,6 +113,7 @@ def fit_transition(
     profile, _ = _profile(x, k, m, coarse, slopes)
     best = profile.max()
     inside = coarse[profile >= best - CHI2_95 / 2 - 1.0]
+    step = max(step, (inside.max() - inside.min()) / 2000)  # at most ~2000 fine points
     mus = np.arange(inside.min() - 20 * step, inside.max() + 20 * step, step)
     profile, best_slopes = _profile(x, k, m, mus, slopes)
     top = np.flatnonzero(profile >= profile.max() - 1e-9)
