@@ -36,7 +36,7 @@ width is at most 4 and at most 8 *transition widths*
 :math:`\sigma(y)/(1 + nQ(y))` (the scale on which the inner probability
 climbs from 0 to 1: about 0.05 at :math:`p = 10^9`, where fixed-width panels
 would lose digits).  Verified: 30 digits against :math:`E[C_3] = 5/6`,
-Gardner at :math:`p = 2`, and ``dps=40`` at :math:`p = 10, 10^3, 10^9`.
+Gardner at :math:`p = 2`, and ``dps=36``/``dps=40`` at :math:`p = 10, 10^3, 10^9`.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from lamcap.theory.hinge_sums import (
     legendre_unit_rule,
     log_mgf_excess,
     log_mgf_hinge,
+    log_tail_bounds,
     sum_cdf,
     sum_cdf_mp_many,
 )
@@ -108,10 +109,12 @@ def _y_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
         if log_tol - log_count > -700
         else math.sqrt(-2.0 * (log_tol - log_count))
     )
-    grid = np.arange(-40.0, upper, 0.02)
+    # Below -sqrt(2 (log(p - 1) - log_tol)) already (p - 1) Phi(y) < e^log_tol.
+    start = max(-40.0, -math.sqrt(2.0 * (log_count - log_tol)) - 0.1)
+    grid = np.arange(start, upper, 0.02)
     log_mass = log_count + special.log_ndtr(grid) + _log_lower_bound(grid, p - 2, margin)
     below = grid[log_mass <= log_tol]
-    lower = float(below[-1]) if below.size else -40.0
+    lower = float(below[-1]) if below.size else start
     return lower, upper
 
 
@@ -142,9 +145,23 @@ def _active_mean_float(p: int, margin: float, log_tol: float) -> float:
 
 
 def _level_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
-    """Range outside which P(l* <= x) (below) and P(l* > x) (above) are < e^log_tol."""
-    gauss = math.sqrt(-2.0 * log_tol)
-    return -gauss, margin + math.sqrt(-2.0 * (log_tol - math.log(p)))
+    """Range outside which P(l* <= x) (below) and P(l* > x) (above) are < e^log_tol.
+
+    Starts from the Gaussian bounds (l* >= g_t and l* >= max competitor + m) and
+    trims them with the Chernoff bounds of :func:`log_tail_bounds` (the law is
+    monotone, so the bound at the cut also holds beyond it).
+    """
+    lower = -math.sqrt(-2.0 * log_tol)
+    upper = margin + math.sqrt(-2.0 * (log_tol - math.log(p)))
+    grid = np.linspace(lower, upper, 400)
+    log_below, log_above = log_tail_bounds(grid, grid - margin, p - 1, log_mgf_hinge)
+    small_below = np.flatnonzero(log_below < log_tol)
+    small_above = np.flatnonzero(log_above < log_tol)
+    if small_below.size:
+        lower = float(grid[small_below[-1]]) if small_below[-1] < grid.size - 1 else lower
+    if small_above.size:
+        upper = float(grid[small_above[0]]) if small_above[0] > 0 else upper
+    return min(lower, 0.0), max(upper, 0.0)
 
 
 def _mean_level_float(p: int, margin: float, log_tol: float) -> float:
