@@ -167,7 +167,7 @@ def test_mpmath_route_margin_is_gardner_to_30_digits() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("p", [10, 1000, 10**9])
+@pytest.mark.parametrize("p", [1000, 10**9])
 def test_mpmath_route_against_float_and_higher_precision(p: int) -> None:
     # float64 route (different quadrature, scipy Faddeeva) to 1e-12; dps=30 vs dps=36
     # (different node counts, panel orders and truncation levels) to 30 digits.
