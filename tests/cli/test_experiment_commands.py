@@ -164,3 +164,41 @@ def test_sigkill_midway_then_resume_stores_each_instance_once(tmp_path: Path) ->
             "SELECT p, COUNT(DISTINCT replicate) FROM trials GROUP BY p"
         ).fetchall()
     assert replicates == [(p, 12) for p in (8, 12, 16, 20, 24)]
+
+
+def test_figures_without_database_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "figures",
+            "--db",
+            str(tmp_path / "none.sqlite"),
+            "--out",
+            str(tmp_path / "figs"),
+            "--workers",
+            "0",
+        ]
+    )
+    assert code == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "figs").exists()
+
+
+def test_reproduce_into_a_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "occupied"
+    target.write_text("not a directory")
+    assert main(["reproduce", "--quick", "--out", str(target), "--workers", "0"]) == 2
+    assert "out must be a directory" in capsys.readouterr().err
+    assert target.read_text() == "not a directory"
+
+
+def test_reproduce_with_incompatible_database_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.sqlite").write_text("something else entirely " * 20)
+    assert main(["reproduce", "--quick", "--out", str(out), "--workers", "0"]) == 2
+    assert "not a lamcap results database" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["results.sqlite"]
