@@ -66,15 +66,27 @@ def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
     assert float(row.split()[4]) == pytest.approx(0.5, abs=1e-13)  # Cover: n = 2N gives 1/2
 
 
-@pytest.mark.parametrize("arguments", [
-    ["capacity", "--kappa", "1.5"], ["capacity", "--kappa", "nan"], ["capacity", "--kappa", "x"],
-    ["capacity", "--p", "1"], ["capacity", "--p", "2.5"], ["capacity", "--dps", "0"],
-    ["capacity", "--d", "8"], ["critical-p", "--d", "0"], ["critical-p", "--d", "5:3"],
-    ["critical-p", "--d", "8", "--kappa", "0.01"], ["feasibility", "--d", "12", "--p", "1:3"],
-    ["feasibility", "--d", "12", "--p", "a:b"], ["feasibility", "--d", "12", "--p", "30", "--n", "0"],
-])
-def test_bad_input_gives_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str],
-                                                   arguments: list[str]) -> None:
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["capacity", "--kappa", "1.5"],
+        ["capacity", "--kappa", "nan"],
+        ["capacity", "--kappa", "x"],
+        ["capacity", "--p", "1"],
+        ["capacity", "--p", "2.5"],
+        ["capacity", "--dps", "0"],
+        ["capacity", "--d", "8"],
+        ["critical-p", "--d", "0"],
+        ["critical-p", "--d", "5:3"],
+        ["critical-p", "--d", "8", "--kappa", "0.01"],
+        ["feasibility", "--d", "12", "--p", "1:3"],
+        ["feasibility", "--d", "12", "--p", "a:b"],
+        ["feasibility", "--d", "12", "--p", "30", "--n", "0"],
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_code_2(
+    capsys: pytest.CaptureFixture[str], arguments: list[str]
+) -> None:
     code, out, err = _run(capsys, *arguments)
     assert code == 2
     assert out == ""
@@ -99,7 +111,12 @@ def test_parse_integer_range() -> None:
 
 
 def test_console_entry_point_in_a_subprocess() -> None:
-    completed = subprocess.run([sys.executable, "-m", "lamcap", "capacity", "--kappa", "1"],
-                               capture_output=True, text=True, check=False, timeout=120)
+    completed = subprocess.run(
+        [sys.executable, "-m", "lamcap", "capacity", "--kappa", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert completed.returncode == 0
     assert completed.stdout.splitlines()[-1] == "1.0 0.5"

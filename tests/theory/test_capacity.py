@@ -55,8 +55,9 @@ def test_mpmath_branch_agrees_with_float64() -> None:
         assert isinstance(exact, mpmath.mpf)
         assert float(exact) == pytest.approx(float(capacity(0.3, p=1000)), rel=1e-11)
         full = capacity(1.0, p=50, d=12, dps=20)
-        assert float(full) == pytest.approx(math.log(50) / float(statistical_dimension(50)),
-                                            rel=1e-12)
+        assert float(full) == pytest.approx(
+            math.log(50) / float(statistical_dimension(50)), rel=1e-12
+        )
 
 
 def test_broadcasting() -> None:
@@ -69,8 +70,11 @@ def test_critical_p_at_d12_brackets_the_integer_crossing() -> None:
     value = float(critical_p(12))
     assert value == pytest.approx(40.0, abs=0.5)
     below, above = math.floor(value), math.ceil(value)
-    assert below * float(statistical_dimension(below)) < 144 < above * float(
-        statistical_dimension(above))
+    assert (
+        below * float(statistical_dimension(below))
+        < 144
+        < above * float(statistical_dimension(above))
+    )
 
 
 def test_critical_p_vectorised_and_monotone() -> None:
@@ -96,20 +100,34 @@ def test_interpolation_between_grid_nodes(p: int) -> None:
     assert _interpolated_dimension(float(p)) == pytest.approx(exact, rel=1e-8)
 
 
-@pytest.mark.parametrize(("kwargs", "pattern"), [
-    ({"p": 1}, "p must"), ({"p": 2.5}, "p must"), ({"p": math.nan}, "p must"),
-    ({"d": 8}, "d requires p"), ({"p": 100, "d": 0}, "d must"),
-    ({"kappa": 0.0}, "kappa"), ({"kappa": 0.5, "p": 100, "d": 64, "dps": 20}, "dps"),
-    ({"p": 100, "dps": 0}, "dps"), ({"kappa": 0.01, "p": 100, "d": 10}, "m = round"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"p": 1}, "p must"),
+        ({"p": 2.5}, "p must"),
+        ({"p": math.nan}, "p must"),
+        ({"d": 8}, "d requires p"),
+        ({"p": 100, "d": 0}, "d must"),
+        ({"kappa": 0.0}, "kappa"),
+        ({"kappa": 0.5, "p": 100, "d": 64, "dps": 20}, "dps"),
+        ({"p": 100, "dps": 0}, "dps"),
+        ({"kappa": 0.01, "p": 100, "d": 10}, "m = round"),
+    ],
+)
 def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         capacity(**kwargs)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("d", "kappa", "pattern"), [
-    (0, 1.0, "d must"), (3.5, 1.0, "d must"), (8, 2.0, "kappa"), (8, 0.01, "m = round"),
-])
+@pytest.mark.parametrize(
+    ("d", "kappa", "pattern"),
+    [
+        (0, 1.0, "d must"),
+        (3.5, 1.0, "d must"),
+        (8, 2.0, "kappa"),
+        (8, 0.01, "m = round"),
+    ],
+)
 def test_critical_p_bad_input(d: object, kappa: object, pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         critical_p(d, kappa)  # type: ignore[arg-type]

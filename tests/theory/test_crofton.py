@@ -54,16 +54,20 @@ def test_sum_law_matches_direct_convolution(count: int) -> None:
     for _ in range(count):
         direct = np.convolve(direct, law)
     start, values = sum_law_window(law, count)
-    assert np.max(np.abs(direct[start:start + values.size] - values)) < 1e-15
-    assert direct[:start].sum() + direct[start + values.size:].sum() < 1e-20
+    assert np.max(np.abs(direct[start : start + values.size] - values)) < 1e-15
+    assert direct[:start].sum() + direct[start + values.size :].sum() < 1e-20
 
 
 def _lp_feasible(scores: np.ndarray) -> bool:
     """Is there w with (target - competitor) . w > 0 for every row block? (target index 0)."""
     differences = (scores[:, :1, :] - scores[:, 1:, :]).reshape(-1, scores.shape[2])
-    result = optimize.linprog(np.zeros(scores.shape[2]), A_ub=-differences,
-                              b_ub=-np.ones(differences.shape[0]),
-                              bounds=[(None, None)] * scores.shape[2], method="highs")
+    result = optimize.linprog(
+        np.zeros(scores.shape[2]),
+        A_ub=-differences,
+        b_ub=-np.ones(differences.shape[0]),
+        bounds=[(None, None)] * scores.shape[2],
+        method="highs",
+    )
     return bool(result.status == 0)
 
 
@@ -84,8 +88,9 @@ def test_law_interpolation_between_nodes_is_accurate() -> None:
     interpolated = _active_set_law(25)
     exact = _exact_law(25)
     size = max(interpolated.size, exact.size)
-    gap = np.abs(np.pad(interpolated, (0, size - interpolated.size))
-                 - np.pad(exact, (0, size - exact.size)))
+    gap = np.abs(
+        np.pad(interpolated, (0, size - interpolated.size)) - np.pad(exact, (0, size - exact.size))
+    )
     assert gap.max() < 1e-6
     assert interpolated.sum() == pytest.approx(1.0, abs=1e-12)
 
@@ -121,12 +126,18 @@ def test_low_rank_is_harder_and_uses_the_width() -> None:
     assert feasibility_probability(8, 20, kappa=0.99) == full  # round(0.99 * 8) = 8
 
 
-@pytest.mark.parametrize(("kwargs", "pattern"), [
-    ({"d": 12, "p": 1}, "p must"), ({"d": 12, "p": 30.5}, "p must"),
-    ({"d": 0, "p": 30}, "d must"), ({"d": 12, "p": 30, "n": 0}, "n must"),
-    ({"d": 12, "p": 30, "kappa": 0.0}, "kappa"), ({"d": 12, "p": 30, "kappa": math.nan}, "kappa"),
-    ({"d": 12, "p": 30, "kappa": 0.01}, "m = round"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"d": 12, "p": 1}, "p must"),
+        ({"d": 12, "p": 30.5}, "p must"),
+        ({"d": 0, "p": 30}, "d must"),
+        ({"d": 12, "p": 30, "n": 0}, "n must"),
+        ({"d": 12, "p": 30, "kappa": 0.0}, "kappa"),
+        ({"d": 12, "p": 30, "kappa": math.nan}, "kappa"),
+        ({"d": 12, "p": 30, "kappa": 0.01}, "m = round"),
+    ],
+)
 def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         feasibility_probability(**kwargs)  # type: ignore[arg-type]

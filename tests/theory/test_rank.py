@@ -70,12 +70,14 @@ def test_small_kappa_slope_is_two(kappa: str) -> None:
 
 def test_float64_matches_mpmath_everywhere() -> None:
     rng = np.random.default_rng(20260)
-    kappas = np.concatenate([
-        10.0 ** rng.uniform(-300, 0, 60),
-        rng.uniform(0, 1, 60),
-        1.0 - 10.0 ** rng.uniform(-16, -0.3, 60),
-        [1e-30, 0.99e-30, 0.5, np.nextafter(0.5, 1.0), 1.0, 5e-324],
-    ])
+    kappas = np.concatenate(
+        [
+            10.0 ** rng.uniform(-300, 0, 60),
+            rng.uniform(0, 1, 60),
+            1.0 - 10.0 ** rng.uniform(-16, -0.3, 60),
+            [1e-30, 0.99e-30, 0.5, np.nextafter(0.5, 1.0), 1.0, 5e-324],
+        ]
+    )
     functions = (rank_capacity, retained_energy, singular_value_threshold, threshold_angle)
     for function in functions:
         values = function(kappas)
@@ -100,7 +102,8 @@ def test_derivative_is_the_squared_edge() -> None:
     with mpmath.workdps(40):
         kappa, step = mpmath.mpf("0.3"), mpmath.mpf("1e-12")
         slope = (retained_energy(kappa + step, dps=40) - retained_energy(kappa - step, dps=40)) / (
-            2 * step)
+            2 * step
+        )
         assert abs(slope - singular_value_threshold(kappa, dps=40) ** 2) < mpmath.mpf(10) ** -20
 
 

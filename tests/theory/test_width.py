@@ -57,8 +57,9 @@ def test_edge_rank_one_within_documented_bound() -> None:
 def test_first_order_coefficient_matches_quadrature(kappa: float) -> None:
     # G = int_{t0}^4 (x - t0) rho_1(x) dx with rho_1 = [delta(x) + delta(x-4)]/4 - 1/(2 pi sqrt(x(4-x)))
     cut = float(singular_value_threshold(kappa)) ** 2
-    smooth, _ = integrate.quad(lambda x: (x - cut) / (2 * math.pi * math.sqrt(x * (4 - x))),
-                               cut, 4.0, limit=200)
+    smooth, _ = integrate.quad(
+        lambda x: (x - cut) / (2 * math.pi * math.sqrt(x * (4 - x))), cut, 4.0, limit=200
+    )
     reference = (4.0 - cut) / 4.0 - smooth
     assert float(_first_order_coefficient(np.array(kappa))) == pytest.approx(reference, rel=1e-10)
 
@@ -88,10 +89,17 @@ def test_zero_rank_is_rejected() -> None:
         gaussian_width_squared(4, 0.1)
 
 
-@pytest.mark.parametrize(("d", "kappa", "name"), [
-    (0, 1.0, "d"), (2.5, 1.0, "d"), (math.nan, 1.0, "d"), (8, 0.0, "kappa"),
-    (8, 1.01, "kappa"), (8, math.inf, "kappa"),
-])
+@pytest.mark.parametrize(
+    ("d", "kappa", "name"),
+    [
+        (0, 1.0, "d"),
+        (2.5, 1.0, "d"),
+        (math.nan, 1.0, "d"),
+        (8, 0.0, "kappa"),
+        (8, 1.01, "kappa"),
+        (8, math.inf, "kappa"),
+    ],
+)
 def test_bad_input_is_rejected(d: object, kappa: object, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         gaussian_width_squared(d, kappa)
