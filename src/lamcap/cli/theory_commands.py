@@ -198,8 +198,7 @@ def register(subparsers: Any) -> None:
         metavar="D",
         help="dimension(s): integers or ranges start:stop[:step], stop included",
     )
-    parser.add_argument("--kappa", default="1.0", help="rank ratio in (0, 1] (default 1)")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    _add_kappa_and_json(parser)
     parser.set_defaults(handler=_critical_p)
 
     parser = subparsers.add_parser(
@@ -213,6 +212,10 @@ def register(subparsers: Any) -> None:
         "--p", required=True, help="outputs: integer or range start:stop[:step], stop included"
     )
     parser.add_argument("--n", help="number of associations (default: n = p)")
+    _add_kappa_and_json(parser)
+    parser.set_defaults(handler=_feasibility)
+
+
+def _add_kappa_and_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kappa", default="1.0", help="rank ratio in (0, 1] (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.set_defaults(handler=_feasibility)
