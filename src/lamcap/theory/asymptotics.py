@@ -195,6 +195,25 @@ def capacity_series(
     term ``order`` (0..2, default 2), which shows the logarithmic approach to
     1/2 but is much less accurate at accessible :math:`p`.
 
+    Parameters
+    ----------
+    p : float or array_like
+        Number of outputs, :math:`p \ge 2` (real values allowed).
+    order : int, optional
+        Last term kept (see :func:`statistical_dimension_series`; 0..2 for
+        ``form="inverse"``).  Default: the series' default order.
+    form : {"log", "lambert", "inverse"}
+        Which expansion to evaluate (see above).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\alpha_c(p)` from the truncated series, float64, shaped like ``p``.
+
+    References
+    ----------
+    arXiv:2605.10795; THEORY.md §2, fact 6.
+
     Examples
     --------
     >>> f"{float(capacity_series(1e6)):.4f}"

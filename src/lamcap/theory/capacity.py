@@ -100,9 +100,8 @@ def capacity(
     dps : int >= 1, optional
         Return mpmath numbers correct to ``dps`` digits.  Not available with a
         finite ``d`` and :math:`m < d` (that width is an expansion, see
-        :func:`lamcap.gaussian_width_squared`).
-
-    ``kappa``, ``p`` and ``d`` broadcast together.
+        :func:`lamcap.gaussian_width_squared`).  ``kappa``, ``p`` and ``d``
+        broadcast together.
 
     Returns
     -------

@@ -180,9 +180,8 @@ def feasibility_probability(
         and interpolate the parity formula linearly between
         :math:`\lfloor D\rfloor` and :math:`\lceil D\rceil` (a smooth version of
         :math:`P(V < w_m^2)`).  This is the Gordon-type prediction, not a theorem.
-
-    ``d``, ``p``, ``n`` and ``kappa`` broadcast together, so a whole transition
-    curve is one call.
+        ``d``, ``p``, ``n`` and ``kappa`` broadcast together, so a whole
+        transition curve is one call.
 
     Returns
     -------

@@ -457,11 +457,23 @@ def free_entropy(
 
     Parameters
     ----------
-    q : overlap in [0, 1).
-    load : :math:`a = n / d^2 \ge 0`.
-    p : number of outputs, >= 2.
-    margin : margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
-    samples, seed : quenched Monte Carlo draws (p >= 3).
+    q : float or array_like
+        Overlap between two typical solutions, in [0, 1).
+    load : float or array_like
+        :math:`a = n / d^2 \ge 0`.
+    p : int
+        Number of outputs, >= 2.
+    margin : float, optional
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    samples : int, optional
+        Number of quenched Monte Carlo draws of :math:`z` (used for p >= 3).
+    seed : int, optional
+        Seed of those draws (fixed, so the function is deterministic).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\Phi(q; a, p)`, float64, with the broadcast shape of ``q`` and ``load``.
 
     Examples
     --------
@@ -536,6 +548,24 @@ def solve_saddle_point(
         If a load is :math:`\ge a_c` (the message gives :math:`a_c`), negative, or
         ``p < 2``.
 
+    Parameters
+    ----------
+    load : float or array_like
+        :math:`a = n / d^2`, in :math:`[0, a_c)`.
+    p : int
+        Number of outputs, >= 2.
+    margin : float, optional
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    samples : int, optional
+        Number of quenched Monte Carlo draws (used for p >= 3).
+    seed : int, optional
+        Seed of those draws.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`q^*(a)`, float64, shaped like ``load``.
+
     Examples
     --------
     >>> q = solve_saddle_point([0.5, 1.0, 1.9], 2)
@@ -560,6 +590,24 @@ def log_volume(
     The fraction of the sphere of weights that recalls every association, on a
     log scale per weight: :math:`0` at :math:`a = 0`, decreasing, :math:`\to -\infty`
     as :math:`a \to a_c` (Gardner 1988; THEORY.md §5).
+
+    Parameters
+    ----------
+    load : float or array_like
+        :math:`a = n / d^2`, in :math:`[0, a_c)`.
+    p : int
+        Number of outputs, >= 2.
+    margin : float, optional
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    samples : int, optional
+        Number of quenched Monte Carlo draws (used for p >= 3).
+    seed : int, optional
+        Seed of those draws.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\Phi(q^*(a); a, p)`, float64, shaped like ``load``.
 
     Examples
     --------
