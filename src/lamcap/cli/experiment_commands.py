@@ -74,6 +74,18 @@ def _add_execution_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def _executor(arguments: argparse.Namespace) -> Any:
+    """The executor the execution flags ask for (a context manager)."""
+    from lamcap.experiments.executors import open_executor  # noqa: PLC0415
+
+    return open_executor(
+        workers=arguments.workers,
+        dask_local=arguments.dask_local,
+        scheduler=arguments.scheduler,
+        connect_timeout=arguments.connect_timeout,
+    )
+
+
 def _register_sweep(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "sweep",
@@ -161,7 +173,6 @@ def _build_sweep(arguments: argparse.Namespace) -> Any:
 
 def _sweep(arguments: argparse.Namespace) -> int:
     from lamcap.experiments.analysis import format_fits  # noqa: PLC0415
-    from lamcap.experiments.executors import open_executor  # noqa: PLC0415
     from lamcap.experiments.runner import run_sweep  # noqa: PLC0415
     from lamcap.experiments.store import check_store  # noqa: PLC0415
 
@@ -169,12 +180,7 @@ def _sweep(arguments: argparse.Namespace) -> int:
     trial = _load_trial(arguments.trial)
     check_store(arguments.db)
     try:
-        with open_executor(
-            workers=arguments.workers,
-            dask_local=arguments.dask_local,
-            scheduler=arguments.scheduler,
-            connect_timeout=arguments.connect_timeout,
-        ) as executor:
+        with _executor(arguments) as executor:
             outcome = run_sweep(
                 sweep, arguments.db, executor=executor, trial=trial, progress=not arguments.quiet
             )
@@ -243,17 +249,11 @@ def _register_figures(subparsers: Any) -> None:
 
 
 def _figures(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments.executors import open_executor  # noqa: PLC0415
     from lamcap.experiments.figures import draw_all  # noqa: PLC0415
     from lamcap.experiments.store import check_store  # noqa: PLC0415
 
     check_store(arguments.db, must_exist=True)
-    with open_executor(
-        workers=arguments.workers,
-        dask_local=arguments.dask_local,
-        scheduler=arguments.scheduler,
-        connect_timeout=arguments.connect_timeout,
-    ) as executor:
+    with _executor(arguments) as executor:
         paths = draw_all(
             arguments.db,
             arguments.out,

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap.experiments.sweep import Cell, Sweep, Task
+from lamcap.experiments.trials import solve_task
 
 __all__ = ["SolutionSample", "collect_solutions", "normalised_scores", "solution_trial"]
 
@@ -53,24 +54,12 @@ def normalised_scores(
 
 def solution_trial(task: Task) -> dict[str, Any]:
     """Solve ``task``; return the verdict, singular values and normalised scores."""
-    from lamcap.problems import hebbian_weights, make_instance, scores  # noqa: PLC0415
-    from lamcap.solvers import solve  # noqa: PLC0415
-    from lamcap.solvers.certificates import weights_matrix  # noqa: PLC0415
+    from lamcap.problems import hebbian_weights, scores  # noqa: PLC0415
 
-    instance = make_instance(task.d, task.p, model=task.model, seed=task.seed)
-    rank = None if task.rank >= task.d else task.rank
-    result = solve(
-        instance,
-        rank=rank,
-        method=task.method,
-        margin=task.margin,
-        max_seconds=task.max_seconds,
-        seed=task.seed,
-    )
+    instance, result, weights = solve_task(task)
     record: dict[str, Any] = {"verdict": str(result.verdict), "p": task.p}
-    if result.verdict != "feasible" or result.weights is None:
+    if result.verdict != "feasible" or weights is None:
         return record
-    weights = weights_matrix(result.weights, task.d)
     singular = np.linalg.svd(weights, compute_uv=False)[: task.rank]
     record["singular_values"] = singular * math.sqrt(task.rank / float(np.sum(singular**2)))
     inputs = np.asarray(instance.inputs, dtype=np.float64)

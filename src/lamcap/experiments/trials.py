@@ -32,12 +32,14 @@ import time
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from lamcap.experiments.sweep import Task
 
 __all__ = [
     "SYNTHETIC_SLOPE",
     "slow_synthetic_trial",
+    "solve_task",
     "solver_trial",
     "synthetic_transition",
     "synthetic_trial",
@@ -78,13 +80,12 @@ def slow_synthetic_trial(task: Task) -> dict[str, Any]:
     return synthetic_trial(task)
 
 
-def solver_trial(task: Task) -> dict[str, Any]:
-    """Draw the instance of ``task`` and solve it with :func:`lamcap.solve`."""
-    from lamcap.problems import make_instance, recall_accuracy  # noqa: PLC0415
+def solve_task(task: Task) -> tuple[Any, Any, NDArray[np.float64] | None]:
+    """Draw the instance of ``task``, solve it; return (instance, result, W or None)."""
+    from lamcap.problems import make_instance  # noqa: PLC0415
     from lamcap.solvers import solve  # noqa: PLC0415
     from lamcap.solvers.certificates import weights_matrix  # noqa: PLC0415
 
-    started = time.perf_counter()
     instance = make_instance(task.d, task.p, model=task.model, seed=task.seed)
     rank = None if task.rank >= task.d else task.rank
     result = solve(
@@ -96,6 +97,15 @@ def solver_trial(task: Task) -> dict[str, Any]:
         seed=task.seed,
     )
     weights = None if result.weights is None else weights_matrix(result.weights, task.d)
+    return instance, result, weights
+
+
+def solver_trial(task: Task) -> dict[str, Any]:
+    """Draw the instance of ``task`` and solve it with :func:`lamcap.solve`."""
+    from lamcap.problems import recall_accuracy  # noqa: PLC0415
+
+    started = time.perf_counter()
+    instance, result, weights = solve_task(task)
     accuracy = math.nan if weights is None else float(recall_accuracy(instance, weights))
     verdict = str(result.verdict)
     if task.method == "hebbian":
