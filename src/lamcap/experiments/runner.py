@@ -64,15 +64,16 @@ def theory_guess(cell: Cell) -> float:
     """Theoretical transition used to start the bracket of ``cell``.
 
     ``critical_p(d, κ)`` (THEORY.md §2 fact 4, §3) for the optimal solvers;
-    for ``method="hebbian"`` the p at which ``hebbian_recall(p, α,
-    all_associations=True) = 1/2`` with α = p log p / d².  If the theory layer
+    for ``method="hebbian"`` the p at which the exact finite-d Hebbian law
+    (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
+    all associations with probability 1/2.  If the theory layer
     is unavailable, a load of 1 (full rank; κ-scaled) or 1/4 (Hebbian).
     """
     try:
         if cell.method == "hebbian":
             from lamcap.experiments.analysis import hebbian_transition  # noqa: PLC0415
 
-            return hebbian_transition(cell.d)
+            return hebbian_transition(cell.d, finite=cell.model == "decoupled")
         from lamcap import critical_p  # noqa: PLC0415
 
         return float(critical_p(cell.d, kappa=cell.rank / cell.d))
