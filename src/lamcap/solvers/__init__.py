@@ -109,7 +109,9 @@ def solve(
         ``> 0``; the right-hand side (a scale at full rank).
     max_seconds : float, optional
         ``> 0``; on reaching it the result is ``"undecided"`` with the best
-        weights so far.
+        weights so far.  Checked between rounds: one exact round of the
+        cutting-plane method (an NNLS solve, minutes at d = 64) is not
+        interrupted and may overrun it.
     seed : int, optional
         For randomised methods (default 0).
 
