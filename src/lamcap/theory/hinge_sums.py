@@ -67,6 +67,8 @@ FLOAT_TOLERANCE = 1e-17
 _CHERNOFF_EXPONENTS = np.geomspace(1e-2, 60.0, 80)
 #: Largest number of (point, frequency) pairs evaluated at once.
 _CHUNK = 1 << 21
+#: Points share a chunk's frequency count if they need at least this fraction of it.
+_CHUNK_NODE_RATIO = 0.75
 #: Below this threshold the excess (Z - y)_+ equals Z - y except with probability < 1e-88.
 _DEEP_THRESHOLD = -20.0
 
@@ -209,10 +211,13 @@ def sum_cdf(
     step = 2.0 * math.pi / aliasing_period(x[pending], y[pending], count, log_tol, log_mgf)
     cutoff = cutoff_frequency(log_tol)
     order = np.argsort(step)  # group similar node counts together
+    needed = np.ceil(cutoff / step[order])  # non-increasing
     start = 0
     while start < pending.size:
-        nodes = math.ceil(cutoff / step[order[start]])
-        stop = min(pending.size, start + max(1, _CHUNK // nodes))
+        nodes = int(needed[start])
+        # rows needing at least 3/4 of this chunk's node count share it
+        similar = int(np.searchsorted(-needed, -_CHUNK_NODE_RATIO * nodes, side="right"))
+        stop = min(pending.size, start + max(1, _CHUNK // nodes), max(similar, start + 1))
         chunk = order[start:stop]
         rows = pending[chunk]
         result[rows] = _midpoint_gil_pelaez(x[rows], y[rows], step[chunk], nodes, count, log_cf)
