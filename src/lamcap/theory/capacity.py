@@ -209,10 +209,17 @@ def interpolation_stencil(p: float, ratio: float = _GRID_RATIO) -> tuple[list[in
     The four nodes are the two grid nodes on each side of ``p`` (the first four
     when ``p < 3``); the weights sum to one and reduce to the identity at a node.
     """
-    first = max(0, _bracket_index(p, ratio) - 1)
-    nodes = [_grid_node(i, ratio) for i in range(first, first + 4)]
-    u = math.log(p)
-    knots = [math.log(q) for q in nodes]
+    nodes = _stencil_nodes(_bracket_index(p, ratio), ratio)
+    return nodes, _lagrange_weights(math.log(p), [math.log(q) for q in nodes])
+
+
+def _stencil_nodes(bracket: int, ratio: float = _GRID_RATIO) -> list[int]:
+    """The four grid nodes of the interpolation stencil for p in [node(bracket), node(bracket+1))."""
+    first = max(0, bracket - 1)
+    return [_grid_node(i, ratio) for i in range(first, first + 4)]
+
+
+def _lagrange_weights(u: float, knots: list[float]) -> list[float]:
     weights = []
     for i, knot in enumerate(knots):
         weight = 1.0
@@ -220,12 +227,7 @@ def interpolation_stencil(p: float, ratio: float = _GRID_RATIO) -> tuple[list[in
             if k != i:
                 weight *= (u - other) / (knot - other)
         weights.append(weight)
-    return nodes, weights
-
-
-def _load_at(p: float) -> float:
-    r""":math:`f(p) = p\,\mathbb{E}[C_p]` at real p, by the interpolation of :func:`critical_p`."""
-    return p * _interpolated_dimension(p)
+    return weights
 
 
 def _interpolated_dimension(p: float) -> float:
@@ -261,9 +263,17 @@ def _critical_p_one(width_squared: float) -> float:
             low = middle
         else:
             high = middle
-    return _bisect_increasing(
-        lambda q: _load_at(q) - width_squared, float(_grid_node(low)), float(_grid_node(high))
-    )
+    # Between two adjacent nodes the stencil is fixed (and reproduces the node
+    # values at both ends): tabulate it once for the bisection.
+    nodes = _stencil_nodes(low)
+    knots = [math.log(q) for q in nodes]
+    values = [_statistical_dimension_at(q) for q in nodes]
+
+    def load_minus_width(q: float) -> float:
+        weights = _lagrange_weights(math.log(q), knots)
+        return q * sum(w * v for w, v in zip(weights, values, strict=True)) - width_squared
+
+    return _bisect_increasing(load_minus_width, float(_grid_node(low)), float(_grid_node(high)))
 
 
 def _bisect_increasing(function: Callable[[float], float], low: float, high: float) -> float:

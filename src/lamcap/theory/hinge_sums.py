@@ -95,6 +95,36 @@ def _min_over_exponents(values: FloatArray) -> FloatArray:
     return np.min(values, axis=0)  # type: ignore[no-any-return,unused-ignore]
 
 
+def _mgf_tables(y: FloatArray, count: int, log_mgf: LogMgf) -> tuple[FloatArray, FloatArray]:
+    r""":math:`n \log M(\lambda)` and :math:`n \log M(-\lambda)` on the exponent grid (rows) x ``y``."""
+    if count == 0:
+        return np.zeros((1, y.size)), np.zeros((1, y.size))
+    lam = _CHERNOFF_EXPONENTS[:, None]
+    return count * log_mgf(lam, y[None, :]), count * log_mgf(-lam, y[None, :])
+
+
+def _period_from_tables(
+    x: FloatArray, up: FloatArray, down: FloatArray, log_tol: float
+) -> FloatArray:
+    lam = _CHERNOFF_EXPONENTS[:, None]
+    base = 0.5 * lam**2 - log_tol
+    upper = _min_over_exponents((base + up) / lam) - x
+    lower = x + _min_over_exponents((base + down) / lam)
+    return np.maximum(np.maximum(lower, upper), 1.0)  # type: ignore[no-any-return,unused-ignore]
+
+
+def _bounds_from_tables(
+    x: FloatArray, up: FloatArray, down: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    lam = _CHERNOFF_EXPONENTS[:, None]
+    below = lam * x[None, :] + 0.5 * lam**2 + down
+    above = -lam * x[None, :] + 0.5 * lam**2 + up
+    return (
+        np.minimum(_min_over_exponents(below), 0.0),
+        np.minimum(_min_over_exponents(above), 0.0),
+    )
+
+
 def aliasing_period(
     x: FloatArray, y: FloatArray, count: int, log_tol: float, log_mgf: LogMgf = log_mgf_hinge
 ) -> FloatArray:
@@ -106,31 +136,14 @@ def aliasing_period(
     :math:`M` the moment generating function of one summand; each is minimised
     over a grid of :math:`\lambda` (any grid keeps the bound rigorous).
     """
-    lam = _CHERNOFF_EXPONENTS[:, None]
-    base = 0.5 * lam**2 - log_tol
-    up_exponent, down_exponent = base, base
-    if count > 0:
-        up_exponent = base + count * log_mgf(lam, y[None, :])
-        down_exponent = base + count * log_mgf(-lam, y[None, :])
-    upper = _min_over_exponents(up_exponent / lam) - x
-    lower = x + _min_over_exponents(down_exponent / lam)
-    return np.maximum(np.maximum(lower, upper), 1.0)  # type: ignore[no-any-return,unused-ignore]
+    return _period_from_tables(x, *_mgf_tables(y, count, log_mgf), log_tol)
 
 
 def log_tail_bounds(
     x: FloatArray, y: FloatArray, count: int, log_mgf: LogMgf = log_mgf_hinge
 ) -> tuple[FloatArray, FloatArray]:
     r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` (each <= 0)."""
-    lam = _CHERNOFF_EXPONENTS[:, None]
-    below = lam * x[None, :] + 0.5 * lam**2
-    above = -lam * x[None, :] + 0.5 * lam**2
-    if count > 0:
-        below = below + count * log_mgf(-lam, y[None, :])
-        above = above + count * log_mgf(lam, y[None, :])
-    return (
-        np.minimum(_min_over_exponents(below), 0.0),
-        np.minimum(_min_over_exponents(above), 0.0),
-    )
+    return _bounds_from_tables(x, *_mgf_tables(y, count, log_mgf))
 
 
 def cutoff_frequency(log_tol: float) -> float:
@@ -205,10 +218,13 @@ def sum_cdf(
     )
     # Where a rigorous bound already decides the value to within the tolerance,
     # skip the inversion (this also avoids huge node counts far in the tails).
-    log_below, log_above = log_tail_bounds(x, y, count, log_mgf)
+    up, down = _mgf_tables(y, count, log_mgf)  # shared by both kinds of bound
+    log_below, log_above = _bounds_from_tables(x, up, down)
     result = np.where(log_below < log_tol, 0.0, 1.0)
     pending = np.flatnonzero((log_below >= log_tol) & (log_above >= log_tol))
-    step = 2.0 * math.pi / aliasing_period(x[pending], y[pending], count, log_tol, log_mgf)
+    step = (
+        2.0 * math.pi / _period_from_tables(x[pending], up[:, pending], down[:, pending], log_tol)
+    )
     cutoff = cutoff_frequency(log_tol)
     order = np.argsort(step)  # group similar node counts together
     needed = np.ceil(cutoff / step[order])  # non-increasing
