@@ -645,19 +645,23 @@ def _inner_probabilities(
     half_integers = np.arange(math.ceil(cutoff_frequency(log_tol) / step)) + 0.5
     t = np.asarray(step * half_integers, dtype=np.float64)
     log_cf = log_cf_excess(t[None, :], grid.nodes[low:high, None])
+    log_cf_real, log_cf_imag = np.ascontiguousarray(log_cf.real), np.ascontiguousarray(log_cf.imag)
     gauss = -0.5 * t**2
     log_floor = log_tol - math.log(t.size)
     for span, mask, k, result in zip(spans, pending, ks, results, strict=True):
-        rows = np.flatnonzero(mask) + span.start
+        rows = np.flatnonzero(mask) + span.start - low
         if rows.size == 0:
             continue
-        cf = log_cf[rows - low]
-        log_modulus = (k - 1) * cf.real + gauss
-        needed = np.flatnonzero(np.max(log_modulus, axis=0) >= log_floor)
-        terms_count = int(needed[-1]) + 1 if needed.size else 0
-        phase = (k - 1) * cf.imag[:, :terms_count] - t[:terms_count] * grid.nodes[rows, None]
-        terms = np.exp(log_modulus[:, :terms_count]) * np.sin(phase) / half_integers[:terms_count]
-        result[mask] = np.clip(0.5 - np.sum(terms, axis=1) / math.pi, 0.0, 1.0)
+        # a contiguous block of rows is a view, not a copy
+        block = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
+        real = log_cf_real[block]
+        # max over rows of (k-1) Re + gauss, per frequency: terms below floor are dropped
+        needed = np.flatnonzero((k - 1) * np.max(real, axis=0) + gauss >= log_floor)
+        count = int(needed[-1]) + 1 if needed.size else 0
+        modulus = np.exp((k - 1) * real[:, :count] + gauss[:count])
+        phase = (k - 1) * log_cf_imag[block, :count] - np.outer(grid.nodes[rows + low], t[:count])
+        sums = (modulus * np.sin(phase)) @ (1.0 / half_integers[:count])
+        result[mask] = np.clip(0.5 - sums / math.pi, 0.0, 1.0)
     return results
 
 
