@@ -288,6 +288,23 @@ def _bisect_increasing(function: Callable[[float], float], low: float, high: flo
             high = middle
 
 
+def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
+    """:func:`lamcap.gaussian_width_squared` as a float64 array, d^2 where m = d.
+
+    Equal to it everywhere (it returns d^2 exactly at full rank), but its
+    expansion (numba; about 1 s to load in a fresh process) only runs for m < d.
+    """
+    rank = retained_rank(d, kappa)  # checks d, kappa and m >= 1
+    dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+    width = np.array(dimension, dtype=np.float64)
+    width *= width  # in place: stays an array for 0-d input
+    partial = rank != dimension
+    if np.any(partial):
+        ratio = np.broadcast_to(np.asarray(check_kappa(kappa), dtype=np.float64), rank.shape)
+        width[partial] = gaussian_width_squared(dimension[partial], ratio[partial])
+    return width
+
+
 def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_m^2` (n = p).
 
@@ -331,6 +348,6 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     >>> [round(float(q), 2) for q in critical_p([8, 16], kappa=0.5)]
     [20.7, 56.93]
     """
-    width = np.asarray(gaussian_width_squared(d, kappa), dtype=np.float64)
+    width = full_rank_width(d, kappa)
     result = np.array([_critical_p_one(float(w)) for w in width.ravel()]).reshape(width.shape)
     return result[()] if result.ndim == 0 else result

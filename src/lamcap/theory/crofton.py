@@ -47,9 +47,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._validation import check_integer_array, check_kappa
-from lamcap.theory.capacity import interpolation_stencil
-from lamcap.theory.width import gaussian_width_squared, retained_rank
+from lamcap._validation import check_integer_array
+from lamcap.theory.capacity import full_rank_width, interpolation_stencil
 
 __all__ = ["feasibility_probability", "sum_law_window"]
 
@@ -213,13 +212,7 @@ def feasibility_probability(
     """
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
-    rank = retained_rank(d, kappa)
-    dimension = check_integer_array("d", d, minimum=1)
-    width = np.where(
-        rank == dimension,
-        dimension.astype(np.float64) ** 2,
-        gaussian_width_squared(dimension, check_kappa(kappa)),
-    )
+    width = full_rank_width(d, kappa)
     outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)
     result = np.empty(outputs_b.shape)
     for q in np.unique(outputs_b):
