@@ -159,6 +159,8 @@ def complex_log1p(z: ComplexArray) -> ComplexArray:
     r""":math:`\log(1 + z)` accurate for small complex :math:`z` (numpy's ``log1p`` is not)."""
     a, b = z.real, z.imag
     small = np.abs(z) < 0.5
+    if np.all(small):  # the common case: one branch only
+        return 0.5 * np.log1p(a * (2.0 + a) + b * b) + 1j * np.arctan2(b, 1.0 + a)  # type: ignore[no-any-return,unused-ignore]
     near = np.where(small, a * (2.0 + a) + b * b, 0.0)
     with np.errstate(divide="ignore"):
         log_modulus = np.where(small, 0.5 * np.log1p(near), np.log(np.hypot(1.0 + a, b)))
@@ -174,6 +176,8 @@ def log_cf_hinge(t: FloatArray, y: FloatArray) -> ComplexArray:
     """
     y_safe = np.maximum(y, _DEEP_THRESHOLD)
     tail = (np.exp(-0.5 * y_safe**2) * 0.5) * special.wofz((t + 1j * y_safe) / math.sqrt(2.0))
+    if np.all(y >= 0.0):  # the common case: skip the branches that are not used
+        return complex_log1p(tail - special.ndtr(-y_safe))
     psi = tail - special.ndtr(-y_safe)
     with np.errstate(divide="ignore", invalid="ignore"):
         shallow = np.where(y_safe >= 0.0, complex_log1p(psi), np.log(special.ndtr(y_safe) + tail))
