@@ -13,12 +13,19 @@ Run ``python benchmarks/bench_theory.py``.  Rows (lamcap vs the naive alternativ
 * ``critical_p`` for d = 8..256 (cold caches) vs a per-d bisection over integer p
   calling ``statistical_dimension`` (timed on 3 values of d, extrapolated).
 
+A last block times both cold calls again in fresh Python processes (import of
+lamcap included), next to the figures measured the same way before the all-k
+``active_set_law`` and the transition-width panels of ``statistical_dimension``
+(commit 5c8a797, same machine, also under load).
+
 Timings are wall-clock on a shared machine: treat them as noisy.
 """
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -178,12 +185,50 @@ def _bench_critical_p() -> None:
     _row("critical_p, d = 8..256 (warm caches)", warm, naive, "")
 
 
+_FRESH_CALLS = {
+    "feasibility curve d=256 (61 p)": (
+        (
+            "from lamcap import critical_p, feasibility_probability; import numpy as np; "
+            "c = round(float(critical_p(256))); outputs = np.arange(c - 60, c + 61, 2)"
+        ),
+        "feasibility_probability(256, outputs)",
+        3.6,
+    ),
+    "critical_p d = 8..256": (
+        "from lamcap import critical_p; import numpy as np",
+        "critical_p(np.arange(8, 257))",
+        3.7,
+    ),
+}
+
+
+def _fresh_process_seconds(setup: str, call: str) -> tuple[float, float]:
+    """(seconds of ``call`` alone, seconds of imports + setup + call) in a new interpreter."""
+    script = (
+        "import time; t0 = time.perf_counter(); "
+        f"{setup}; t1 = time.perf_counter(); {call}; t2 = time.perf_counter(); "
+        "print(t2 - t1, t2 - t0)"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return float(output[0]), float(output[1])
+
+
+def _bench_fresh_processes() -> None:
+    print(f"{'cold, fresh process':<44} {'now s':>11} {'before s':>12} {'ratio':>9}  notes")
+    for name, (setup, call, before) in _FRESH_CALLS.items():
+        alone, total = _fresh_process_seconds(setup, call)
+        _row(name, alone, before, f"with imports and setup {total:.2f} s; before: commit 5c8a797")
+
+
 def main() -> None:
     print(f"{'benchmark':<44} {'lamcap s':>11} {'naive s':>12} {'ratio':>9}  notes")
     _bench_capacity_float()
     _bench_capacity_mp()
     _bench_feasibility()
     _bench_critical_p()
+    _bench_fresh_processes()
 
 
 if __name__ == "__main__":
