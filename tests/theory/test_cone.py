@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lamcap import project_onto_cone
+from lamcap.theory import cone
 from lamcap.theory.cone import MonteCarloEstimate, active_set_law, statistical_dimension
 
 
@@ -92,6 +93,25 @@ def test_kmax_truncates() -> None:
     full = active_set_law(50)
     short = active_set_law(50, kmax=3)
     np.testing.assert_allclose(short, full[:4], atol=1e-15)
+
+
+def test_kmax_beyond_support_pads_zeros() -> None:
+    full = active_set_law(1000)
+    long = active_set_law(1000, kmax=999)
+    assert long.size == 1000
+    np.testing.assert_allclose(long[: full.size], full, atol=1e-16)
+    assert np.all(long[full.size :] <= 1e-16)
+
+
+def test_law_blocks_of_k_grow_until_the_support_is_covered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A first block far too short (1 + 10 values of k) must be extended by doubling.
+    full = active_set_law(10**4)
+    monkeypatch.setattr(cone, "_LAW_BLOCK_PER_LOG_P", 0.1)
+    extended = active_set_law(10**4)
+    assert extended.size == full.size
+    np.testing.assert_allclose(extended, full, atol=1e-15)
 
 
 @pytest.mark.parametrize("p", [2, 10, 1000, 10**6])
