@@ -19,6 +19,9 @@ interval), giving :math:`p_c(d)` and the critical load
   all_associations=True)`` crosses 1/2 (THEORY.md §4, the d → ∞ law), and the
   same crossing of the exact finite-d law ``hebbian_recall_finite`` (decoupled).
 
+Undecided instances are left out at full rank and count as failures for
+κ < 1 (:meth:`CellData.fit`).
+
 The verdict "agrees" is the acceptance criterion of the issue: the measured
 p_c lies within 3% of the reference prediction (``critical_p``; the exact
 finite-d law for Hebbian cells); whether the reference lies inside the 95%
@@ -85,12 +88,27 @@ class CellData:
         """95% Wilson interval of :attr:`fraction`."""
         return wilson_interval(self.feasible, np.maximum(self.decided, 1))
 
+    @property
+    def undecided_fail(self) -> bool:
+        """Whether undecided instances count as not storable (rank-constrained cells)."""
+        return self.cell.kappa < 1.0
+
     def fit(self) -> TransitionFit | None:
-        """Logistic fit (None when no instance is decided)."""
-        keep = self.decided > 0
+        """Logistic fit (None when no instance counts).
+
+        Full rank: undecided instances are left out (the LP decides almost
+        all).  κ < 1: the problem is non-convex and the trainer certifies
+        infeasibility only when even full rank is infeasible, so near the
+        transition most failures are "undecided"; leaving them out would keep
+        only the solved instances and push p_c up.  They count as *not
+        storable by the trainer*: the fitted p_c is the trainer's empirical
+        capacity, a lower bound on the true rank-m capacity.
+        """
+        total = self.decided + self.undecided if self.undecided_fail else self.decided
+        keep = total > 0
         if not keep.any():
             return None
-        return fit_transition(self.p[keep], self.feasible[keep], self.decided[keep])
+        return fit_transition(self.p[keep], self.feasible[keep], total[keep])
 
 
 def cell_data(database: str | os.PathLike[str]) -> dict[Cell, CellData]:

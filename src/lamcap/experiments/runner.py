@@ -99,8 +99,8 @@ class CellState:
         counts: dict[int, tuple[int, int]] = {}
         for task in self.planned:
             verdict = verdicts[task.key()]
-            if verdict == "undecided":
-                continue
+            if verdict == "undecided" and self.cell.kappa == 1.0:
+                continue  # as in lamcap.experiments.analysis: a failure only for κ < 1
             feasible, total = counts.get(task.p, (0, 0))
             counts[task.p] = (feasible + (verdict == "feasible"), total + 1)
         return counts
