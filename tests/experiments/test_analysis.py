@@ -1,0 +1,84 @@
+"""Analysis: aggregation by cell, undecided handling, crossings of the theory curves."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from lamcap.experiments.analysis import (
+    _integer_crossing,
+    cell_data,
+    crofton_median,
+    load,
+    transition_table,
+)
+from lamcap.experiments.store import ResultsStore
+from lamcap.experiments.sweep import Cell, Sweep
+
+
+def _fill(path: Path, kappa: float, verdicts: dict[int, list[str]]) -> Cell:
+    sweep = Sweep(dims=(8,), kappas=(kappa,), seeds_per_point=1)
+    cell = next(sweep.cells())
+    with ResultsStore(path) as store:
+        for p, outcomes in verdicts.items():
+            for replicate, verdict in enumerate(outcomes):
+                store.add(sweep.task(cell, p, replicate), {"verdict": verdict, "accuracy": 1.0})
+    return cell
+
+
+VERDICTS = {
+    10: ["feasible"] * 4,
+    14: ["feasible", "feasible", "undecided", "undecided"],
+    18: ["undecided"] * 3 + ["infeasible"],
+    22: ["infeasible"] * 4,
+}
+
+
+def test_cell_data_counts(tmp_path: Path) -> None:
+    cell = _fill(tmp_path / "r.sqlite", 1.0, VERDICTS)
+    data = cell_data(tmp_path / "r.sqlite")[cell]
+    assert data.p.tolist() == [10, 14, 18, 22]
+    assert data.feasible.tolist() == [4, 2, 0, 0]
+    assert data.decided.tolist() == [4, 2, 1, 4]
+    assert data.undecided.tolist() == [0, 2, 3, 0]
+
+
+def test_undecided_excluded_at_full_rank_and_failures_below(tmp_path: Path) -> None:
+    _fill(tmp_path / "full.sqlite", 1.0, VERDICTS)
+    _fill(tmp_path / "rank.sqlite", 0.5, VERDICTS)
+    (full_data,) = cell_data(tmp_path / "full.sqlite").values()
+    (rank_data,) = cell_data(tmp_path / "rank.sqlite").values()
+    full_fit, rank_fit = full_data.fit(), rank_data.fit()
+    assert full_fit is not None
+    assert rank_fit is not None
+    # at full rank p = 14 is 2/2 storable: the transition lies above 14
+    assert full_fit.p_c > 14
+    # below full rank p = 14 is 2/4 storable: the transition sits at about 14
+    assert rank_fit.p_c == pytest.approx(14, rel=0.1)
+    assert rank_fit.p_c < full_fit.p_c
+
+
+def test_integer_crossing_interpolates() -> None:
+    assert _integer_crossing(lambda p: 1.0 - p / 21.0) == pytest.approx(10.5)
+    assert _integer_crossing(lambda _p: 0.0) == 2.0
+
+
+@pytest.mark.slow
+def test_crofton_median_straddles_one_half() -> None:
+    from lamcap import feasibility_probability
+
+    median = crofton_median(8)
+    below, above = math.floor(median), math.ceil(median)
+    assert (
+        float(feasibility_probability(8, below)) >= 0.5 >= float(feasibility_probability(8, above))
+    )
+
+
+def test_transition_table_reports_load(tmp_path: Path) -> None:
+    _fill(tmp_path / "r.sqlite", 1.0, VERDICTS)
+    (row,) = transition_table(tmp_path / "r.sqlite", with_finite=False)
+    assert row.alpha[0] == pytest.approx(load(row.p_c, 8))
+    assert row.instances == 16
+    assert row.undecided == 5
