@@ -209,7 +209,7 @@ def _gamma_rule(shape: float, nodes: int) -> tuple[FloatArray, FloatArray]:
     diagonal = 2.0 * index + shape
     off = np.sqrt(index[1:] * (index[1:] + shape - 1.0))
     values, vectors = linalg.eigh_tridiagonal(diagonal, off)
-    return values, vectors[0] ** 2
+    return np.asarray(values, dtype=np.float64), np.asarray(vectors[0] ** 2, dtype=np.float64)
 
 
 def _chi2_rule(dof: int) -> tuple[FloatArray, FloatArray]:

@@ -223,7 +223,9 @@ class ScoreLaw:
                 out[index] = below
                 continue
             x, w = _gauss_panels(low, self.level_range[1])
-            joint = _joint_density(x, special.ndtr(value), self._n, self.margin, self.step)
+            joint = _joint_density(
+                x, np.asarray(special.ndtr(float(value))), self._n, self.margin, self.step
+            )
             out[index] = below + float(np.sum(w * joint))
         return out if points.ndim else float(out)
 
@@ -238,7 +240,12 @@ class ScoreLaw:
                 continue
             x, w = _gauss_panels(low, self.level_range[1])
             joint = _joint_density(
-                x, special.ndtr(value), self._n, self.margin, self.step, derivative=True
+                x,
+                np.asarray(special.ndtr(float(value))),
+                self._n,
+                self.margin,
+                self.step,
+                derivative=True,
             )
             density = math.exp(-0.5 * value * value) / math.sqrt(2 * math.pi)
             out[index] = density * float(np.sum(w * joint))
