@@ -346,7 +346,20 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
 
     Computed block by block (memory :math:`O(np + d^2)` beyond one block);
     float64, each entry accurate to :math:`O(d\,\epsilon)` relative to
-    :math:`\|u_\rho\|\,\|W e_\mu\|`.
+    :math:`\|u_\rho\|\,\|W e_\mu\|` (THEORY.md §1; arXiv:2605.10795).
+
+    Parameters
+    ----------
+    instance : Instance
+        The associations: inputs :math:`e_\mu` and the outputs each one sees.
+    W : array_like, shape ``(d, d)``
+        Finite weight matrix; anything else raises ``ValueError``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n, p)``
+        ``result[mu, rho]`` is :math:`s_{\mu\rho}`; the target of association
+        ``mu`` is column ``instance.targets[mu]``.
 
     Examples
     --------
@@ -369,6 +382,21 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
 
         \frac1n \#\{\mu : s_{\mu t(\mu)} > \max_{\rho \ne t(\mu)} s_{\mu\rho}\}.
 
+    Exact count over the float64 scores of :func:`scores` (THEORY.md §1;
+    arXiv:2605.10795); a tie counts as a failure.
+
+    Parameters
+    ----------
+    instance : Instance
+        The associations to recall.
+    W : array_like, shape ``(d, d)``
+        Finite weight matrix; anything else raises ``ValueError``.
+
+    Returns
+    -------
+    float
+        The recalled fraction, a multiple of :math:`1/n` in ``[0, 1]``.
+
     Examples
     --------
     >>> instance = make_instance(32, 4, n=4, seed=0)
@@ -385,7 +413,18 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
 def hebbian_weights(instance: Instance) -> NDArray[np.float64]:
     r"""The Hebbian matrix :math:`W_H = \sum_\mu u_{t(\mu)} e_\mu^\top` (THEORY.md §1).
 
-    Uses only the target rows, :math:`O(nd^2)` time.
+    Uses only the target rows, :math:`O(nd^2)` time; float64, exact up to the
+    rounding of one matrix product (arXiv:2605.10795).
+
+    Parameters
+    ----------
+    instance : Instance
+        The associations; only the inputs and the target outputs are read.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(d, d)``
+        :math:`W_H`, mapping each input :math:`e_\mu` towards its target output.
 
     Examples
     --------

@@ -198,6 +198,23 @@ def verify(instance: Instance, result: SolveResult) -> Verification:
     bound :math:`\le 10^{-9}` (and weights, if any, not feasible); a result is
     never ``"undecided"`` with a feasible ``W``.  A tampered ``W`` (margin
     changes) or a tampered certificate (bound grows, indices invalid) fails.
+    The margin is :math:`\min_{\mu,\rho \ne t(\mu)} m_{\mu\rho}(W)`, the
+    normalised value of the constraints of THEORY.md §1 (arXiv:2605.10795) as
+    defined by :func:`~lamcap.solvers.certificates.min_margin`, recomputed in
+    float64.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance the result claims to solve.
+    result : SolveResult
+        Any result (from :func:`solve` or :func:`build_result`, possibly edited).
+
+    Returns
+    -------
+    Verification
+        Truthy iff every claim re-checks; ``reason`` says what failed, and the
+        recomputed ``min_margin`` and ``bound`` are attached.
 
     Examples
     --------
