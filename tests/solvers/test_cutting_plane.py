@@ -13,7 +13,11 @@ import pytest
 from lamcap.problems import make_instance
 from lamcap.solvers import verify
 from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, certificate_bound
-from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers.cutting_plane import (
+    CuttingPlaneOptions,
+    _min_norm_point,
+    solve_cutting_plane,
+)
 from lamcap.solvers.full_lp import solve_full_lp
 
 
@@ -67,6 +71,44 @@ def test_time_limit_gives_undecided_with_best_weights() -> None:
     assert result.weights is not None
     assert np.isfinite(result.min_margin)
     assert verify(instance, result)
+    assert result.details["stopped"] == "time_limit"
+
+
+def test_exact_stage_that_cannot_fit_the_time_left_is_skipped() -> None:
+    # An assumed NNLS iteration cost of 1e12 products rows.T @ (rows @ v) is
+    # far more than the 600 s allowed: the exact stage must not start (before
+    # the fix it ran unbounded), and the run ends undecided.
+    instance = make_instance(4, 40, seed=1)  # infeasible (see above)
+    result = solve_cutting_plane(
+        instance,
+        rank=4,
+        margin=1.0,
+        max_seconds=600.0,
+        seed=0,
+        options=CuttingPlaneOptions(first_order_rounds=1, nnls_cost_factor=1e12),
+    )
+    assert result.verdict == "undecided"
+    assert result.details["stage"] == "nnls"
+    assert result.details["stopped"] == "time_limit"
+    assert result.weights is not None
+    assert verify(instance, result)
+
+
+def test_decided_runs_report_why_they_stopped() -> None:
+    infeasible = _solve(make_instance(4, 40, seed=1))
+    feasible = _solve(make_instance(10, 20, n=6, seed=3))
+    assert (infeasible.verdict, infeasible.details["stopped"]) == ("infeasible", "decided")
+    assert (feasible.verdict, feasible.details["stopped"]) == ("feasible", "decided")
+
+
+def test_min_norm_point_past_its_iteration_cap_gives_none_not_an_error() -> None:
+    rng = np.random.default_rng(0)
+    rows = rng.standard_normal((60, 9))  # 60 points in R^9: min-norm support of ~10
+    assert _min_norm_point(rows, 1) is None
+    beta = _min_norm_point(rows, 1000)
+    assert beta is not None
+    assert beta.min() >= 0.0
+    assert abs(beta.sum() - 1.0) < 1e-12
 
 
 GRID = [(8, p) for p in (18, 22, 27)] + [(10, p) for p in (25, 31)] + [(12, p) for p in (36, 44)]

@@ -91,6 +91,10 @@ class CuttingPlaneOptions:
     exact_max_dimension : largest ``d`` for the exact stage (it holds the
         ``|S| x d**2`` dense rows of the working set).
     max_rounds : cap on passes (first-order and exact rounds together).
+    nnls_cost_factor : assumed cost of one NNLS iteration in units of one
+        timed product ``rows.T @ (rows @ v)`` on the working set, until the
+        first NNLS call is measured (measured: about 2.5); with ``max_seconds``
+        it sets the NNLS iteration cap (see :func:`_nnls_iteration_budget`).
     """
 
     cuts_per_association: int = 4
@@ -100,6 +104,7 @@ class CuttingPlaneOptions:
     exact: str = "nnls"
     exact_max_dimension: int = 64
     max_rounds: int = 200
+    nnls_cost_factor: float = 4.0
 
 
 @dataclass
@@ -273,7 +278,8 @@ def _candidates(
     """Farkas vectors to try, cheapest first (computed lazily)."""
     yield duals
     yield _polish(rows, duals)
-    yield highs_feasibility(rows, max_seconds=max_seconds).ray
+    if max_seconds > 0:
+        yield highs_feasibility(rows, max_seconds=max_seconds).ray
 
 
 def _raw_scale(
@@ -311,6 +317,8 @@ class _Progress:
     ascent_seconds: float = 0.0
     exact_seconds: float = 0.0
     stage: str = "first_order"
+    stopped: str = "max_rounds"
+    nnls_cost_factor: float = 4.0
 
     def offer(self, weights: NDArray[np.float64], margin: float) -> None:
         if not margin <= self.margin:  # NaN-safe: replaces a NaN best
@@ -331,7 +339,7 @@ def solve_cutting_plane(
 
     .. math::
 
-        \exists W \in \mathbb R^{d	imes d}:\ (u_t - u_\rho)^\top W e_\mu > 0
+        \exists W \in \mathbb R^{d \times d}:\ (u_t - u_\rho)^\top W e_\mu > 0
         \quad \forall \mu,\ \rho \ne t(\mu).
 
     Parameters follow the registry contract of :mod:`lamcap.solvers`; ``rank``
@@ -339,8 +347,19 @@ def solve_cutting_plane(
     solver's own scale, rescale it freely: the problem is homogeneous) and
     ``seed`` is unused (deterministic).  ``details`` reports the working-set
     size, the certified interval ``[min_margin, upper_bound]`` for the best
-    normalised margin :math:`\gamma^*`, pass / ascent / LP seconds and the
-    stage reached.
+    normalised margin :math:`\gamma^*`, pass / ascent / LP seconds, the
+    stage reached and why the run stopped (``"stopped"``: ``"decided"``,
+    ``"time_limit"``, ``"max_rounds"``, ``"exact_failed"`` or
+    ``"nnls_iteration_cap"``).
+
+    ``max_seconds`` is checked between rounds and bounds the exact stage
+    itself: HiGHS gets the remaining time as its limit, and NNLS (which cannot
+    be interrupted) gets an iteration cap derived from the remaining time and
+    its measured cost per iteration, or is skipped when not even one
+    iteration fits.  A round that overruns the budget ends the run
+    ``"undecided"`` with the best ``W`` so far; the overrun is at most one
+    score pass or one ascent round, plus the misestimate of one capped NNLS
+    call.
 
     Examples
     --------
@@ -359,13 +378,19 @@ def solve_cutting_plane(
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     initial = hebbian_weights(instance)
     found = _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association)
-    progress = _Progress(initial.copy(), found.min_margin, pass_seconds=found.seconds)
+    progress = _Progress(
+        initial.copy(),
+        found.min_margin,
+        pass_seconds=found.seconds,
+        nnls_cost_factor=opts.nnls_cost_factor,
+    )
     ascent = np.zeros((instance.d, instance.d))
     exact = opts.exact if instance.d <= opts.exact_max_dimension else "none"
     lp: MarginLP | None = None
     certificate: FarkasCertificate | None = None
     while progress.margin <= FEASIBILITY_TOLERANCE and progress.rounds < opts.max_rounds:
         if time.perf_counter() >= deadline:
+            progress.stopped = "time_limit"
             break
         progress.rounds += 1
         if found.mus.size:
@@ -389,13 +414,18 @@ def solve_cutting_plane(
             progress.exact_seconds += time.perf_counter() - tick
             if isinstance(step, FarkasCertificate) or step is None:
                 certificate = step
+                if certificate is not None and certificate.epsilon <= FEASIBILITY_TOLERANCE:
+                    progress.stopped = "decided"
                 break
             weights, level = step
         found = _score_pass(instance, weights, member, level, opts.cuts_per_association)
         progress.pass_seconds += found.seconds
         progress.offer(weights, found.min_margin)
+    if progress.margin > FEASIBILITY_TOLERANCE:
+        progress.stopped = "decided"
     details = {
         "stage": progress.stage,
+        "stopped": progress.stopped,
         "working_set": working.size,
         "upper_bound": progress.upper,
         "pass_seconds": progress.pass_seconds,
@@ -458,17 +488,20 @@ def _exact_round(
     decreases while cuts are added, so the rounds terminate).  Returns None when
     the exact solver fails (the run ends undecided).
     """
-    remaining = max(deadline - time.perf_counter(), 1.0)
+    remaining = deadline - time.perf_counter()
     if lp is not None:
         solved = lp.solve(remaining)
         if solved is None:
+            progress.stopped = "time_limit" if time.perf_counter() >= deadline else "exact_failed"
             return None
         level, vector = solved
         farkas = lp.duals
         normalised = level  # box-normalised LP level t*
     else:
-        rows = _lp_rows(working, unit_inputs, np.arange(working.size))
-        farkas = _min_norm_point(rows)
+        minimised = _timed_min_norm_point(working, unit_inputs, deadline, progress)
+        if minimised is None:
+            return None
+        rows, farkas = minimised
         vector = rows.T @ farkas
         level = float(np.min(rows @ vector)) if working.size else 0.0
         length = float(np.linalg.norm(vector))
@@ -476,12 +509,14 @@ def _exact_round(
     total = float(farkas.sum())
     gap = float(np.linalg.norm(vector)) / total if total > 0 else math.inf
     if normalised <= FEASIBILITY_TOLERANCE or gap <= 1e-6:
+        remaining = deadline - time.perf_counter()
         certificate = _certificate(instance, working, unit_inputs, farkas, remaining)
         if certificate is not None:
             progress.upper = min(progress.upper, certificate.epsilon)
         if certificate is not None and certificate.epsilon <= FEASIBILITY_TOLERANCE:
             return certificate
         if normalised <= FEASIBILITY_TOLERANCE:
+            progress.stopped = "exact_failed"  # no certificate re-checks
             return certificate
     if lp is None:
         _keep(working, farkas > 0, member)
@@ -489,7 +524,69 @@ def _exact_round(
     return weights, level
 
 
-def _min_norm_point(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+def _product_seconds(rows: NDArray[np.float64]) -> float:
+    r"""Measured seconds of :math:`A^\top (A v)` on ``rows``, the unit of NNLS cost.
+
+    Each Lawson–Hanson iteration forms the dual vector
+    :math:`A^\top(b - A\beta)` of the system, so its cost is a small multiple
+    of this product (measured 2.3–2.8 for ``d`` in 24–64).
+    """
+    probe = np.full(rows.shape[1], 1.0 / max(rows.shape[1], 1))
+    tick = time.perf_counter()
+    rows.T @ (rows @ probe)
+    return max(time.perf_counter() - tick, 1e-9)
+
+
+def _nnls_iteration_budget(seconds_left: float, unit_seconds: float, factor: float) -> int:
+    """NNLS iterations that fit in ``seconds_left`` at ``factor * unit_seconds`` each.
+
+    ``factor`` is measured on the previous NNLS call as an upper bound (time
+    divided by a lower bound on its iterations, the support size), so the cap
+    errs on the side of stopping early.
+    """
+    if seconds_left <= 0:
+        return 0
+    return int(min(seconds_left / (factor * unit_seconds), 2**31 - 1))
+
+
+def _timed_min_norm_point(
+    working: _WorkingSet,
+    unit_inputs: NDArray[np.float64],
+    deadline: float,
+    progress: _Progress,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """Rows of the working set and their min-norm weights, or None past the budget.
+
+    Sets ``progress.stopped`` when it gives up; otherwise updates the measured
+    NNLS cost factor.
+    """
+    if time.perf_counter() >= deadline:
+        progress.stopped = "time_limit"
+        return None
+    default_cap = max(50, 5 * working.size)
+    rows = _lp_rows(working, unit_inputs, np.arange(working.size))
+    unit = _product_seconds(rows)
+    cap = default_cap
+    if not math.isinf(deadline):
+        budget = _nnls_iteration_budget(
+            deadline - time.perf_counter(), unit, progress.nnls_cost_factor
+        )
+        if budget < 2:
+            progress.stopped = "time_limit"
+            return None
+        cap = min(default_cap, budget)
+    tick = time.perf_counter()
+    farkas = _min_norm_point(rows, cap)
+    elapsed = time.perf_counter() - tick
+    if farkas is None:
+        progress.stopped = "nnls_iteration_cap" if cap == default_cap else "time_limit"
+        return None
+    iterations_at_least = max(int(np.count_nonzero(farkas)), 1)
+    progress.nnls_cost_factor = elapsed / (iterations_at_least * unit)
+    return rows, farkas
+
+
+def _min_norm_point(rows: NDArray[np.float64], max_iterations: int) -> NDArray[np.float64] | None:
     r"""Weights :math:`\beta \ge 0`, :math:`\sum\beta = 1`, minimising :math:`\|\text{rows}^\top\beta\|`.
 
     Lawson–Hanson NNLS (:func:`scipy.optimize.nnls`, an exact active-set method)
@@ -497,6 +594,7 @@ def _min_norm_point(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     The minimiser :math:`x = \text{rows}^\top\beta` is the max-margin direction of
     the rows when it is non-zero (then :math:`\langle x, r_i\rangle \ge \|x\|^2`
     on every row), and :math:`\beta` is a Farkas vector when it is zero.
+    None when NNLS needs more than ``max_iterations`` iterations.
     """
     from scipy.optimize import nnls  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
 
@@ -504,7 +602,10 @@ def _min_norm_point(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     matrix = np.concatenate([rows.T, np.ones((1, count))])
     right = np.zeros(matrix.shape[0])
     right[-1] = 1.0
-    beta = nnls(matrix, right, maxiter=max(50, 5 * count))[0]
+    try:
+        beta = nnls(matrix, right, maxiter=max_iterations)[0]
+    except RuntimeError:  # scipy: "Maximum number of iterations reached."
+        return None
     total = float(beta.sum())
     result: NDArray[np.float64] = beta / total if total > 0 else beta
     return result
