@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from lamcap.problems import make_instance
-from lamcap.solvers import verify
+from lamcap.solvers import solve, verify
 from lamcap.solvers.full_lp import (
     MarginLP,
     all_constraints,
@@ -64,3 +67,44 @@ def test_full_lp_decides_clear_cases(model: str) -> None:
     result = solve_full_lp(hard, rank=4, margin=1.0, max_seconds=None, seed=0)
     assert result.verdict == "infeasible"
     assert verify(hard, result)
+
+
+_FRESH_PROCESS_SOLVE = """
+import sys
+from lamcap.problems import make_instance
+from lamcap.solvers import solve
+from lamcap.solvers.full_lp import MarginLP
+import numpy as np
+result = solve(make_instance(4, 12, seed=0), method="full_lp")
+lp = MarginLP(2)
+lp.add(np.array([[1.0, 0.0], [-1.0, 0.0]]))
+lp.solve(10.0)
+print(result.verdict, file=sys.stderr)
+"""
+
+
+def test_highs_prints_nothing_in_a_fresh_process() -> None:
+    # highspy prints its banner once per process from the Highs() constructor,
+    # so only a fresh interpreter can show it (an earlier test may have eaten it).
+    completed = subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS_SOLVE],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert completed.stdout == ""
+    assert completed.stderr.strip() in {"feasible", "infeasible"}
+
+
+def test_highs_solves_print_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    instance = make_instance(4, 40, seed=1)
+    result = solve(instance, method="full_lp")
+    highs_feasibility(np.array([[1.0, 0.0], [-1.0, 0.0]]))
+    lp = MarginLP(2)
+    lp.add(np.array([[1.0, 1.0]]))
+    lp.solve(10.0)
+    captured = capfd.readouterr()
+    assert result.verdict == "infeasible"
+    assert captured.out == ""
+    assert captured.err == ""

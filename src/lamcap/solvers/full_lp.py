@@ -20,8 +20,14 @@ solver.  ``vec`` is row-major: entry ``(j, k)`` of ``W`` is ``w[j * d + k]``.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
+import os
+import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +44,66 @@ __all__ = [
     "all_constraints",
     "constraint_rows",
     "highs_feasibility",
+    "new_highs",
     "solve_full_lp",
 ]
+
+_BANNER_LOCK = threading.Lock()
+_banner_swallowed = False
+
+
+def _flush_c_stdio() -> None:
+    """Flush the C library's stdio buffers (no-op where libc is not reachable)."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        ctypes.CDLL(None).fflush(None)
+
+
+@contextlib.contextmanager
+def _stdout_descriptor_to_devnull() -> Iterator[None]:
+    """Point file descriptor 1 at the null device for the duration (C-level prints)."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+    _flush_c_stdio()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1: nothing to protect
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        yield
+    finally:
+        _flush_c_stdio()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def new_highs() -> Any:
+    """A silent :class:`highspy.Highs` (``output_flag`` off, time limits set by callers).
+
+    highspy 1.16 prints its banner from the ``Highs()`` constructor, before any
+    option can be set, on the first construction in a process; that one
+    construction runs with file descriptor 1 sent to the null device.
+
+    Examples
+    --------
+    >>> new_highs().getOptionValue("output_flag")[1]
+    False
+    """
+    import highspy  # noqa: PLC0415 - heavy import only when an LP is solved
+
+    global _banner_swallowed  # noqa: PLW0603 - once per process
+    with _BANNER_LOCK:
+        if _banner_swallowed:
+            highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
+        else:
+            with _stdout_descriptor_to_devnull():
+                highs = highspy.Highs()  # type: ignore[no-untyped-call]
+            _banner_swallowed = True
+    highs.setOptionValue("output_flag", False)
+    return highs
 
 
 def all_constraints(instance: Instance) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -111,8 +175,7 @@ def highs_feasibility(
 
     start = time.perf_counter()
     count, width = rows.shape
-    highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
-    highs.setOptionValue("output_flag", False)
+    highs = new_highs()
     if max_seconds is not None:
         highs.setOptionValue("time_limit", max(float(max_seconds), 1e-3))
     infinity = highspy.kHighsInf
@@ -167,8 +230,7 @@ class MarginLP:
         import highspy  # noqa: PLC0415 - heavy import only when an LP is solved
 
         self.highspy = highspy
-        self.highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
-        self.highs.setOptionValue("output_flag", False)
+        self.highs: Any = new_highs()
         infinity = highspy.kHighsInf
         self.highs.addVars(width, np.full(width, -1.0), np.full(width, 1.0))
         self.highs.addVar(-infinity, 1.0)
