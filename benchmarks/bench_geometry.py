@@ -21,12 +21,21 @@ def numpy_projection(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     k = np.arange(1, competitors.shape[1] + 1)
     prefix = target + np.cumsum(competitors, axis=1) - competitors  # g_t + y_1..y_{k-1}
     active = np.cumprod(k * competitors > prefix, axis=1).sum(axis=1)
-    level = (target[:, 0] + np.where(
-        active > 0, np.take_along_axis(np.cumsum(competitors, axis=1),
-                                       np.maximum(active - 1, 0)[:, None], axis=1)[:, 0], 0.0)
-             ) / (1 + active)
-    threshold = np.where(active > 0, np.take_along_axis(
-        competitors, np.maximum(active - 1, 0)[:, None], axis=1)[:, 0], np.inf)
+    level = (
+        target[:, 0]
+        + np.where(
+            active > 0,
+            np.take_along_axis(
+                np.cumsum(competitors, axis=1), np.maximum(active - 1, 0)[:, None], axis=1
+            )[:, 0],
+            0.0,
+        )
+    ) / (1 + active)
+    threshold = np.where(
+        active > 0,
+        np.take_along_axis(competitors, np.maximum(active - 1, 0)[:, None], axis=1)[:, 0],
+        np.inf,
+    )
     projected = scores.copy()
     projected[:, 0] = level
     others = projected[:, 1:]

@@ -65,10 +65,17 @@ def test_matches_generic_optimiser() -> None:
         target, margin = int(rng.integers(p)), float(rng.uniform(0, 1))
         constraints = [
             {"type": "ineq", "fun": _gap, "args": (target, r, margin)}
-            for r in range(p) if r != target
+            for r in range(p)
+            if r != target
         ]
-        reference = minimize(_squared_distance, row, args=(row,), constraints=constraints,
-                             method="SLSQP", options={"ftol": 1e-14, "maxiter": 500}).x
+        reference = minimize(
+            _squared_distance,
+            row,
+            args=(row,),
+            constraints=constraints,
+            method="SLSQP",
+            options={"ftol": 1e-14, "maxiter": 500},
+        ).x
         projected, _ = project_onto_cone(row, target=target, margin=margin)
         np.testing.assert_allclose(projected, reference, atol=1e-6)
 

@@ -45,8 +45,9 @@ def _describe_range(minimum: float | None, maximum: float | None, *, closed: str
     return f"in {closed[0]}{minimum}, {maximum}{closed[1]}"
 
 
-def check_integer(name: str, value: Any, *, minimum: int | None = None,
-                  maximum: int | None = None) -> int:
+def check_integer(
+    name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """Return ``value`` as ``int`` if it is an integer in ``[minimum, maximum]``.
 
     Integral floats such as ``1e3`` are accepted; ``bool``, NaN, infinities and
@@ -71,13 +72,15 @@ def check_integer(name: str, value: Any, *, minimum: int | None = None,
     return result
 
 
-def check_integer_array(name: str, value: ArrayLike, *, minimum: int | None = None,
-                        maximum: int | None = None) -> NDArray[np.int64]:
+def check_integer_array(
+    name: str, value: ArrayLike, *, minimum: int | None = None, maximum: int | None = None
+) -> NDArray[np.int64]:
     """Return ``value`` as an int64 array after checking every entry like :func:`check_integer`."""
     array = np.asarray(value)
     description = f"integers {_describe_range(minimum, maximum, closed='[]')}"
-    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer)
-                                       or np.issubdtype(array.dtype, np.floating)):
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
         msg = f"{name} must contain {description}, got {value!r}"
         raise ValueError(msg)
     if np.issubdtype(array.dtype, np.floating):
@@ -95,8 +98,14 @@ def check_integer_array(name: str, value: ArrayLike, *, minimum: int | None = No
     return result
 
 
-def check_real(name: str, value: Any, *, minimum: float | None = None,
-               maximum: float | None = None, closed: str = "[]") -> float:
+def check_real(
+    name: str,
+    value: Any,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    closed: str = "[]",
+) -> float:
     """Return ``value`` as a finite ``float`` in the interval given by ``closed``.
 
     ``closed`` is two characters, each ``[`` / ``]`` (bound included) or
@@ -119,8 +128,14 @@ def check_real(name: str, value: Any, *, minimum: float | None = None,
     return result
 
 
-def check_finite_array(name: str, value: ArrayLike, *, minimum: float | None = None,
-                       maximum: float | None = None, closed: str = "[]") -> NDArray[np.float64]:
+def check_finite_array(
+    name: str,
+    value: ArrayLike,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    closed: str = "[]",
+) -> NDArray[np.float64]:
     """Return ``value`` as a float64 array whose entries are finite and in range."""
     try:
         array = np.asarray(value, dtype=np.float64)

@@ -36,8 +36,9 @@ __all__ = ["project_onto_cone", "project_row_inplace"]
 
 
 @numba.njit(cache=True, nogil=True)
-def project_row_inplace(row: NDArray[np.float64], target: int, margin: float,
-                        work: NDArray[np.float64]) -> int:
+def project_row_inplace(
+    row: NDArray[np.float64], target: int, margin: float, work: NDArray[np.float64]
+) -> int:
     r"""Project one score vector onto :math:`K_m` in place; return :math:`|A|`.
 
     Parameters
@@ -96,8 +97,9 @@ def project_row_inplace(row: NDArray[np.float64], target: int, margin: float,
 
 
 @numba.njit(cache=True, nogil=True)
-def _project_rows(rows: NDArray[np.float64], targets: NDArray[np.int64],
-                  margin: float) -> NDArray[np.int64]:
+def _project_rows(
+    rows: NDArray[np.float64], targets: NDArray[np.int64], margin: float
+) -> NDArray[np.int64]:
     sizes = np.empty(rows.shape[0], dtype=np.int64)
     work = np.empty(rows.shape[1], dtype=np.float64)
     for i in range(rows.shape[0]):
@@ -105,8 +107,9 @@ def _project_rows(rows: NDArray[np.float64], targets: NDArray[np.int64],
     return sizes
 
 
-def project_onto_cone(scores: ArrayLike, *, target: int | ArrayLike = 0,
-                      margin: float = 0.0) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+def project_onto_cone(
+    scores: ArrayLike, *, target: int | ArrayLike = 0, margin: float = 0.0
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     r"""Euclidean projection of each row of ``scores`` onto the recall cone :math:`K_m`.
 
     .. math::
