@@ -578,7 +578,7 @@ def _timed_min_norm_point(
             progress.stopped = "time_limit"
             return None
         cap = min(default_cap, budget)
-    tick = time.perf_counter()
+    start = tick = time.perf_counter()
     farkas = _min_norm_point(rows, cap)
     # A cap set by the time budget may be pessimistic (the cost estimate is a
     # timing): while the remaining time would still cover the call just made
@@ -588,11 +588,12 @@ def _timed_min_norm_point(
     while (
         farkas is None
         and cap < default_cap
-        and deadline - time.perf_counter() > 2.0 * (time.perf_counter() - tick)
+        and deadline - time.perf_counter() > 2.0 * (time.perf_counter() - start)
     ):
         cap = min(default_cap, 2 * cap)
+        tick = time.perf_counter()
         farkas = _min_norm_point(rows, cap)
-    elapsed = time.perf_counter() - tick
+    elapsed = time.perf_counter() - tick  # the last call only: it sets the cost factor
     if farkas is None:
         progress.stopped = "nnls_iteration_cap" if cap == default_cap else "time_limit"
         return None
