@@ -47,6 +47,45 @@ def test_cached_and_streamed_paths_agree(monkeypatch: pytest.MonkeyPatch) -> Non
     assert np.array_equal(streamed.target_outputs(), targets)
 
 
+@pytest.mark.usefixtures("streamed")
+def test_streamed_outputs_follow_the_documented_numpy_recipe() -> None:
+    d, p, seed = 8, 30, 21
+    instance = make_instance(d, p, n=5, seed=seed)
+    for mu in (0, 4):
+        sequence = np.random.SeedSequence(seed, spawn_key=(2, mu))
+        expected = np.random.Generator(np.random.SFC64(sequence)).standard_normal((p, d))
+        expected *= 1.0 / np.sqrt(d)
+        assert np.array_equal(instance.output_block([mu])[0], expected)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_scored_blocks_streamed_equal_cached(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    import numba
+
+    cached = make_instance(9, 12, n=11, seed=4)
+    hidden = np.random.default_rng(0).standard_normal((11, 9))
+    expected = list(cached.scored_blocks(hidden, keep_outputs=True))
+    monkeypatch.setattr(problems, "CACHE_LIMIT", 0)
+    streamed = make_instance(9, 12, n=11, seed=4)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        blocks = list(streamed.scored_blocks(hidden, keep_outputs=True))
+    finally:
+        numba.set_num_threads(previous)
+    scores = np.concatenate([block.scores for block in blocks])
+    norms2 = np.concatenate([block.norms2 for block in blocks])
+    outputs = np.concatenate([block.outputs for block in blocks])
+    assert [block.start for block in blocks] == sorted({block.start for block in blocks})
+    (reference,) = expected
+    assert np.array_equal(outputs, reference.outputs)
+    np.testing.assert_allclose(scores, reference.scores, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(norms2, reference.norms2, rtol=0, atol=1e-13)
+    assert all(block.outputs is None for block in streamed.scored_blocks(hidden))
+    with pytest.raises(ValueError, match="hidden must have shape"):
+        next(streamed.scored_blocks(hidden[:3]))
+
+
 def test_entries_are_gaussian_with_variance_one_over_d() -> None:
     d = 16
     instance = make_instance(d, 50, n=40, seed=5)

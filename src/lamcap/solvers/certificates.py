@@ -136,25 +136,6 @@ def weights_matrix(weights: Any, d: int) -> NDArray[np.float64]:
     return array
 
 
-def _block_scores(
-    instance: Instance, hidden: NDArray[np.float64]
-) -> Iterator[tuple[int, NDArray[np.float64], NDArray[np.float64]]]:
-    """Yield ``(start, scores, squared output norms)`` per block of associations."""
-    if instance.model == "original":
-        outputs = instance.outputs(0)
-        block_scores = hidden @ outputs.T
-        norms2 = np.einsum("pd,pd->p", outputs, outputs)
-        yield 0, block_scores, np.broadcast_to(norms2, block_scores.shape)
-        return
-    for start, block in instance.blocks():
-        stop = start + block.shape[0]
-        yield (
-            start,
-            np.einsum("bpd,bd->bp", block, hidden[start:stop]),
-            np.einsum("bpd,bpd->bp", block, block),
-        )
-
-
 def _margin_blocks(
     instance: Instance, weights: NDArray[np.float64]
 ) -> Iterator[tuple[int, NDArray[np.float64]]]:
@@ -162,7 +143,7 @@ def _margin_blocks(
     frobenius = float(np.linalg.norm(weights))
     hidden = instance.inputs @ weights.T  # row mu is W e_mu
     input_norms = np.linalg.norm(instance.inputs, axis=1)
-    for start, block_scores, norms2 in _block_scores(instance, hidden):
+    for start, block_scores, norms2, _ in instance.scored_blocks(hidden):
         stop = start + block_scores.shape[0]
         rows = np.arange(block_scores.shape[0])
         targets = instance.targets[start:stop]

@@ -181,15 +181,8 @@ def _score_pass(
     frobenius = float(np.linalg.norm(weights))
     lowest = math.inf
     found_mus, found_rhos, found_directions = [], [], []
-    shared = instance.outputs(0) if instance.model == "original" else None
-    blocks: Any = [(0, None)] if shared is not None else instance.blocks()
-    for first, block in blocks:
-        if shared is not None:
-            scores = hidden @ shared.T
-            norms2 = np.broadcast_to(np.einsum("pd,pd->p", shared, shared), scores.shape)
-        else:
-            scores = np.einsum("bpd,bd->bp", block, hidden[first : first + block.shape[0]])
-            norms2 = np.einsum("bpd,bpd->bp", block, block)
+    for first, scores, norms2, block in instance.scored_blocks(hidden, keep_outputs=True):
+        assert block is not None  # keep_outputs=True
         rows = np.arange(scores.shape[0])
         mus = first + rows
         targets = instance.targets[mus]
@@ -202,10 +195,7 @@ def _score_pass(
         if picked_rows.size == 0:
             continue
         picked_mus = mus[picked_rows]
-        if shared is not None:
-            differences = shared[targets[picked_rows]] - shared[picked_rhos]
-        else:
-            differences = block[picked_rows, targets[picked_rows]] - block[picked_rows, picked_rhos]
+        differences = block[picked_rows, targets[picked_rows]] - block[picked_rows, picked_rhos]
         differences /= scale[picked_rows, picked_rhos][:, None]
         found_mus.append(picked_mus)
         found_rhos.append(picked_rhos)
