@@ -85,13 +85,29 @@ def test_exact_stage_that_cannot_fit_the_time_left_is_skipped() -> None:
         margin=1.0,
         max_seconds=600.0,
         seed=0,
-        options=CuttingPlaneOptions(first_order_rounds=1, nnls_cost_factor=1e12),
+        options=CuttingPlaneOptions(first_order_rounds=1, exact="nnls", nnls_cost_factor=1e12),
     )
     assert result.verdict == "undecided"
     assert result.details["stage"] == "nnls"
     assert result.details["stopped"] == "time_limit"
     assert result.weights is not None
     assert verify(instance, result)
+
+
+@pytest.mark.parametrize(("d", "p", "seed"), [(4, 40, 1), (10, 31, 2), (12, 44, 5), (12, 36, 0)])
+def test_wolfe_and_nnls_exact_stages_agree(d: int, p: int, seed: int) -> None:
+    instance = make_instance(d, p, seed=seed)
+    verdicts = set()
+    for exact in ("wolfe", "nnls"):
+        options = CuttingPlaneOptions(first_order_rounds=1, exact=exact)
+        result = solve_cutting_plane(
+            instance, rank=d, margin=1.0, max_seconds=None, seed=0, options=options
+        )
+        assert result.details["stage"] == exact
+        assert verify(instance, result)
+        verdicts.add(result.verdict)
+    assert len(verdicts) == 1
+    assert verdicts != {"undecided"}
 
 
 def test_decided_runs_report_why_they_stopped() -> None:

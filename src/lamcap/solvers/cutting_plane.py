@@ -509,7 +509,9 @@ def _exact_round(
         if minimised is None:
             return None
         vector, farkas = minimised
-        level = float(np.min(_working_levels(working, unit_inputs, vector))) if working.size else 0.0
+        level = (
+            float(np.min(_working_levels(working, unit_inputs, vector))) if working.size else 0.0
+        )
         length = float(np.linalg.norm(vector))
         normalised = level / length if length > 0 else 0.0  # about ||x|| at the optimum
     total = float(farkas.sum())

@@ -90,7 +90,9 @@ def _gram_entry(
 
 
 @numba.njit(cache=True)
-def _append(factor: NDArray[np.float64], k: int, column: NDArray[np.float64], diagonal: float) -> bool:
+def _append(
+    factor: NDArray[np.float64], k: int, column: NDArray[np.float64], diagonal: float
+) -> bool:
     """Extend the Cholesky factor by one row; False when the new point is affinely dependent."""
     total = 0.0
     for i in range(k):
@@ -174,7 +176,8 @@ def _point(
     for c in range(k):
         left[c] = directions[corral[c]]
         right[c] = weights[c] * inputs[owners[corral[c]]]
-    return np.dot(left.T, right)
+    point: NDArray[np.float64] = np.dot(left.T, right)
+    return point
 
 
 @numba.njit(cache=True)
@@ -386,7 +389,10 @@ class CorralState:
         return STATUSES[status]
 
     def point(
-        self, directions: NDArray[np.float64], owners: NDArray[np.int64], inputs: NDArray[np.float64]
+        self,
+        directions: NDArray[np.float64],
+        owners: NDArray[np.int64],
+        inputs: NDArray[np.float64],
     ) -> NDArray[np.float64]:
         r"""The current :math:`X = \sum_c \lambda_c \hat a_c \hat e_{\mu_c}^\top`, shape ``(d, d)``."""
         members = self.corral[: self.size]
