@@ -4,6 +4,8 @@ Run (quick: d = 16, 24, 32 with 3 instances per point)::
 
     python benchmarks/bench_solvers.py
     python benchmarks/bench_solvers.py --instances 10 --large 64 128 --max-seconds 600
+    python benchmarks/bench_solvers.py --dims 32 --instances 10 --factors 1.0 --full-lp-seconds 120
+    python benchmarks/bench_solvers.py --dims --score-pass 128 256 --exact 32 48 64
 
 For each d in ``--dims`` and each p in {0.9, 1.0, 1.1} x critical_p(d), the
 same instances (decoupled model, seeds 0..instances-1) go through
@@ -17,6 +19,10 @@ It prints verdicts, agreement on the instances both decided, the median time
 ratio (alternative / lamcap), and for lamcap alone at the ``--large`` sizes the
 verdict, time and the score-pass throughput as a fraction of this machine's
 dense matmul rate (2 n p d flops per pass vs a float64 GEMM of similar size).
+``--score-pass`` times one streamed score pass of the decoupled model against
+the obvious numpy code (the same generator and numbers, then einsum);
+``--exact`` times the exact stage on infeasible instances (1.05 p_c), Wolfe's
+min-norm point against scipy's NNLS on the dense rows (NNLS only up to d = 48).
 numba kernels are compiled and warmed before any timing.  Timings taken on a
 shared machine are noisy.
 """
@@ -35,6 +41,7 @@ import numpy as np
 
 import lamcap
 from lamcap.solvers import solve, verify
+from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
 
 
 def _critical_p(d: int) -> int:
@@ -69,7 +76,13 @@ def _has_adam() -> bool:
 
 
 def compare(
-    dims: Sequence[int], instances: int, max_seconds: float, full_lp_max_d: int, with_adam: bool
+    dims: Sequence[int],
+    instances: int,
+    max_seconds: float,
+    full_lp_max_d: int,
+    with_adam: bool,
+    factors: Sequence[float] = (0.9, 1.0, 1.1),
+    full_lp_seconds: float | None = None,
 ) -> None:
     """Side-by-side table on the same instances near the critical p."""
     print(
@@ -81,7 +94,7 @@ def compare(
         ratios_lp: list[float] = []
         ratios_adam: list[float] = []
         agree = disagree = undecided = total = capped = 0
-        for factor in (0.9, 1.0, 1.1):
+        for factor in factors:
             p = round(factor * critical)
             for seed in range(instances):
                 instance = lamcap.make_instance(d, p, seed=seed)
@@ -90,7 +103,7 @@ def compare(
                 undecided += ours.verdict == "undecided"
                 row = f"{d:>4} {p:>5} {seed:>4} {ours.verdict:>11} {ours.seconds:>9.2f}"
                 if d <= full_lp_max_d:
-                    full = _run(instance, "full_lp", max_seconds)
+                    full = _run(instance, "full_lp", full_lp_seconds or max_seconds)
                     row += f" {full.verdict:>11} {full.seconds:>8.2f}"
                     if "undecided" not in (full.verdict, ours.verdict):
                         agree += full.verdict == ours.verdict
@@ -142,6 +155,55 @@ def large(dims: Sequence[int], max_seconds: float) -> None:
             )
 
 
+def score_pass(d: int, factor: float = 1.0) -> None:
+    """One decoupled score pass: lamcap's numba draw vs numpy's generator + einsum, same numbers."""
+    instance = lamcap.make_instance(d, round(factor * _critical_p(d)), seed=0)
+    if instance.is_cached:
+        print(f"d={d}: instance cached in memory, no streamed pass to time")
+        return
+    hidden = instance.inputs @ lamcap.hebbian_weights(instance).T
+    scale = 1.0 / np.sqrt(d)
+    tick = time.perf_counter()
+    for _ in instance.scored_blocks(hidden):
+        pass
+    ours = time.perf_counter() - tick
+    tick = time.perf_counter()
+    for mu in range(instance.n):
+        sequence = np.random.SeedSequence(instance.seed, spawn_key=(2, mu))
+        outputs = np.random.Generator(np.random.SFC64(sequence)).standard_normal((instance.p, d))
+        outputs *= scale
+        np.einsum("pd,d->p", outputs, hidden[mu])
+        np.einsum("pd,pd->p", outputs, outputs)
+    numpy_seconds = time.perf_counter() - tick
+    normals = instance.n * instance.p * d
+    print(
+        f"d={d} p={instance.p}: score pass over {normals:.2e} outputs: lamcap {ours:.2f}s "
+        f"({normals / ours / 1e6:.0f} M normals/s), numpy generator + einsum "
+        f"{numpy_seconds:.2f}s; ratio {numpy_seconds / ours:.1f}x",
+        flush=True,
+    )
+
+
+def exact_stages(dims: Sequence[int], instances: int, max_seconds: float) -> None:
+    """Exact stage on the same infeasible instances (1.05 p_c): Wolfe vs scipy NNLS."""
+    for d in dims:
+        p = round(1.05 * _critical_p(d))
+        for seed in range(instances):
+            instance = lamcap.make_instance(d, p, seed=seed)
+            row = f"d={d} p={p} seed={seed}:"
+            for exact in ("wolfe", "nnls") if d <= 48 else ("wolfe",):
+                options = CuttingPlaneOptions(exact=exact)
+                result = solve_cutting_plane(
+                    instance, rank=d, margin=1.0, max_seconds=max_seconds, seed=0, options=options
+                )
+                assert verify(instance, result)
+                row += (
+                    f" {exact} {result.verdict} exact stage {result.details['exact_seconds']:.1f}s"
+                    f" (total {result.seconds:.1f}s);"
+                )
+            print(row, flush=True)
+
+
 def main(argv: Sequence[str] = ()) -> None:
     """Run the solver benchmark (see the module docstring); ``argv`` as on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -153,6 +215,18 @@ def main(argv: Sequence[str] = ()) -> None:
     parser.add_argument("--max-seconds", type=float, default=300.0)
     parser.add_argument("--full-lp-max-d", type=int, default=32)
     parser.add_argument("--no-adam", action="store_true")
+    parser.add_argument(
+        "--factors", type=float, nargs="*", default=[0.9, 1.0, 1.1], help="p / p_c compared"
+    )
+    parser.add_argument(
+        "--full-lp-seconds", type=float, default=None, help="HiGHS limit (default --max-seconds)"
+    )
+    parser.add_argument(
+        "--score-pass", type=int, nargs="*", default=[], help="numba vs numpy pass at these d"
+    )
+    parser.add_argument(
+        "--exact", type=int, nargs="*", default=[], help="Wolfe vs NNLS exact stage at these d"
+    )
     arguments = parser.parse_args(argv)
     _warm_up()
     with_adam = _has_adam() and not arguments.no_adam
@@ -162,7 +236,13 @@ def main(argv: Sequence[str] = ()) -> None:
         arguments.max_seconds,
         arguments.full_lp_max_d,
         with_adam,
+        arguments.factors,
+        arguments.full_lp_seconds,
     )
+    for d in arguments.score_pass:
+        score_pass(d)
+    if arguments.exact:
+        exact_stages(arguments.exact, arguments.instances, arguments.max_seconds)
     if arguments.large:
         large(arguments.large, arguments.max_seconds)
 

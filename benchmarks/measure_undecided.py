@@ -35,13 +35,19 @@ def measure(d: int, seeds: int, max_seconds: float) -> None:
                 msg = f"verification failed at d={d}, p={p}, seed={seed}"
                 raise AssertionError(msg)
             verdicts[result.verdict] += 1
-            print(f"  d={d} p={p} ({fraction:.2f} p_c) seed={seed}: {result.verdict} "
-                  f"in {seconds[-1]:.1f} s", flush=True)
+            print(
+                f"  d={d} p={p} ({fraction:.2f} p_c) seed={seed}: {result.verdict} "
+                f"in {seconds[-1]:.1f} s",
+                flush=True,
+            )
     total = sum(verdicts.values())
-    print(f"d={d}: p_c={p_c:.1f}, {total} instances, feasible {verdicts['feasible']}, "
-          f"infeasible {verdicts['infeasible']}, undecided {verdicts['undecided']} "
-          f"({verdicts['undecided'] / total:.0%}), median {statistics.median(seconds):.1f} s, "
-          f"max {max(seconds):.1f} s", flush=True)
+    print(
+        f"d={d}: p_c={p_c:.1f}, {total} instances, feasible {verdicts['feasible']}, "
+        f"infeasible {verdicts['infeasible']}, undecided {verdicts['undecided']} "
+        f"({verdicts['undecided'] / total:.0%}), median {statistics.median(seconds):.1f} s, "
+        f"max {max(seconds):.1f} s",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,26 +27,24 @@ Conventions (stable; the solvers rely on them)
   outputs are therefore reproducible on their own in :math:`O(pd)` time and
   memory, identical whether computed once, twice, in blocks, in any order or on
   another machine (numpy's stream-compatibility policy for ``SFC64`` and
-  ``standard_normal``).  Large blocks are drawn by a numba kernel that calls
-  the same bit generator and the same ziggurat (numba's port of numpy's
-  ``Generator.standard_normal``), bit for bit identical to numpy and about
-  3x faster per core, on :func:`numba.get_num_threads` threads at once.  The decoupled model has :math:`npd` numbers (about
-  70 GB at d = 256 near capacity): it is generated on demand and only cached
-  when it is small (at most :data:`CACHE_LIMIT` numbers).
+  ``standard_normal``).  Large blocks are drawn by a numba kernel
+  (:mod:`lamcap._streams`) that calls the same bit generator and the same
+  ziggurat (numba's port of numpy's ``Generator.standard_normal``): bit for bit
+  identical to numpy, about 3x faster per core, on
+  :func:`numba.get_num_threads` threads at once.  The decoupled model has
+  :math:`npd` numbers (about 70 GB at d = 256 near capacity): it is generated
+  on demand and only cached when it is small (at most :data:`CACHE_LIMIT`
+  numbers).
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 import numbers
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -83,54 +81,6 @@ def _normal(seed: int, key: tuple[int, ...], shape: tuple[int, ...], d: int) -> 
     values = _generator(seed, key).standard_normal(shape)
     values *= 1.0 / math.sqrt(d)
     return values
-
-
-@numba.njit(cache=True, nogil=True)
-def _draw_scored_outputs(
-    generator: np.random.Generator,
-    scale: float,
-    hidden: NDArray[np.float64],
-    outputs: NDArray[np.float64],
-    scores: NDArray[np.float64],
-    norms2: NDArray[np.float64],
-    keep: bool,
-) -> None:
-    """Draw one association's ``p x d`` outputs row by row and score each row as it is drawn.
-
-    ``scores[r] = outputs[r] @ hidden`` and ``norms2[r] = outputs[r] @ outputs[r]``;
-    the outputs are written to ``outputs`` only when ``keep``.  The numbers are
-    ``generator.standard_normal() * scale``, numpy's stream bit for bit.
-    """
-    d = hidden.shape[0]
-    for row in range(scores.shape[0]):
-        score = 0.0
-        norm2 = 0.0
-        for column in range(d):
-            value = generator.standard_normal() * scale
-            if keep:
-                outputs[row, column] = value
-            score += value * hidden[column]
-            norm2 += value * value
-        scores[row] = score
-        norms2[row] = norm2
-
-
-@functools.cache
-def _thread_pool(threads: int) -> ThreadPoolExecutor:
-    """One persistent pool per thread count (starting threads per block costs ~1 ms)."""
-    return ThreadPoolExecutor(threads, thread_name_prefix="lamcap-draw")
-
-
-def _in_threads(count: int, work: Callable[[int, int], None]) -> None:
-    """Run ``work(lo, hi)`` on ``numba.get_num_threads()`` contiguous shares of ``range(count)``."""
-    threads = max(1, min(numba.get_num_threads(), count))
-    if threads == 1:
-        work(0, count)
-        return
-    bounds = [count * share // threads for share in range(threads + 1)]
-    pool = _thread_pool(threads)
-    for future in [pool.submit(work, lo, hi) for lo, hi in itertools.pairwise(bounds)]:
-        future.result()
 
 
 class ScoredBlock(NamedTuple):
@@ -261,17 +211,19 @@ class Instance:
         outputs = np.empty((count, self.p, self.d) if keep else (count, 0, 0))
         block_scores = np.empty((count, self.p))
         norms2 = np.empty((count, self.p))
+        from lamcap._streams import draw_scored_outputs, in_threads  # noqa: PLC0415 (numba)
+
         scale = 1.0 / math.sqrt(self.d)
         hidden = np.ascontiguousarray(hidden, dtype=np.float64)
 
         def work(lo: int, hi: int) -> None:
             for i in range(lo, hi):
                 generator = _generator(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mus[i]))
-                _draw_scored_outputs(
+                draw_scored_outputs(
                     generator, scale, hidden[i], outputs[i], block_scores[i], norms2[i], keep
                 )
 
-        _in_threads(count, work)
+        in_threads(count, work)
         return (outputs if keep else None), block_scores, norms2
 
     def scored_blocks(
@@ -329,7 +281,9 @@ class Instance:
                     block if keep_outputs else None,
                 )
             return
-        size = max(numba.get_num_threads(), _BLOCK_NUMBERS // (self.p * self.d))
+        from lamcap._streams import thread_count  # noqa: PLC0415 (numba)
+
+        size = max(thread_count(), _BLOCK_NUMBERS // (self.p * self.d))
         for start in range(0, self.n, size):
             mus = list(range(start, min(self.n, start + size)))
             outputs, block_scores, norms2 = self._draw(mus, values[mus], keep=keep_outputs)
