@@ -69,6 +69,7 @@ def test_factor_stays_a_cholesky_factor_of_the_augmented_gram() -> None:
     factor = state.factor[: state.size, : state.size]
     assert np.allclose(np.triu(factor, 1), 0.0)
     np.testing.assert_allclose(factor @ factor.T, augmented, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(factor @ state.solved[: state.size], 1.0, rtol=0, atol=1e-10)
 
 
 def test_renumbered_warm_start_reaches_the_same_point() -> None:

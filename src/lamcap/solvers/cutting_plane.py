@@ -80,6 +80,9 @@ class CuttingPlaneOptions:
     Attributes
     ----------
     cuts_per_association : constraints added per association and pass.
+    exact_cut_factor : in the exact stage, each pass adds up to
+        ``exact_cut_factor * cuts_per_association`` constraints per association
+        (an exact round costs far more than a pass, so fewer rounds pay).
     epochs_per_round : at most this many dual-ascent epochs between two score passes.
     check_every : epochs between checks whether ``W`` already satisfies the
         whole working set (then the round ends early).
@@ -105,6 +108,7 @@ class CuttingPlaneOptions:
     """
 
     cuts_per_association: int = 4
+    exact_cut_factor: int = 4
     epochs_per_round: int = 60
     check_every: int = 5
     sweeps: int = 5
@@ -426,7 +430,10 @@ def solve_cutting_plane(
                     progress.stopped = "decided"
                 break
             weights, level = step
-        found = _score_pass(instance, weights, member, level, opts.cuts_per_association)
+        cuts = opts.cuts_per_association
+        if progress.stage != "first_order":
+            cuts *= opts.exact_cut_factor
+        found = _score_pass(instance, weights, member, level, cuts)
         progress.pass_seconds += found.seconds
         progress.offer(weights, found.min_margin)
     if progress.margin > FEASIBILITY_TOLERANCE:
@@ -541,7 +548,7 @@ def _exact_round(
         if normalised <= FEASIBILITY_TOLERANCE:
             progress.stopped = "exact_failed"  # no certificate re-checks
             return certificate
-    if lp is None:
+    if lp is None and progress.stage == "nnls":  # NNLS pays for every row it holds
         _keep(working, farkas > 0, member)
     weights = vector.reshape(instance.d, instance.d)
     return weights, level
@@ -651,8 +658,14 @@ def _wolfe_min_norm_point(
     d = working.d
     keys = working.mus * (1 << 32) + working.rhos
     state = progress.corral
-    if state is None:
-        state = progress.corral = CorralState.empty(min(d * d + 2, max(working.size, 64)))
+    if state is None:  # warm start from the dual-ascent weights (the working set's support)
+        state = progress.corral = CorralState.from_weights(
+            working.directions,
+            working.mus,
+            unit_inputs,
+            working.alpha,
+            min(d * d + 2, max(working.size + 1, 64)),
+        )
     elif state.size:
         order = np.argsort(keys)
         found = order[np.searchsorted(keys[order], progress.corral_keys[: state.size])]

@@ -91,9 +91,16 @@ def _gram_entry(
 
 @numba.njit(cache=True)
 def _append(
-    factor: NDArray[np.float64], k: int, column: NDArray[np.float64], diagonal: float
+    factor: NDArray[np.float64],
+    solved: NDArray[np.float64],
+    k: int,
+    column: NDArray[np.float64],
+    diagonal: float,
 ) -> bool:
-    """Extend the Cholesky factor by one row; False when the new point is affinely dependent."""
+    r"""Extend the factor by one row (and :math:`z = L^{-1}\mathbf 1` by one entry).
+
+    False when the new point is affinely dependent on the corral.
+    """
     total = 0.0
     for i in range(k):
         value = column[i]
@@ -106,17 +113,29 @@ def _append(
     if remainder <= 1e-13 * diagonal:
         return False
     factor[k, k] = math.sqrt(remainder)
+    _forward_rows(factor, solved, k, k + 1)
     return True
 
 
 @numba.njit(cache=True)
-def _affine_minimiser(factor: NDArray[np.float64], k: int, out: NDArray[np.float64]) -> None:
-    r"""Weights of the affine minimiser: :math:`B w = \mathbf 1`, normalised to sum 1."""
-    for i in range(k):
+def _forward_rows(
+    factor: NDArray[np.float64], solved: NDArray[np.float64], lo: int, hi: int
+) -> None:
+    r"""Rows ``lo..hi-1`` of the forward substitution :math:`L z = \mathbf 1`."""
+    for i in range(lo, hi):
         value = 1.0
         for t in range(i):
-            value -= factor[i, t] * out[t]
-        out[i] = value / factor[i, i]
+            value -= factor[i, t] * solved[t]
+        solved[i] = value / factor[i, i]
+
+
+@numba.njit(cache=True)
+def _affine_minimiser(
+    factor: NDArray[np.float64], solved: NDArray[np.float64], k: int, out: NDArray[np.float64]
+) -> None:
+    r"""Weights of the affine minimiser: :math:`L^\top w = z`, normalised to sum 1."""
+    for i in range(k):
+        out[i] = solved[i]
     for i in range(k - 1, -1, -1):
         out[i] /= factor[i, i]
         for t in range(i):
@@ -131,33 +150,44 @@ def _affine_minimiser(factor: NDArray[np.float64], k: int, out: NDArray[np.float
 @numba.njit(cache=True)
 def _delete(
     factor: NDArray[np.float64],
+    solved: NDArray[np.float64],
     k: int,
     position: int,
     corral: NDArray[np.int64],
     weights: NDArray[np.float64],
 ) -> None:
-    """Remove corral member ``position``: drop its row, re-triangularise by Givens rotations."""
+    """Remove corral member ``position``: drop its row, re-triangularise by Givens rotations.
+
+    Row ``i`` (after the shift) has one entry right of the diagonal; rotation
+    ``c`` of columns ``(c, c + 1)`` zeroes row ``c``'s.  Rows are processed in
+    order, each applying the earlier rotations and then defining its own, so
+    the factor is read row by row.
+    """
     for i in range(position + 1, k):
         for t in range(i + 1):
             factor[i - 1, t] = factor[i, t]
         corral[i - 1] = corral[i]
         weights[i - 1] = weights[i]
-    for c in range(position, k - 1):
-        a = factor[c, c]
-        b = factor[c, c + 1]
-        if b == 0.0:
-            continue
-        length = math.hypot(a, b)
-        cosine = a / length
-        sine = b / length
-        for i in range(c, k - 1):
+    size = k - 1
+    cosines = np.ones(k)
+    sines = np.zeros(k)
+    for i in range(position, size):
+        for c in range(position, i):
             x = factor[i, c]
             y = factor[i, c + 1]
-            factor[i, c] = cosine * x + sine * y
-            factor[i, c + 1] = cosine * y - sine * x
-        factor[c, c + 1] = 0.0
+            factor[i, c] = cosines[c] * x + sines[c] * y
+            factor[i, c + 1] = cosines[c] * y - sines[c] * x
+        a = factor[i, i]
+        b = factor[i, i + 1]
+        if b != 0.0:
+            length = math.hypot(a, b)
+            cosines[i] = a / length
+            sines[i] = b / length
+            factor[i, i] = length
+            factor[i, i + 1] = 0.0
     for t in range(k):
-        factor[k - 1, t] = 0.0
+        factor[size, t] = 0.0
+    _forward_rows(factor, solved, position, size)
 
 
 @numba.njit(cache=True)
@@ -200,19 +230,21 @@ def _levels(
 @numba.njit(cache=True)
 def _minor_cycles(
     factor: NDArray[np.float64],
+    solved: NDArray[np.float64],
     k: int,
     corral: NDArray[np.int64],
     weights: NDArray[np.float64],
     affine: NDArray[np.float64],
+    newest: int,
 ) -> int:
     """Move to the corral's affine minimiser, dropping points at zero weight; return the new size.
 
-    The newest point is last.  Returns -1 when it would be dropped by a zero
-    step (rounding: in exact arithmetic its affine weight is positive).
+    Returns -1 when point ``newest`` (just added; -1 for none) would be
+    dropped by a zero step (rounding: in exact arithmetic its affine weight is
+    positive).
     """
-    newest = corral[k - 1]
     while True:
-        _affine_minimiser(factor, k, affine)
+        _affine_minimiser(factor, solved, k, affine)
         step = 1.0
         blocking = -1
         for i in range(k):
@@ -233,7 +265,7 @@ def _minor_cycles(
         floor = 1e-15 * np.max(np.abs(weights[:k]))
         for i in range(k - 1, -1, -1):
             if weights[i] <= floor:
-                _delete(factor, k, i, corral, weights)
+                _delete(factor, solved, k, i, corral, weights)
                 k -= 1
         total = np.sum(weights[:k])
         for i in range(k):
@@ -248,11 +280,17 @@ def _wolfe(
     corral: NDArray[np.int64],
     weights: NDArray[np.float64],
     factor: NDArray[np.float64],
+    solved: NDArray[np.float64],
     k: int,
     max_iterations: int,
     levels: NDArray[np.float64],
+    settle: bool,
 ) -> tuple[int, int, int, float]:
-    """Major cycles; return ``(status, corral size, iterations, squared norm)``."""
+    """Major cycles; return ``(status, corral size, iterations, squared norm)``.
+
+    With ``settle`` the given corral and weights are first moved to their
+    affine minimiser by minor cycles (a warm start from other weights).
+    """
     count = directions.shape[0]
     norms2 = np.empty(count)
     for i in range(count):
@@ -261,6 +299,8 @@ def _wolfe(
     capacity = factor.shape[0]
     column = np.empty(capacity)
     affine = np.empty(capacity)
+    if settle and k > 1:
+        k = _minor_cycles(factor, solved, k, corral, weights, affine, -1)
     member = np.zeros(count, dtype=np.bool_)
     for c in range(k):
         member[corral[c]] = True
@@ -284,7 +324,7 @@ def _wolfe(
             return _CAPACITY, k, iteration, squared
         for c in range(k):
             column[c] = 1.0 + _gram_entry(directions, owners, inputs, corral[c], best)
-        if not _append(factor, k, column, 1.0 + norms2[best]):
+        if not _append(factor, solved, k, column, 1.0 + norms2[best]):
             return _STALLED, k, iteration, squared
         corral[k] = best
         weights[k] = 0.0
@@ -293,7 +333,7 @@ def _wolfe(
         if k == 1:
             weights[0] = 1.0
             continue
-        size = _minor_cycles(factor, k, corral, weights, affine)
+        size = _minor_cycles(factor, solved, k, corral, weights, affine, best)
         if size < 0:
             return _STALLED, k, iteration, squared
         member[:] = False
@@ -313,6 +353,8 @@ class CorralState:
     weights : float64 array, their convex weights.
     factor : (capacity, capacity) float64, lower Cholesky factor of
         :math:`\mathbf 1\mathbf 1^\top + G` on the corral.
+    solved : float64 array, :math:`z = L^{-1}\mathbf 1` (kept up to date, so
+        the affine minimiser costs one triangular solve).
     size : number of corral points.
     squared_norm : :math:`\|x\|^2` at the last check.
     iterations : major cycles run so far (all calls).
@@ -321,16 +363,61 @@ class CorralState:
     corral: NDArray[np.int64]
     weights: NDArray[np.float64]
     factor: NDArray[np.float64]
+    solved: NDArray[np.float64]
     size: int = 0
     squared_norm: float = math.inf
     iterations: int = 0
+    settled: bool = True
 
     @classmethod
     def empty(cls, capacity: int) -> CorralState:
         """A state with room for ``capacity`` corral points (at most ``d**2 + 1`` are ever needed)."""
         return cls(
-            np.zeros(capacity, dtype=np.int64), np.zeros(capacity), np.zeros((capacity, capacity))
+            np.zeros(capacity, dtype=np.int64),
+            np.zeros(capacity),
+            np.zeros((capacity, capacity)),
+            np.zeros(capacity),
         )
+
+    @classmethod
+    def from_weights(
+        cls,
+        directions: NDArray[np.float64],
+        owners: NDArray[np.int64],
+        inputs: NDArray[np.float64],
+        weights: NDArray[np.float64],
+        capacity: int,
+    ) -> CorralState:
+        r"""Warm start: the ``capacity - 1`` heaviest points of ``weights`` as the corral.
+
+        The factor is one LAPACK Cholesky of :math:`\mathbf 1\mathbf 1^\top +
+        (DD^\top)\circ(EE^\top)` on those points (BLAS-3, instead of one
+        :math:`O(k^2)` append per point); the first :meth:`run` settles the
+        corral to its affine minimiser by minor cycles.  Falls back to an
+        empty corral when the points are numerically affinely dependent.
+        """
+        state = cls.empty(capacity)
+        order = np.argsort(-weights, kind="stable")
+        members = np.sort(order[: min(int(np.count_nonzero(weights > 0)), capacity - 1)])
+        if members.size < 2:
+            return state
+        rows = directions[members]
+        units = inputs[owners[members]]
+        augmented = 1.0 + (rows @ rows.T) * (units @ units.T)
+        try:
+            factor = np.linalg.cholesky(augmented)
+        except np.linalg.LinAlgError:
+            return state
+        if np.min(np.diag(factor)) ** 2 <= 1e-13 * np.max(np.diag(augmented)):
+            return state
+        size = members.size
+        state.factor[:size, :size] = factor
+        state.solved[:size] = np.linalg.solve(factor, np.ones(size))
+        state.corral[:size] = members
+        state.weights[:size] = weights[members] / weights[members].sum()
+        state.size = size
+        state.settled = False
+        return state
 
     def grow(self, capacity: int) -> None:
         """Enlarge the storage to ``capacity`` points, keeping the corral."""
@@ -342,7 +429,9 @@ class CorralState:
         corral[: self.size] = self.corral[: self.size]
         weights = np.zeros(capacity)
         weights[: self.size] = self.weights[: self.size]
-        self.factor, self.corral, self.weights = factor, corral, weights
+        solved = np.zeros(capacity)
+        solved[: self.size] = self.solved[: self.size]
+        self.factor, self.corral, self.weights, self.solved = factor, corral, weights, solved
 
     def renumber(self, positions: NDArray[np.int64]) -> None:
         """Point the corral at new working-set positions (``positions[c]`` for member ``c``)."""
@@ -381,10 +470,13 @@ class CorralState:
             self.corral,
             self.weights,
             self.factor,
+            self.solved,
             self.size,
             max_iterations,
             levels,
+            not self.settled,
         )
+        self.settled = True
         self.iterations += iterations
         return STATUSES[status]
 
