@@ -110,6 +110,30 @@ def test_wolfe_and_nnls_exact_stages_agree(d: int, p: int, seed: int) -> None:
     assert verdicts != {"undecided"}
 
 
+@pytest.mark.parametrize(
+    ("status", "stopped", "max_seconds"),
+    [("iterations", "time_limit", 0.5), ("stalled", "exact_failed", None)],
+)
+def test_wolfe_stage_that_does_not_finish_ends_undecided(
+    monkeypatch: pytest.MonkeyPatch, status: str, stopped: str, max_seconds: float | None
+) -> None:
+    from lamcap.solvers import min_norm_point
+
+    monkeypatch.setattr(min_norm_point.CorralState, "run", lambda *_, **__: status)
+    instance = make_instance(4, 40, seed=1)  # infeasible: only the exact stage decides it
+    result = solve_cutting_plane(
+        instance,
+        rank=4,
+        margin=1.0,
+        max_seconds=max_seconds,
+        seed=0,
+        options=CuttingPlaneOptions(first_order_rounds=1),
+    )
+    assert result.verdict == "undecided"
+    assert (result.details["stage"], result.details["stopped"]) == ("wolfe", stopped)
+    assert verify(instance, result)
+
+
 def test_decided_runs_report_why_they_stopped() -> None:
     infeasible = _solve(make_instance(4, 40, seed=1))
     feasible = _solve(make_instance(10, 20, n=6, seed=3))
