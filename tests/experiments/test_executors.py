@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lamcap.experiments.executors import InlineExecutor, open_executor
+from lamcap.experiments.executors import InlineExecutor, default_workers, open_executor
 from lamcap.experiments.runner import run_sweep
 from lamcap.experiments.store import ResultsStore
 from lamcap.experiments.sweep import Sweep
@@ -32,6 +33,13 @@ def test_unreachable_scheduler_is_a_value_error() -> None:
         open_executor(scheduler="tcp://127.0.0.1:9", connect_timeout=1),
     ):
         pass
+
+
+def test_pool_workers_share_the_cpus_between_their_numba_threads() -> None:
+    expected = os.environ.get("NUMBA_NUM_THREADS", str(max(1, default_workers() // 2)))
+    with open_executor(workers=2) as executor:
+        seen = executor.submit(os.environ.get, "NUMBA_NUM_THREADS").result()
+    assert seen == expected
 
 
 def test_bad_executor_arguments() -> None:

@@ -8,7 +8,9 @@ executor never changes what is stored (instance seeds are fixed in advance).
 * :class:`InlineExecutor` — runs each task immediately in the calling process
   (``--workers 0``; debugging and tiny tests).
 * :func:`open_executor` with ``workers=N`` — a ``ProcessPoolExecutor`` with the
-  ``spawn`` start method (safe with numba and threads).
+  ``spawn`` start method (safe with numba and threads); each worker draws
+  decoupled outputs on ``max(1, cpus // N)`` numba threads (``NUMBA_NUM_THREADS``,
+  unless already set), so N workers do not oversubscribe the machine.
 * ``dask_local=True`` — a ``distributed.LocalCluster`` of process workers
   (one thread each) and its ``Client.get_executor()``.
 * ``scheduler="tcp://host:port"`` — an existing Dask cluster; an unreachable
@@ -124,5 +126,13 @@ def open_executor(
         yield InlineExecutor()
     else:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=count, mp_context=context) as executor:
+        threads = max(1, default_workers() // count)
+        with ProcessPoolExecutor(
+            max_workers=count, mp_context=context, initializer=_share_threads, initargs=(threads,)
+        ) as executor:
             yield executor
+
+
+def _share_threads(threads: int) -> None:
+    """Worker initialiser: numba threads per worker, before numba is imported there."""
+    os.environ.setdefault("NUMBA_NUM_THREADS", str(threads))
