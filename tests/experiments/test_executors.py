@@ -38,7 +38,7 @@ def test_unreachable_scheduler_is_a_value_error() -> None:
 def test_pool_workers_share_the_cpus_between_their_numba_threads() -> None:
     expected = os.environ.get("NUMBA_NUM_THREADS", str(max(1, default_workers() // 2)))
     with open_executor(workers=2) as executor:
-        seen = executor.submit(os.environ.get, "NUMBA_NUM_THREADS").result()
+        seen = executor.submit(os.getenv, "NUMBA_NUM_THREADS").result()
     assert seen == expected
 
 
