@@ -103,15 +103,15 @@ def solve(
         In ``[1, d]``; default ``d`` (full rank, an LP).
     method : str
         ``"auto"`` or a key of :data:`METHODS`.  ``"auto"``: ``"cutting_plane"``
-        at full rank (numba first-order warm start + HiGHS cutting planes),
-        ``"two_layer"`` below.
+        at full rank (numba first-order stage, then an exact min-norm-point
+        stage with column generation), ``"two_layer"`` below.
     margin : float
         ``> 0``; the right-hand side (a scale at full rank).
     max_seconds : float, optional
         ``> 0``; on reaching it the result is ``"undecided"`` with the best
-        weights so far.  Checked between rounds: one exact round of the
-        cutting-plane method (an NNLS solve, minutes at d = 64) is not
-        interrupted and may overrun it.
+        weights so far.  Checked between rounds and between slices of the
+        exact stage (about 0.1 s each); a run may overrun it by one score
+        pass or one ascent round.
     seed : int, optional
         For randomised methods (default 0).
 
