@@ -111,7 +111,8 @@ def solve(
         ``> 0``; on reaching it the result is ``"undecided"`` with the best
         weights so far.  Checked between rounds and between slices of the
         exact stage (about 0.1 s each); a run may overrun it by one score
-        pass or one ascent round.
+        pass, one ascent round or the exact stage's warm start (a Cholesky
+        factorisation and minor cycles, seconds at d = 64).
     seed : int, optional
         For randomised methods (default 0).
 
