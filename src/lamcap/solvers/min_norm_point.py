@@ -34,7 +34,12 @@ dense rows:
 Memory is the factor, :math:`k^2 \le (d^2 + 1)^2` numbers (134 MB at
 :math:`d = 64`), against :math:`|S| d^2` for the dense rows that scipy's NNLS
 needs.  The state is kept between calls, so the cutting-plane loop warm starts
-every exact round from the previous corral.
+every exact round from the previous corral, and the first one from the
+dual-ascent weights (:meth:`CorralState.from_weights`: one LAPACK Cholesky
+factorisation instead of :math:`k` appends, then minor cycles).  Measured on
+d = 64 instances at the transition: 11 ms per major cycle at
+:math:`k \approx 4000` (memory-bound triangular solves), 30–70 s per exact
+stage, against ~12 minutes for scipy's NNLS.
 
 Examples
 --------
