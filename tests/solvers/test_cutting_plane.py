@@ -110,13 +110,15 @@ def test_wolfe_and_nnls_exact_stages_agree(d: int, p: int, seed: int) -> None:
     assert verdicts != {"undecided"}
 
 
-@pytest.mark.parametrize(
-    ("status", "stopped", "max_seconds"),
-    [("iterations", "time_limit", 0.5), ("stalled", "exact_failed", None)],
-)
-def test_wolfe_stage_that_does_not_finish_ends_undecided(
-    monkeypatch: pytest.MonkeyPatch, status: str, stopped: str, max_seconds: float | None
+@pytest.mark.parametrize("status", ["iterations", "stalled"])
+def test_wolfe_stage_that_does_not_finish_still_gives_a_checked_result(
+    monkeypatch: pytest.MonkeyPatch, status: str
 ) -> None:
+    """Never converging ends at the time limit; a stall returns the current point.
+
+    Either way the verdict comes from the usual checks, so it can be anything
+    but wrong.
+    """
     from lamcap.solvers import min_norm_point
 
     monkeypatch.setattr(min_norm_point.CorralState, "run", lambda *_, **__: status)
@@ -125,13 +127,17 @@ def test_wolfe_stage_that_does_not_finish_ends_undecided(
         instance,
         rank=4,
         margin=1.0,
-        max_seconds=max_seconds,
+        max_seconds=0.5 if status == "iterations" else 30.0,
         seed=0,
         options=CuttingPlaneOptions(first_order_rounds=1),
     )
-    assert result.verdict == "undecided"
-    assert (result.details["stage"], result.details["stopped"]) == ("wolfe", stopped)
+    assert result.details["stage"] == "wolfe"
     assert verify(instance, result)
+    if status == "iterations":
+        assert result.verdict == "undecided"
+        assert result.details["stopped"] == "time_limit"
+    else:
+        assert result.verdict != "feasible"
 
 
 def test_decided_runs_report_why_they_stopped() -> None:
