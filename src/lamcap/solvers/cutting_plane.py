@@ -73,7 +73,7 @@ from lamcap.solvers.certificates import (
 )
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
-from lamcap.solvers.min_norm_point import CorralState
+from lamcap.solvers.min_norm_point import CorralState, constraint_levels
 from lamcap.solvers.result import SolveResult, build_result
 
 __all__ = ["CuttingPlaneOptions", "solve_cutting_plane"]
@@ -642,9 +642,14 @@ def _working_levels(
     working: _WorkingSet, unit_inputs: NDArray[np.float64], vector: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     r""":math:`\langle X, \hat A_i\rangle = \hat a_i^\top X \hat e_{\mu_i}` on the working set (no dense rows)."""
-    point = vector.reshape(working.d, working.d)
-    hidden = unit_inputs @ point.T  # row mu: X e_mu
-    levels: NDArray[np.float64] = np.einsum("kd,kd->k", working.directions, hidden[working.mus])
+    levels = np.empty(working.size)
+    constraint_levels(
+        working.directions,
+        working.mus,
+        unit_inputs,
+        np.ascontiguousarray(vector.reshape(working.d, working.d)),
+        levels,
+    )
     return levels
 
 

@@ -62,7 +62,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["STATUSES", "CorralState"]
+__all__ = ["STATUSES", "CorralState", "constraint_levels"]
 
 STATUSES = ("optimal", "zero", "iterations", "capacity", "stalled")
 """Outcomes of :meth:`CorralState.run`, in the kernel's numbering."""
@@ -145,11 +145,7 @@ def _affine_minimiser(
         out[i] /= factor[i, i]
         for t in range(i):
             out[t] -= factor[i, t] * out[i]
-    total = 0.0
-    for i in range(k):
-        total += out[i]
-    for i in range(k):
-        out[i] /= total
+    out[:k] /= np.sum(out[:k])
 
 
 @numba.njit(cache=True)
@@ -216,14 +212,35 @@ def _point(
 
 
 @numba.njit(cache=True)
-def _levels(
+def constraint_levels(
     directions: NDArray[np.float64],
     owners: NDArray[np.int64],
     inputs: NDArray[np.float64],
     point: NDArray[np.float64],
     out: NDArray[np.float64],
 ) -> None:
-    r"""``out[i]`` :math:`= \langle X, V_i\rangle = \hat a_i^\top X \hat e_{\mu_i}` for every ``i``."""
+    r"""Levels of all constraints at ``X``: ``out[i]`` :math:`= \langle X, V_i\rangle = \hat a_i^\top X \hat e_{\mu_i}`.
+
+    One product :math:`\hat E X^\top` (:math:`n d^2`) and one dot product per
+    constraint (:math:`|S| d`); numba, float64.
+
+    Parameters
+    ----------
+    directions : (K, d) rows :math:`\hat a_i`.
+    owners : (K,) int64, the association :math:`\mu_i` of each row.
+    inputs : (n, d) rows :math:`\hat e_\mu`.
+    point : (d, d) C-contiguous, the matrix :math:`X`.
+    out : (K,) float64, overwritten with the levels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = np.empty(1)
+    >>> constraint_levels(np.ones((1, 2)), np.zeros(1, dtype=np.int64), np.eye(2)[:1],
+    ...                   np.eye(2), out)
+    >>> out.tolist()
+    [1.0]
+    """
     hidden = np.dot(inputs, point.T)  # row mu: X e_mu
     for i in range(directions.shape[0]):
         total = 0.0
@@ -272,9 +289,7 @@ def _minor_cycles(
             if weights[i] <= floor:
                 _delete(factor, solved, k, i, corral, weights)
                 k -= 1
-        total = np.sum(weights[:k])
-        for i in range(k):
-            weights[i] /= total
+        weights[:k] /= np.sum(weights[:k])
 
 
 @numba.njit(cache=True)
@@ -317,7 +332,7 @@ def _wolfe(
         else:
             point = _point(directions, owners, inputs, corral, weights, k)
             squared = np.sum(point * point)
-            _levels(directions, owners, inputs, point, levels)
+            constraint_levels(directions, owners, inputs, point, levels)
             if squared <= ZERO_TOLERANCE * scale:
                 return _ZERO, k, iteration, squared
             best = int(np.argmin(levels))
