@@ -39,7 +39,7 @@ Algorithm
    re-checked (and, if needed, polished by least squares on its support or
    replaced by HiGHS' dual ray of :math:`\langle w, A_i\rangle \ge 1`).
    Measured on the same infeasible instances near the transition, Wolfe's
-   exact stage is about 2x faster than NNLS at d = 48 and takes 30–70 s at
+   exact stage is 3.5–5x faster than NNLS at d = 32–48 and takes 30–70 s at
    d = 64, where NNLS needed ~12 minutes; HiGHS is slower than both on these
    dense rows (about 10 ms per simplex iteration at :math:`d = 24`).
 
@@ -86,9 +86,6 @@ class CuttingPlaneOptions:
     Attributes
     ----------
     cuts_per_association : constraints added per association and pass.
-    exact_cut_factor : in the exact stage, each pass adds up to
-        ``exact_cut_factor * cuts_per_association`` constraints per association
-        (an exact round costs far more than a pass, so fewer rounds pay).
     epochs_per_round : at most this many dual-ascent epochs between two score passes.
     check_every : epochs between checks whether ``W`` already satisfies the
         whole working set (then the round ends early).
@@ -104,7 +101,7 @@ class CuttingPlaneOptions:
         rows), ``"highs"`` (HiGHS margin LP with warm-started cutting planes)
         or ``"none"`` (first-order only).
     exact_max_dimension : largest ``d`` for the exact stage (Wolfe holds a
-        ``(d**2 + 1)``-square factor: 134 MB at d = 64, 2.1 GB at d = 128;
+        ``(d**2 + 1)``-square factor: 134 MB at d = 64, 680 MB at d = 96;
         NNLS and HiGHS the ``|S| x d**2`` dense rows).
     max_rounds : cap on passes (first-order and exact rounds together).
     nnls_cost_factor : assumed cost of one NNLS iteration in units of one
@@ -114,7 +111,6 @@ class CuttingPlaneOptions:
     """
 
     cuts_per_association: int = 4
-    exact_cut_factor: int = 4
     epochs_per_round: int = 60
     check_every: int = 5
     sweeps: int = 5
@@ -154,6 +150,12 @@ class _WorkingSet:
     @property
     def size(self) -> int:
         return int(self.mus.size)
+
+    @property
+    def keys(self) -> NDArray[np.int64]:
+        """One integer per constraint, ``mu * 2**32 + rho`` (stable across re-sorting)."""
+        keys: NDArray[np.int64] = self.mus * (1 << 32) + self.rhos
+        return keys
 
 
 @dataclass
@@ -436,10 +438,7 @@ def solve_cutting_plane(
                     progress.stopped = "decided"
                 break
             weights, level = step
-        cuts = opts.cuts_per_association
-        if progress.stage != "first_order":
-            cuts *= opts.exact_cut_factor
-        found = _score_pass(instance, weights, member, level, cuts)
+        found = _score_pass(instance, weights, member, level, opts.cuts_per_association)
         progress.pass_seconds += found.seconds
         progress.offer(weights, found.min_margin)
     if progress.margin > FEASIBILITY_TOLERANCE:
@@ -672,7 +671,7 @@ def _wolfe_min_norm_point(
     (``progress.stopped = "time_limit"``).
     """
     d = working.d
-    keys = working.mus * (1 << 32) + working.rhos
+    keys = working.keys
     state = progress.corral
     if state is None:  # warm start from the dual-ascent weights (the working set's support)
         state = progress.corral = CorralState.from_weights(
@@ -696,12 +695,10 @@ def _wolfe_min_norm_point(
             working.directions, working.mus, unit_inputs, max_iterations=slice_iterations
         )
         progress.corral_keys = keys[state.corral[: state.size]].copy()
-        if status in ("optimal", "zero"):
+        if status in ("optimal", "zero", "stalled"):  # stalled: min-norm to working accuracy
             break
         if status == "capacity":
             state.grow(min(d * d + 2, 2 * state.factor.shape[0]))
-        elif status == "stalled":  # rounding: x is the min-norm point to working accuracy
-            break
         elapsed = max(time.perf_counter() - tick, 1e-6)
         slice_iterations = int(min(4096, max(1, slice_iterations * 0.1 / elapsed)))
     point = state.point(working.directions, working.mus, unit_inputs)
@@ -735,6 +732,5 @@ def _min_norm_point(rows: NDArray[np.float64], max_iterations: int) -> NDArray[n
 
 def _newest(working: _WorkingSet, found: _Pass) -> NDArray[np.int64]:
     """Working-set positions of the constraints just added from ``found``."""
-    keys = working.mus * (1 << 32) + working.rhos
     wanted = found.mus * (1 << 32) + found.rhos
-    return np.nonzero(np.isin(keys, wanted))[0].astype(np.int64)
+    return np.nonzero(np.isin(working.keys, wanted))[0].astype(np.int64)
