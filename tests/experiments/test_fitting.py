@@ -7,7 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from lamcap.experiments.fitting import fit_transition, wilson_interval
+from lamcap.experiments.fitting import (
+    fit_transition,
+    fit_transition_ratio,
+    fit_trend,
+    wilson_interval,
+)
 
 
 def _simulate(
@@ -59,3 +64,65 @@ def test_wilson_matches_closed_form() -> None:
     assert float(low) == pytest.approx(0.0, abs=1e-12)
     z = 1.959963984540054
     assert float(high) == pytest.approx(z * z / 10 / (1 + z * z / 10))
+
+
+def test_ratio_interval_covers_true_ratio_about_95_percent() -> None:
+    # Independent check by simulation of the model: two transitions whose p_c
+    # differ by 5%, each measured with 8 instances at 9 points.
+    rng = np.random.default_rng(2024)
+    ps = np.arange(30, 71, 5)
+    covered = 0
+    fits = 40
+    for _ in range(fits):
+        one = _simulate(rng, 48.0, 10.0, ps, 8)
+        two = _simulate(rng, 1.05 * 48.0, 10.0, ps, 8)
+        total = np.full(ps.size, 8)
+        fit = fit_transition_ratio((ps, two, total), (ps, one, total))
+        covered += fit.low <= 1.05 <= fit.high
+    # Expected 38 of 40; P(covered <= 33) < 1e-3 for a true 95% interval.
+    assert covered >= 34
+
+
+def test_ratio_of_a_rescaled_copy_is_the_scale() -> None:
+    ps = np.array([30, 35, 40, 45, 50, 55, 60])
+    counts = np.array([8, 8, 6, 4, 3, 1, 0])
+    total = np.full(ps.size, 8)
+    fit = fit_transition_ratio((2 * ps, counts, total), (ps, counts, total))
+    assert fit.ratio == pytest.approx(2.0, rel=1e-3)
+    # Two equally uncertain estimates: the ratio's interval is wider than either's.
+    single = fit.denominator
+    assert fit.high / fit.low > single.high / single.low
+
+
+def test_ratio_of_precise_transitions_is_the_ratio_of_estimates() -> None:
+    rng = np.random.default_rng(11)
+    ps = np.arange(30, 71, 2)
+    total = np.full(ps.size, 4000)
+    one = _simulate(rng, 48.0, 10.0, ps, 4000)
+    two = _simulate(rng, 50.0, 10.0, ps, 4000)
+    fit = fit_transition_ratio((ps, two, total), (ps, one, total))
+    separate = fit.numerator.p_c / fit.denominator.p_c
+    assert fit.ratio == pytest.approx(separate, rel=1.5e-3)  # three grid steps
+    assert fit.low < 50 / 48 < fit.high
+
+
+def test_trend_matches_numpy_weighted_polyfit() -> None:
+    rng = np.random.default_rng(5)
+    x = np.linspace(0.05, 0.5, 7)
+    sigma = rng.uniform(0.01, 0.05, x.size)
+    y = 1.0 + 0.3 * x + rng.normal(0.0, sigma)
+    trend = fit_trend(x, y, sigma)
+    slope, intercept = np.polyfit(x, y, 1, w=1 / sigma)
+    assert trend.intercept == pytest.approx(intercept, rel=1e-10)
+    assert trend.slope == pytest.approx(slope, rel=1e-10)
+    # Unscaled covariance of the intercept: 1 / sum(w) * sum(w x^2) / var-weighted.
+    w = 1 / sigma**2
+    determinant = w.sum() * (w * x * x).sum() - (w * x).sum() ** 2
+    expected = math.sqrt((w * x * x).sum() / determinant) * trend.scale
+    assert trend.intercept_error == pytest.approx(expected, rel=1e-10)
+    assert trend.dof == 5
+
+
+def test_trend_rejects_bad_sigma() -> None:
+    with pytest.raises(ValueError, match="sigma"):
+        fit_trend([1.0, 2.0], [1.0, 2.0], [0.1, 0.0])
