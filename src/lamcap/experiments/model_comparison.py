@@ -1,0 +1,194 @@
+r"""Original (OP) against decoupled (DP) problem: transition ratios and how they approach 1.
+
+The two problems differ in their outputs only: in the *decoupled* problem (DP)
+every association :math:`\mu` sees its own fresh outputs :math:`u^{(\mu)}_\rho`;
+in the *original* problem (OP) all associations share one output matrix
+:math:`U`.  arXiv:2605.10795 predicts the same capacity for both as
+:math:`d, p \to \infty`; at the sizes a user can run OP stores a few percent
+more (docs/measurements/op_vs_dp.md).  This module turns that into numbers:
+
+* :func:`model_ratios` — for each ``d`` measured with both models, the ratio
+  :math:`r(d) = p_c^{OP}(d)/p_c^{DP}(d)` with the joint profile-likelihood
+  interval of :func:`~lamcap.experiments.fitting.fit_transition_ratio`;
+* :func:`ratio_trend` — a weighted straight-line fit of :math:`\log r` against
+  :math:`x = 1/d` or :math:`x = 1/\log p_c(d)`, whose intercept is the
+  extrapolated :math:`\log r(\infty)` with its interval (the asymptotic claim
+  :math:`r(\infty) = 1` is then judged by whether 0 lies inside);
+* :func:`ratio_power_law` — :math:`\log r = A\,d^{-b}` (ratio tending to 1 as a
+  power of ``d``), fitted by weighted non-linear least squares.
+
+The standard error of :math:`\log r` used as a weight is the half-width of its
+95% interval divided by 1.96 (the profile interval is close to symmetric in
+:math:`\log r` once each transition is bracketed).
+
+Examples
+--------
+>>> from lamcap.experiments.sweep import Cell
+>>> ratio = ModelRatio(Cell(16, 1.0, "original", "auto"), 1.04, 1.02, 1.06, 200)
+>>> round(ratio.log_error, 4)
+0.0098
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lamcap.experiments.analysis import CellData
+from lamcap.experiments.fitting import Trend, fit_transition_ratio, fit_trend
+from lamcap.experiments.sweep import Cell
+
+__all__ = [
+    "ModelRatio",
+    "PowerLaw",
+    "model_ratios",
+    "ratio_power_law",
+    "ratio_trend",
+    "trend_variable",
+]
+
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class ModelRatio:
+    """:math:`p_c^{OP}/p_c^{DP}` at one ``d`` (``cell`` is the OP cell) with its 95% interval."""
+
+    cell: Cell
+    ratio: float
+    low: float
+    high: float
+    instances: int
+
+    @property
+    def log_error(self) -> float:
+        """Standard error of :math:`\\log r`: half the 95% interval in log, over 1.96."""
+        return (math.log(self.high) - math.log(self.low)) / (2 * _Z95)
+
+
+def _counts(data: CellData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    keep = data.decided > 0
+    return data.p[keep], data.feasible[keep], data.decided[keep]
+
+
+def model_ratios(
+    cells: Mapping[Cell, CellData],
+    *,
+    numerator: str = "original",
+    denominator: str = "decoupled",
+) -> list[ModelRatio]:
+    """Transition ratio ``numerator``/``denominator`` for every (d, κ, method) measured with both.
+
+    Parameters
+    ----------
+    cells : mapping
+        From :func:`lamcap.experiments.analysis.cell_data` (several databases can
+        be merged into one mapping).
+    numerator, denominator : str
+        Model names (default OP over DP).
+
+    Returns
+    -------
+    list of ModelRatio
+        Sorted by ``d``; full-rank cells only count decided instances.
+    """
+    ratios = []
+    for cell, data in sorted(cells.items(), key=lambda item: (item[0].d, item[0].kappa)):
+        if cell.model != numerator:
+            continue
+        partner = cells.get(Cell(cell.d, cell.kappa, denominator, cell.method))
+        if partner is None or data.decided.sum() == 0 or partner.decided.sum() == 0:
+            continue
+        fit = fit_transition_ratio(_counts(data), _counts(partner))
+        instances = int(data.decided.sum() + partner.decided.sum())
+        ratios.append(ModelRatio(cell, fit.ratio, fit.low, fit.high, instances))
+    return ratios
+
+
+def trend_variable(d: Iterable[int], variable: str) -> np.ndarray:
+    r"""The abscissa of a finite-size trend: :math:`1/d` or :math:`1/\log p_c(d)`.
+
+    ``p_c(d)`` is :func:`lamcap.critical_p` (the prediction, so the abscissa has
+    no sampling noise).
+    """
+    ds = np.asarray(list(d), dtype=np.float64)
+    if variable == "1/d":
+        return 1.0 / ds
+    if variable == "1/log p":
+        from lamcap import critical_p  # noqa: PLC0415
+
+        return 1.0 / np.log(np.asarray(critical_p(ds.astype(np.int64)), dtype=np.float64))
+    msg = f"variable must be '1/d' or '1/log p', got {variable!r}"
+    raise ValueError(msg)
+
+
+def ratio_trend(ratios: Sequence[ModelRatio], variable: str = "1/d") -> Trend:
+    r"""Fit :math:`\log r(d) = c + a\,x(d)`; :math:`e^{c}` is the extrapolated ratio at d → ∞.
+
+    Examples
+    --------
+    >>> from lamcap.experiments.sweep import Cell
+    >>> rows = [ModelRatio(Cell(d, 1.0, "original", "auto"), math.exp(0.5 / d),
+    ...         math.exp(0.5 / d - 0.01), math.exp(0.5 / d + 0.01), 100) for d in (8, 16, 32)]
+    >>> trend = ratio_trend(rows, "1/d")
+    >>> round(trend.intercept, 9), round(trend.slope, 9)
+    (0.0, 0.5)
+    """
+    if len(ratios) < 2:
+        msg = f"ratio_trend needs at least 2 sizes, got {len(ratios)}"
+        raise ValueError(msg)
+    x = trend_variable([r.cell.d for r in ratios], variable)
+    y = np.log([r.ratio for r in ratios])
+    sigma = np.array([r.log_error for r in ratios])
+    return fit_trend(x, y, sigma)
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    r""":math:`\log r = A\,d^{-b}` with standard errors (Birge-scaled) and the fit's :math:`\chi^2`."""
+
+    amplitude: float
+    amplitude_error: float
+    exponent: float
+    exponent_error: float
+    chi2: float
+    dof: int
+
+
+def ratio_power_law(ratios: Sequence[ModelRatio]) -> PowerLaw:
+    r"""Weighted non-linear fit of :math:`\log r(d) = A\,d^{-b}` (the ratio tends to 1).
+
+    Uses :func:`scipy.optimize.curve_fit` with the standard errors of
+    :math:`\log r` as absolute sigmas; errors are inflated by the Birge ratio
+    when :math:`\chi^2/\mathrm{dof} > 1`.
+    """
+    from scipy.optimize import curve_fit  # noqa: PLC0415
+
+    if len(ratios) < 3:
+        msg = f"ratio_power_law needs at least 3 sizes, got {len(ratios)}"
+        raise ValueError(msg)
+    d = np.array([r.cell.d for r in ratios], dtype=np.float64)
+    y = np.log([r.ratio for r in ratios])
+    sigma = np.array([r.log_error for r in ratios])
+
+    def model(x: np.ndarray, amplitude: float, exponent: float) -> np.ndarray:
+        return amplitude * x ** (-exponent)
+
+    start = (float(np.average(y * d**0.5, weights=sigma**-2)), 0.5)
+    parameters, covariance = curve_fit(model, d, y, p0=start, sigma=sigma, absolute_sigma=True)
+    residual = (y - model(d, *parameters)) / sigma
+    chi2 = float(residual @ residual)
+    dof = d.size - 2
+    scale = max(1.0, math.sqrt(chi2 / dof)) if dof > 0 else 1.0
+    errors = scale * np.sqrt(np.diag(covariance))
+    return PowerLaw(
+        amplitude=float(parameters[0]),
+        amplitude_error=float(errors[0]),
+        exponent=float(parameters[1]),
+        exponent_error=float(errors[1]),
+        chi2=chi2,
+        dof=dof,
+    )

@@ -1,0 +1,85 @@
+"""OP/DP transition ratios and their finite-size trends, on synthetic cells with known answers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from lamcap.experiments.analysis import CellData
+from lamcap.experiments.model_comparison import (
+    ModelRatio,
+    model_ratios,
+    ratio_power_law,
+    ratio_trend,
+    trend_variable,
+)
+from lamcap.experiments.sweep import Cell
+
+
+def _cell_data(cell: Cell, p_c: float, rng: np.random.Generator, m: int = 400) -> CellData:
+    ps = np.unique(np.round(p_c * np.linspace(0.85, 1.15, 13)).astype(np.int64))
+    probability = 1 / (1 + np.exp(-25.0 * (math.log(p_c) - np.log(ps))))
+    feasible = rng.binomial(m, probability)
+    decided = np.full(ps.size, m)
+    return CellData(
+        cell, ps, feasible, decided, np.zeros(ps.size, np.int64), np.full(ps.size, np.nan)
+    )
+
+
+def test_model_ratios_recover_a_known_ratio_per_d() -> None:
+    rng = np.random.default_rng(3)
+    cells = {}
+    truth = {16: 1.04, 32: 1.02}
+    for d, ratio in truth.items():
+        dp = Cell(d, 1.0, "decoupled", "auto")
+        op = Cell(d, 1.0, "original", "auto")
+        cells[dp] = _cell_data(dp, 4.0 * d, rng)
+        cells[op] = _cell_data(op, 4.0 * d * ratio, rng)
+    cells[Cell(48, 1.0, "original", "auto")] = _cell_data(
+        Cell(48, 1.0, "original", "auto"), 200, rng
+    )
+    ratios = model_ratios(cells)
+    assert [r.cell.d for r in ratios] == [16, 32]  # d = 48 has no decoupled partner
+    for r in ratios:
+        assert r.low < truth[r.cell.d] < r.high
+        assert r.ratio == pytest.approx(truth[r.cell.d], abs=0.01)
+
+
+def _exact_rows(amplitude: float, exponent: float) -> list[ModelRatio]:
+    rows = []
+    for d in (8, 12, 16, 24, 32):
+        log_ratio = amplitude * d**-exponent
+        rows.append(
+            ModelRatio(
+                Cell(d, 1.0, "original", "auto"),
+                math.exp(log_ratio),
+                math.exp(log_ratio - 0.01),
+                math.exp(log_ratio + 0.01),
+                100,
+            )
+        )
+    return rows
+
+
+def test_trend_in_inverse_d_extrapolates_exact_data() -> None:
+    trend = ratio_trend(_exact_rows(0.4, 1.0), "1/d")
+    assert trend.intercept == pytest.approx(0.0, abs=1e-12)
+    assert trend.slope == pytest.approx(0.4, rel=1e-12)
+    assert trend.chi2 == pytest.approx(0.0, abs=1e-18)
+
+
+def test_power_law_recovers_amplitude_and_exponent() -> None:
+    law = ratio_power_law(_exact_rows(0.3, 0.7))
+    assert law.amplitude == pytest.approx(0.3, rel=1e-6)
+    assert law.exponent == pytest.approx(0.7, rel=1e-6)
+
+
+def test_inverse_log_p_variable_uses_critical_p() -> None:
+    from lamcap import critical_p
+
+    x = trend_variable([16, 64], "1/log p")
+    assert x[0] == pytest.approx(1 / math.log(float(critical_p(16))), rel=1e-12)
+    with pytest.raises(ValueError, match="variable"):
+        trend_variable([16], "log d")
