@@ -6,9 +6,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lamcap.symbolic import tables
+from lamcap.symbolic import codegen, tables
 
-OUT = Path(__file__).resolve().parents[1] / "docs" / "derivations"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "derivations"
 
 
 def main(topics: Sequence[str] | None, argv: Sequence[str] | None = None) -> int:
@@ -16,10 +17,10 @@ def main(topics: Sequence[str] | None, argv: Sequence[str] | None = None) -> int
     arguments = list(sys.argv[1:] if argv is None else argv)
     pages = tables.build_all(topics)
     if "--check" in arguments:
-        differing = tables.stale(pages, OUT)
+        differing = tables.stale(pages, OUT, asymptotics=codegen.asymptotics_target(ROOT))
         for path in differing:
             print(f"stale: {path}")
         return 1 if differing else 0
-    for path in tables.write(pages, OUT):
+    for path in tables.write(pages, OUT, asymptotics=codegen.asymptotics_target(ROOT)):
         print(f"wrote {path}")
     return 0

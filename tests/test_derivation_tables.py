@@ -14,7 +14,7 @@ OUT = ROOT / "docs" / "derivations"
 def test_committed_tables_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
     from lamcap.cli import main
 
-    code = main(["tables", "--check", "--out", str(OUT)])
+    code = main(["tables", "--check", "--repo", str(ROOT)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
 

@@ -48,7 +48,7 @@ __all__ = [
 
 Pages = dict[str, str]
 
-#: Path of the module whose generated block ``lamcap tables`` rewrites (repository layout).
+#: The installed module: the template of the code page; written only when passed to :func:`write`.
 ASYMPTOTICS_SOURCE = Path(__file__).resolve().parents[1] / "theory" / "asymptotics.py"
 _ASYMPTOTICS_KEY = "@asymptotics"
 
@@ -517,26 +517,49 @@ def build_all(topics: Sequence[str] | None = None) -> Pages:
     return pages
 
 
-def _target(key: str, out: Path) -> Path:
-    return ASYMPTOTICS_SOURCE if key == _ASYMPTOTICS_KEY else out / key
+def _target(key: str, out: Path, asymptotics: Path | None) -> Path | None:
+    if key == _ASYMPTOTICS_KEY:
+        return asymptotics
+    return out / key
 
 
-def write(pages: Pages, out: Path) -> list[Path]:
-    """Write the pages under ``out`` (the code block into theory/asymptotics.py); return the paths."""
+def _text(key: str, text: str, path: Path) -> str:
+    """What ``path`` should hold: the page, or the module with its block replaced."""
+    return codegen.splice_block(path, text) if key == _ASYMPTOTICS_KEY else text
+
+
+def write(pages: Pages, out: Path, *, asymptotics: Path | None = None) -> list[Path]:
+    """Write the pages under ``out``; return the paths.
+
+    The generated code block goes into the module ``asymptotics`` (the
+    ``src/lamcap/theory/asymptotics.py`` of a checkout, see
+    :func:`lamcap.symbolic.codegen.asymptotics_target`); with ``None`` it is
+    not written.  Nothing is ever written to :data:`ASYMPTOTICS_SOURCE`
+    unless it is passed as ``asymptotics``.
+    """
     written = []
     for key, text in sorted(pages.items()):
-        path = _target(key, out)
+        path = _target(key, out, asymptotics)
+        if path is None:
+            continue
+        content = _text(key, text, path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(content, encoding="utf-8")
         written.append(path)
     return written
 
 
-def stale(pages: Pages, out: Path) -> list[Path]:
-    """Paths whose committed content differs from ``pages`` (missing files count)."""
+def stale(pages: Pages, out: Path, *, asymptotics: Path | None = None) -> list[Path]:
+    """Paths whose committed content differs from ``pages`` (missing files count).
+
+    The code block is compared with the one in ``asymptotics`` (not checked
+    when ``None``).
+    """
     differing = []
     for key, text in sorted(pages.items()):
-        path = _target(key, out)
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path = _target(key, out, asymptotics)
+        if path is None:
+            continue
+        if not path.is_file() or path.read_text(encoding="utf-8") != _text(key, text, path):
             differing.append(path)
     return differing
