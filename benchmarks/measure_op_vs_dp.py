@@ -1,0 +1,153 @@
+"""OP vs DP capacity as d grows: fitted transitions, ratios, trends and the plot.
+
+Reads one or more results databases written by ``lamcap sweep`` with both models,
+for example::
+
+    lamcap sweep --d 8 12 16 24 32 --model decoupled original --seeds 20 --rounds 3 \
+        --workers 1 --db opdp_small.sqlite
+    lamcap sweep --d 48 --model original decoupled --seeds 10 --rounds 2 --db opdp_48.sqlite
+    python benchmarks/measure_op_vs_dp.py opdp_small.sqlite opdp_48.sqlite
+
+and writes
+
+* ``docs/measurements/op_vs_dp.csv`` — one fitted transition per (d, model):
+  ``d,model,p_c,p_c_low,p_c_high,instances`` (95% profile-likelihood intervals);
+* ``docs/measurements/op_vs_dp_ratio.csv`` — ``d,ratio,ratio_low,ratio_high,instances``
+  (joint profile-likelihood interval of p_c(OP)/p_c(DP));
+* ``docs/measurements/op_vs_dp.png`` — the ratio against d with the fitted trends;
+
+and prints the trend fits (extrapolated ratio at d → ∞ with its 95% interval).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from pathlib import Path
+
+import matplotlib as mpl
+
+mpl.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lamcap.experiments.analysis import cell_data
+from lamcap.experiments.model_comparison import (
+    ModelRatio,
+    model_ratios,
+    ratio_power_law,
+    ratio_trend,
+    trend_variable,
+)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "measurements"
+
+
+def _merged_cells(databases: list[str]) -> dict:
+    cells: dict = {}
+    for database in databases:
+        for cell, data in cell_data(database).items():
+            if cell.kappa != 1.0 or cell.method != "auto":
+                continue
+            if cell in cells:
+                msg = f"{cell.label()} appears in two databases; merge them first"
+                raise SystemExit(msg)
+            cells[cell] = data
+    return cells
+
+
+def _write_transitions(cells: dict, path: Path) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["d", "model", "p_c", "p_c_low", "p_c_high", "instances"])
+        for cell, data in sorted(cells.items(), key=lambda item: (item[0].d, item[0].model)):
+            fit = data.fit()
+            if fit is None:
+                continue
+            instances = int(data.decided.sum() + data.undecided.sum())
+            bounds = (f"{fit.p_c:.3f}", f"{fit.low:.3f}", f"{fit.high:.3f}")
+            writer.writerow([cell.d, cell.model, *bounds, instances])
+
+
+def _write_ratios(ratios: list[ModelRatio], path: Path) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["d", "ratio", "ratio_low", "ratio_high", "instances"])
+        for r in ratios:
+            writer.writerow(
+                [r.cell.d, f"{r.ratio:.4f}", f"{r.low:.4f}", f"{r.high:.4f}", r.instances]
+            )
+
+
+def _report(ratios: list[ModelRatio]) -> dict[str, object]:
+    print("d    ratio   [95% CI]            instances")
+    for r in ratios:
+        print(f"{r.cell.d:<4d} {r.ratio:.4f}  [{r.low:.4f}, {r.high:.4f}]  {r.instances}")
+    fits: dict[str, object] = {}
+    for variable in ("1/d", "1/log p"):
+        trend = ratio_trend(ratios, variable)
+        low, high = trend.intercept_interval()
+        print(
+            f"log r = c + a x, x = {variable}: r(inf) = {math.exp(trend.intercept):.4f} "
+            f"[{math.exp(low):.4f}, {math.exp(high):.4f}], a = {trend.slope:.3f} "
+            f"+- {trend.slope_error:.3f}, chi2/dof = {trend.chi2:.2f}/{trend.dof} "
+            f"(p = {trend.p_value:.2f})"
+        )
+        fits[variable] = trend
+    if len(ratios) >= 3:
+        law = ratio_power_law(ratios)
+        print(
+            f"log r = A d^-b: A = {law.amplitude:.4f} +- {law.amplitude_error:.4f}, "
+            f"b = {law.exponent:.3f} +- {law.exponent_error:.3f}, chi2/dof = {law.chi2:.2f}/{law.dof}"
+        )
+        fits["power"] = law
+    return fits
+
+
+def _plot(ratios: list[ModelRatio], fits: dict[str, object], path: Path) -> None:
+    d = np.array([r.cell.d for r in ratios], dtype=np.float64)
+    ratio = np.array([r.ratio for r in ratios])
+    errors = np.array([[r.ratio - r.low for r in ratios], [r.high - r.ratio for r in ratios]])
+    fig, ax = plt.subplots(figsize=(6.0, 4.0), layout="constrained")
+    ax.errorbar(d, ratio, yerr=errors, fmt="o", color="k", capsize=3, label="measured (95% CI)")
+    grid = np.unique(np.round(np.geomspace(d.min() - 1, 1024, 400)).astype(np.int64))
+    styles = {"1/d": ("C0", "--"), "1/log p": ("C1", "-.")}
+    for variable, (colour, line) in styles.items():
+        trend = fits[variable]
+        x = trend_variable(grid, variable)
+        curve = np.exp(trend.intercept + trend.slope * x)  # type: ignore[attr-defined]
+        low, high = trend.intercept_interval()  # type: ignore[attr-defined]
+        label = (
+            f"fit in {variable}: r(∞) = {math.exp(trend.intercept):.3f} "  # type: ignore[attr-defined]
+            f"[{math.exp(low):.3f}, {math.exp(high):.3f}]"
+        )
+        ax.plot(grid, curve, color=colour, linestyle=line, label=label)
+    ax.axhline(1.0, color="0.5", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xticks([8, 16, 32, 64, 128, 256, 512, 1024])
+    ax.set_xticklabels(["8", "16", "32", "64", "128", "256", "512", "1024"])
+    ax.set_xlabel("d")
+    ax.set_ylabel(r"$p_c^{\mathrm{OP}} / p_c^{\mathrm{DP}}$")
+    ax.set_title("Original vs decoupled problem: capacity ratio")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("databases", nargs="+", help="results databases with both models")
+    parser.add_argument("--out", type=Path, default=DOCS, help="folder for the CSVs and the plot")
+    arguments = parser.parse_args()
+    cells = _merged_cells(arguments.databases)
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    _write_transitions(cells, arguments.out / "op_vs_dp.csv")
+    ratios = model_ratios(cells)
+    _write_ratios(ratios, arguments.out / "op_vs_dp_ratio.csv")
+    fits = _report(ratios)
+    _plot(ratios, fits, arguments.out / "op_vs_dp.png")
+
+
+if __name__ == "__main__":
+    main()
