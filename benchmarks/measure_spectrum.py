@@ -18,17 +18,11 @@ Solution types (decoupled instances, ``lamcap.make_instance(d, p, seed=s)``):
 
 ``maxmargin``
     (a) :math:`\min \|W\|_F` s.t. :math:`(u_t - u_\rho)^\top W e_\mu \ge 1` for
-    all :math:`n(p-1)` raw constraints.  The package has no public max-margin
-    solver (its cutting-plane solver maximises the margin of *normalised*
-    constraints only on a working set and stops at the first feasible point),
-    so this script solves the QP itself: working-set dual coordinate ascent
-    (the package's numba kernel :func:`lamcap.solvers.kernels.dual_epochs`,
-    fed raw directions :math:`(u_t - u_\rho)\|e_\mu\|` and unit inputs), with
-    every pass recomputing all :math:`n(p-1)` margins in numpy.  Certificate:
-    with :math:`W_f = W/\min_i m_i` (feasible) and the dual value
-    :math:`D = \sum\alpha - \|W\|^2/2`, strong convexity gives
-    :math:`\|W_f - W^*\|_F^2 \le 2(\|W_f\|^2/2 - D)`; the reported
-    ``dist`` is that bound relative to :math:`\|W_f\|_F`.
+    all :math:`n(p-1)` raw constraints:
+    ``lamcap.solve(instance, objective="max_margin", tolerance=...)``, certified
+    by its relative duality gap :math:`g`
+    (:mod:`lamcap.solvers.optimality`); the reported ``dist`` is the bound
+    :math:`\|W - W^*\|_F/\|W\|_F \le \sqrt g`.
 ``first_feasible``
     (b) ``lamcap.solve(instance)`` (cutting-plane method, first feasible ``W``).
 ``adam_ce``
@@ -49,12 +43,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import NDArray
 
 import lamcap
 from lamcap.empirical import empirical_spectrum
-from lamcap.solvers.kernels import dual_epochs
+from lamcap.solvers.optimality import MarginDual
 
 FloatArray = NDArray[np.float64]
 SOLUTIONS = ("maxmargin", "first_feasible", "adam_ce", "hebbian")
@@ -68,8 +61,7 @@ SOLUTIONS = ("maxmargin", "first_feasible", "adam_ce", "hebbian")
 @dataclass
 class MaxMarginResult:
     weights: FloatArray  # feasible: every raw margin >= 1
-    min_margin: float  # of the ascent iterate before rescaling
-    distance_bound: float  # ||W_f - W*|| / ||W_f|| (certified upper bound)
+    relative_gap: float  # certified (P - D) / P; ||W - W*||_F / ||W||_F <= sqrt(gap)
     working_set: int
     passes: int
     seconds: float
@@ -92,106 +84,38 @@ def raw_margins(outputs: FloatArray, inputs: FloatArray, weights: FloatArray) ->
     return margins
 
 
-def _dual_value(alpha: FloatArray, weights: FloatArray) -> float:
-    return float(alpha.sum()) - 0.5 * float(np.sum(weights**2))
+def _heterogeneity(instance: lamcap.Instance, dual: MarginDual) -> float:
+    r""":math:`d\sum_\mu c_\mu^4/(\sum_\mu c_\mu^2)^2` of the dual decomposition of the max-margin ``W``.
 
-
-def _newton_step(
-    directions: FloatArray, unit_inputs: FloatArray, alpha: FloatArray, weights: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    r"""Guess the active set (:math:`\alpha > 0`), make it tight, keep it if the dual improves.
-
-    On the support :math:`S`, solve :math:`G\beta = 1` with the Gram matrix
-    :math:`G_{ij} = \langle A_i, A_j\rangle`, clip :math:`\beta \ge 0`; the
-    coordinate ascent continues from whichever dual point is better, so the
-    certificate of :func:`max_margin_weights` is unaffected.
+    :math:`W = \sum_\mu h_\mu \hat e_\mu^\top` with
+    :math:`h_\mu = \|e_\mu\| \sum_\rho y_{\mu\rho}(u_t - u_\rho)` and :math:`c_\mu = \|h_\mu\|`.
     """
-    support = np.nonzero(alpha > 0)[0]
-    if support.size == 0:
-        return alpha, weights
-    rows = (directions[support, :, None] * unit_inputs[support, None, :]).reshape(support.size, -1)
-    gram = rows @ rows.T
-    gram[np.diag_indices_from(gram)] += 1e-10 * float(np.trace(gram)) / support.size
-    try:
-        beta = scipy.linalg.solve(gram, np.ones(support.size), assume_a="pos")
-    except np.linalg.LinAlgError:
-        return alpha, weights
-    candidate = alpha.copy()
-    candidate[support] = np.clip(beta, 0.0, None)
-    candidate_weights = (rows.T @ candidate[support]).reshape(weights.shape)
-    if _dual_value(candidate, candidate_weights) > _dual_value(alpha, weights):
-        return candidate, np.ascontiguousarray(candidate_weights)
-    return alpha, weights
+    targets, competitors = instance.constraint_outputs(dual.associations, dual.competitors)
+    columns = np.zeros((instance.n, instance.d))
+    np.add.at(columns, dual.associations, dual.y[:, None] * (targets - competitors))
+    columns *= np.linalg.norm(instance.inputs, axis=1)[:, None]
+    squares = np.sum(columns**2, axis=1)
+    return instance.d * float(np.sum(squares**2)) / float(np.sum(squares)) ** 2
 
 
 def max_margin_weights(
-    instance: lamcap.Instance,
-    *,
-    cuts: int = 8,
-    epochs: int = 30,
-    tolerance: float = 1e-4,
-    max_passes: int = 400,
-    newton_every: int = 15,
+    instance: lamcap.Instance, *, tolerance: float = 1e-4, max_seconds: float | None = None
 ) -> MaxMarginResult:
-    """Minimum-norm ``W`` with all raw margins >= 1 (see the module docstring)."""
-    start = time.perf_counter()
-    outputs = _all_outputs(instance)
-    input_norms = np.linalg.norm(instance.inputs, axis=1)
-    unit_inputs = np.ascontiguousarray(instance.inputs / input_norms[:, None])
-    d, n = instance.d, instance.n
-    weights = np.zeros((d, d))
-    member = np.zeros((n, instance.p), dtype=bool)
-    mus = np.empty(0, dtype=np.int64)
-    rhos = np.empty(0, dtype=np.int64)
-    alpha = np.empty(0)
-    distance = math.inf
-    low = 0.0
-    passes = 0
-    for passes in range(1, max_passes + 1):
-        margins = raw_margins(outputs, instance.inputs, weights)
-        low = float(margins.min())
-        if low > 0:
-            dual = float(alpha.sum()) - 0.5 * float(np.sum(weights**2))
-            primal = 0.5 * float(np.sum(weights**2)) / low**2
-            distance = math.sqrt(max(2.0 * (primal - dual), 0.0) / (2.0 * primal))
-            if distance < tolerance:
-                break
-            if passes % newton_every == 0:
-                directions = (outputs[mus, 0] - outputs[mus, rhos]) * input_norms[mus, None]
-                alpha, weights = _newton_step(directions, unit_inputs[mus], alpha, weights)
-                continue
-        candidates = np.where(member, np.inf, margins)
-        count = min(cuts, instance.p - 1)
-        columns = np.argpartition(candidates, count - 1, axis=1)[:, :count]
-        chosen = np.take_along_axis(candidates, columns, axis=1) < 1.0
-        new_mus = np.nonzero(chosen)[0].astype(np.int64)
-        new_rhos = columns[chosen].astype(np.int64)
-        if new_mus.size:
-            member[new_mus, new_rhos] = True
-            mus = np.concatenate([mus, new_mus])
-            rhos = np.concatenate([rhos, new_rhos])
-            alpha = np.concatenate([alpha, np.zeros(new_mus.size)])
-            order = np.argsort(mus, kind="stable")
-            mus, rhos, alpha = mus[order], rhos[order], alpha[order]
-        directions = (outputs[mus, 0] - outputs[mus, rhos]) * input_norms[mus, None]
-        offsets = np.concatenate([[0], np.cumsum(np.bincount(mus, minlength=n))]).astype(np.int64)
-        dual_epochs(
-            weights, unit_inputs, offsets, np.ascontiguousarray(directions), alpha, epochs, 5
-        )
-    feasible = weights / low
-    directions = (outputs[mus, 0] - outputs[mus, rhos]) * input_norms[mus, None]
-    columns = np.zeros((n, d))
-    np.add.at(columns, mus, alpha[:, None] * directions)
-    squares = np.sum(columns**2, axis=1)
-    heterogeneity = d * float(np.sum(squares**2)) / float(np.sum(squares)) ** 2
+    """Minimum-norm ``W`` with all raw margins >= 1: ``lamcap.solve(objective="max_margin")``."""
+    result = lamcap.solve(
+        instance, objective="max_margin", tolerance=tolerance, max_seconds=max_seconds
+    )
+    if result.verdict != "feasible":
+        msg = f"max-margin solve ended {result.verdict!r}"
+        raise RuntimeError(msg)
+    details = result.details
     return MaxMarginResult(
-        feasible,
-        low,
-        distance,
-        int(mus.size),
-        passes,
-        time.perf_counter() - start,
-        heterogeneity,
+        np.asarray(result.weights),
+        details["relative_gap"],
+        details["working_set"],
+        result.iterations,
+        result.seconds,
+        _heterogeneity(instance, details["dual"]),
     )
 
 
@@ -232,9 +156,10 @@ def solution_weights(
     """
     predicted = math.nan
     if kind == "maxmargin":
-        result = max_margin_weights(instance, tolerance=tolerance)
+        result = max_margin_weights(instance, tolerance=tolerance**2, max_seconds=max_seconds)
         note = (
-            f"dist<={result.distance_bound:.1e} ws={result.working_set} passes={result.passes}"
+            f"dist<={math.sqrt(result.relative_gap):.1e} ws={result.working_set}"
+            f" passes={result.passes}"
             f" 2+d*sum(c^4)/sum(c^2)^2={2 + result.heterogeneity:.3f}"
         )
         weights = result.weights
@@ -363,10 +288,10 @@ def main(argv: list[str] | None = None) -> None:
         "--tolerance",
         type=float,
         default=1e-3,
-        help="max-margin stop: certified ||W - W*||_F / ||W||_F bound",
+        help="max-margin stop: certified ||W - W*||_F / ||W||_F bound (gap = its square)",
     )
     parser.add_argument(
-        "--max-seconds", type=float, default=None, help="time cap of lamcap.solve (b, c)"
+        "--max-seconds", type=float, default=None, help="time cap of every lamcap.solve"
     )
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)

@@ -40,6 +40,7 @@ from lamcap.solvers.result import SolveResult, build_result
 __all__ = [
     "FEASIBILITY_TOLERANCE",
     "METHODS",
+    "OBJECTIVES",
     "FarkasCertificate",
     "SolveResult",
     "Verification",
@@ -78,6 +79,25 @@ def _check_instance(instance: object) -> Instance:
     return instance
 
 
+OBJECTIVES = ("feasible", "max_margin")
+"""Accepted ``objective`` values of :func:`solve`."""
+
+
+def _check_objective(objective: object, tolerance: object) -> tuple[str, float]:
+    if not isinstance(objective, str) or objective not in OBJECTIVES:
+        msg = f"objective must be one of {OBJECTIVES}, got {objective!r}"
+        raise ValueError(msg)
+    try:
+        value = float(tolerance)  # type: ignore[arg-type]
+        shown: object = value  # a plain float, not a numpy repr
+    except (TypeError, ValueError):
+        value, shown = math.nan, tolerance
+    if not (math.isfinite(value) and 0.0 < value < 1.0):
+        msg = f"tolerance must be a finite number in (0, 1), got {shown!r}"
+        raise ValueError(msg)
+    return objective, value
+
+
 def solve(
     instance: Instance,
     *,
@@ -86,6 +106,8 @@ def solve(
     margin: float = 1.0,
     max_seconds: float | None = None,
     seed: int | None = None,
+    objective: str = "feasible",
+    tolerance: float = 1e-4,
 ) -> SolveResult:
     r"""Decide whether ``W`` (rank ``<= rank``) can recall every association, with proof.
 
@@ -94,6 +116,21 @@ def solve(
         \exists W,\ \operatorname{rank} W \le m:\quad
         (u_t - u_\rho)^\top W e_\mu \ge \text{margin}
         \quad \forall \mu,\ \rho \ne t(\mu).
+
+    With ``objective="max_margin"`` (full rank) the answer is the optimal
+    (max-margin, minimum-norm) ``W`` itself,
+
+    .. math::
+
+        W^* = \operatorname*{arg\,min}_W \|W\|_F \quad\text{s.t.}\quad
+        (u_t - u_\rho)^\top W e_\mu \ge \text{margin}
+        \quad \forall \mu,\ \rho \ne t(\mu),
+
+    certified by a duality gap (:mod:`lamcap.solvers.optimality`).  The
+    default ``objective="feasible"`` returns the **first** feasible ``W`` the
+    solver meets, which is not the max-margin one; the theory's predictions
+    of the learnt matrix (spectra, score laws; arXiv:2605.10795,
+    docs/theory/mechanism.md) describe the max-margin ``W``.
 
     Parameters
     ----------
@@ -106,22 +143,43 @@ def solve(
         at full rank (numba first-order stage, then an exact min-norm-point
         stage with column generation), ``"two_layer"`` below.
     margin : float
-        ``> 0``; the right-hand side (a scale at full rank).
+        ``> 0``; the right-hand side (a scale at full rank).  The max-margin
+        ``W`` has smallest raw margin ``margin``.
     max_seconds : float, optional
         ``> 0``; on reaching it the result is ``"undecided"`` with the best
-        weights so far.  Checked between rounds and between slices of the
-        exact stage (about 0.1 s each); a run may overrun it by one score
-        pass, one ascent round or the exact stage's warm start (a Cholesky
-        factorisation and minor cycles, seconds at d = 64).
+        weights so far (with ``objective="max_margin"``: ``"feasible"`` with
+        the best verified ``W`` if one was found, and
+        ``details["gap_reached"]`` False).  Checked between rounds and between
+        slices of the exact stage (about 0.1 s each); a run may overrun it by
+        one score pass, one ascent round or the exact stage's warm start (a
+        Cholesky factorisation and minor cycles, seconds at d = 64).
     seed : int, optional
         For randomised methods (default 0).
+    objective : {"feasible", "max_margin"}
+        ``"feasible"`` (default): stop at the first verified ``W``.
+        ``"max_margin"``: the minimum-norm ``W`` above (full rank, method
+        ``"auto"`` or ``"cutting_plane"``).
+    tolerance : float
+        In ``(0, 1)``, for ``objective="max_margin"``: the run stops once the
+        certified relative gap :math:`g = (P - D)/P` between the primal value
+        :math:`P = \tfrac12\|W\|_F^2` and a dual lower bound :math:`D` on
+        :math:`\tfrac12\|W^*\|_F^2` is at most ``tolerance``.  Then
+        :math:`(1-g)\|W\|_F^2 \le \|W^*\|_F^2 \le \|W\|_F^2` and
+        :math:`\|W - W^*\|_F \le \sqrt g\,\|W\|_F`.
 
     Returns
     -------
     SolveResult
         ``"feasible"`` (verified ``W``: recomputed min normalised margin
         :math:`> 10^{-9}`), ``"infeasible"`` (Farkas certificate with recomputed
-        bound :math:`\le 10^{-9}`) or ``"undecided"``.
+        bound :math:`\le 10^{-9}`) or ``"undecided"``.  With
+        ``objective="max_margin"``, ``details`` also holds ``"relative_gap"``
+        (recomputed from the instance on all :math:`n(p-1)` constraints),
+        ``"gap_reached"``, ``"dual"``, ``"dual_value"`` :math:`D`,
+        ``"primal_value"`` :math:`P`, ``"primal_norm"`` :math:`\|W\|_F` and
+        ``"raw_min_margin"`` (``margin`` up to rounding, about
+        :math:`10^{-12}` relative).  An infeasible instance gets
+        ``"infeasible"`` with its certificate, as for the default objective.
 
     Examples
     --------
@@ -130,8 +188,12 @@ def solve(
     >>> result = lamcap.solve(instance, method="full_lp")
     >>> result.verdict, bool(verify(instance, result))
     ('feasible', True)
+    >>> best = lamcap.solve(instance, objective="max_margin", tolerance=1e-6)
+    >>> best.verdict, best.details["gap_reached"], round(best.details["raw_min_margin"], 9)
+    ('feasible', True, 1.0)
     """
     instance = _check_instance(instance)
+    objective, tolerance = _check_objective(objective, tolerance)
     rank_value = (
         instance.d if rank is None else check_integer("rank", rank, minimum=1, maximum=instance.d)
     )
@@ -154,9 +216,22 @@ def solve(
             f"got {rank_value}"
         )
         raise ValueError(msg)
-    return _method_function(method)(
-        instance, rank=rank_value, margin=margin_value, max_seconds=seconds, seed=seed_value
-    )
+    arguments: dict[str, object] = {
+        "rank": rank_value,
+        "margin": margin_value,
+        "max_seconds": seconds,
+        "seed": seed_value,
+    }
+    if objective == "max_margin":
+        if method != "cutting_plane" or rank_value != instance.d:
+            msg = (
+                "objective='max_margin' needs full rank (rank = d = "
+                f"{instance.d}) and method 'auto' or 'cutting_plane', got rank "
+                f"{rank_value} and method {method!r}"
+            )
+            raise ValueError(msg)
+        arguments.update(objective=objective, tolerance=tolerance)
+    return _method_function(method)(instance, **arguments)
 
 
 @dataclass(frozen=True)

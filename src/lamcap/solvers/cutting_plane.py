@@ -74,9 +74,13 @@ from lamcap.solvers.certificates import (
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
 from lamcap.solvers.min_norm_point import CorralState, constraint_levels
+from lamcap.solvers.optimality import MarginDual, optimality_gap
 from lamcap.solvers.result import SolveResult, build_result
 
-__all__ = ["CuttingPlaneOptions", "solve_cutting_plane"]
+__all__ = ["OBJECTIVES", "CuttingPlaneOptions", "solve_cutting_plane"]
+
+OBJECTIVES = ("feasible", "max_margin")
+"""``"feasible"``: stop at the first verified ``W``; ``"max_margin"``: the minimum-norm ``W``."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,10 @@ class CuttingPlaneOptions:
         ``(d**2 + 1)``-square factor: 134 MB at d = 64, 680 MB at d = 96;
         NNLS and HiGHS the ``|S| x d**2`` dense rows).
     max_rounds : cap on passes (first-order and exact rounds together).
+    max_margin_exact_max_dimension : largest ``d`` for the exact stage with
+        ``objective="max_margin"`` (the Wolfe factor grows with the corral,
+        at most the support of the max-margin ``W`` plus one point: about
+        2 GB at d = 128 near 0.9 p_c).
     nnls_cost_factor : assumed cost of one NNLS iteration in units of one
         timed product ``rows.T @ (rows @ v)`` on the working set, until the
         first NNLS call is measured (measured: about 2.5); with ``max_seconds``
@@ -119,14 +127,23 @@ class CuttingPlaneOptions:
     exact_max_dimension: int = 96
     max_rounds: int = 200
     nnls_cost_factor: float = 4.0
+    max_margin_exact_max_dimension: int = 128
 
 
 @dataclass
 class _WorkingSet:
-    """Constraints kept so far, sorted by association (CSR ``offsets``)."""
+    r"""Constraints kept so far, sorted by association (CSR ``offsets``).
+
+    Row ``i`` of ``directions`` is :math:`\hat a_i` with
+    :math:`V_i = \hat a_i \hat e_{\mu_i}^\top`: the normalised constraint
+    (``raw=False``, :math:`\hat a_i = (u_t - u_\rho)/c_{\mu\rho}`) or the raw
+    one (``raw=True``, :math:`\hat a_i = (u_t - u_\rho)\|e_\mu\|`, so that
+    :math:`V_i = (u_t - u_\rho) e_\mu^\top` exactly).
+    """
 
     n: int
     d: int
+    raw: bool = False
     mus: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     rhos: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     directions: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
@@ -160,9 +177,10 @@ class _WorkingSet:
 
 @dataclass
 class _Pass:
-    """Outcome of one score pass."""
+    """Outcome of one score pass (``lowest``: smallest level over all constraints, pass units)."""
 
     min_margin: float
+    lowest: float
     mus: NDArray[np.int64]
     rhos: NDArray[np.int64]
     directions: NDArray[np.float64]
@@ -189,17 +207,20 @@ def _score_pass(
     member: NDArray[np.bool_],
     level: float,
     cuts: int,
+    raw: bool = False,
 ) -> _Pass:
     r"""Minimum normalised margin of ``weights`` and the new cuts below ``level``.
 
-    Cut values are :math:`\langle W, \hat A_i\rangle` (not divided by
-    :math:`\|W\|_F`); members of the working set are skipped.
+    Cut values are the levels :math:`\langle W, V_i\rangle` of the working
+    set's units (:class:`_WorkingSet`; not divided by :math:`\|W\|_F`):
+    normalised, or raw margins :math:`(u_t - u_\rho)^\top W e_\mu` with
+    ``raw``.  Members of the working set are skipped.
     """
     start = time.perf_counter()
     hidden = instance.inputs @ weights.T
     input_norms = np.linalg.norm(instance.inputs, axis=1)
     frobenius = float(np.linalg.norm(weights))
-    lowest = math.inf
+    lowest = normalised_lowest = math.inf
     found_mus, found_rhos, found_directions = [], [], []
     for first, scores, norms2, block in instance.scored_blocks(hidden, keep_outputs=True):
         assert block is not None  # keep_outputs=True
@@ -207,30 +228,39 @@ def _score_pass(
         mus = first + rows
         targets = instance.targets[mus]
         scale = np.sqrt(norms2[rows, targets][:, None] + norms2)
-        values = (scores[rows, targets][:, None] - scores) / (scale * input_norms[mus, None])
-        values[rows, targets] = np.inf
+        differences = scores[rows, targets][:, None] - scores
+        differences[rows, targets] = np.inf
+        normalised = differences / (scale * input_norms[mus, None])
+        normalised_lowest = min(normalised_lowest, float(normalised.min()))
+        values = differences if raw else normalised
         lowest = min(lowest, float(values.min()))
         values[member[mus]] = np.inf
         picked_rows, picked_rhos = _select(values, level, cuts)
         if picked_rows.size == 0:
             continue
         picked_mus = mus[picked_rows]
-        differences = block[picked_rows, targets[picked_rows]] - block[picked_rows, picked_rhos]
-        differences /= scale[picked_rows, picked_rhos][:, None]
+        directions = block[picked_rows, targets[picked_rows]] - block[picked_rows, picked_rhos]
+        if raw:
+            directions *= input_norms[picked_mus][:, None]
+        else:
+            directions /= scale[picked_rows, picked_rhos][:, None]
         found_mus.append(picked_mus)
         found_rhos.append(picked_rhos)
-        found_directions.append(differences)
-    margin = lowest / frobenius if frobenius > 0 else math.nan
+        found_directions.append(directions)
+    margin = normalised_lowest / frobenius if frobenius > 0 else math.nan
     if found_mus:
         return _Pass(
             margin,
+            lowest,
             np.concatenate(found_mus),
             np.concatenate(found_rhos),
             np.concatenate(found_directions),
             time.perf_counter() - start,
         )
     empty = np.empty(0, dtype=np.int64)
-    return _Pass(margin, empty, empty, np.empty((0, instance.d)), time.perf_counter() - start)
+    return _Pass(
+        margin, lowest, empty, empty, np.empty((0, instance.d)), time.perf_counter() - start
+    )
 
 
 def _lp_rows(working: _WorkingSet, unit_inputs: NDArray[np.float64], index: Any) -> Any:
@@ -264,7 +294,9 @@ def _certificate(
     least-squares polish on their support, the dual ray of the ``>= 1`` LP.
     The dense rows are only built if the first candidate fails.
     """
-    raw_scale = _raw_scale(instance, working.mus, working.rhos)
+    raw_scale = (
+        np.ones(working.size) if working.raw else _raw_scale(instance, working.mus, working.rhos)
+    )
     best: FarkasCertificate | None = None
     for weights in _candidates(working, unit_inputs, duals, max_seconds):
         if weights is None or not np.any(weights > 0):
@@ -354,6 +386,8 @@ def solve_cutting_plane(
     max_seconds: float | None,
     seed: int,
     options: CuttingPlaneOptions | None = None,
+    objective: str = "feasible",
+    tolerance: float = 1e-4,
 ) -> SolveResult:
     r"""Decide full-rank feasibility with a certificate (algorithm in the module docstring).
 
@@ -381,6 +415,28 @@ def solve_cutting_plane(
     score pass or one ascent round, plus the misestimate of one capped NNLS
     call.
 
+    ``objective="max_margin"`` keeps going after the first feasible ``W``: the
+    same loop on the *raw* constraints :math:`A_i = (u_t - u_\rho) e_\mu^\top`
+    (directions :math:`(u_t - u_\rho)\|e_\mu\|` against unit inputs)
+    converges to the minimum-norm ``W`` with every raw margin :math:`\ge`
+    ``margin`` (:mod:`lamcap.solvers.optimality`): the dual ascent's
+    :math:`\alpha` and the exact stage's min-norm point :math:`x^*` (whose
+    convex weights :math:`\beta` give the dual point
+    :math:`y = \beta/\|x^*\|^2`) are both dual points, and every full pass
+    turns its iterate into a primal point by scaling to smallest raw margin 1.
+    The loop stops when the relative gap of the best two is at most
+    ``tolerance / 2``; the returned ``W`` is the best primal point at
+    ``margin``, and ``details`` holds the gap recomputed from the instance
+    (:func:`~lamcap.solvers.optimality.optimality_gap`): ``"relative_gap"``,
+    ``"gap_reached"`` (``relative_gap <= tolerance``), ``"dual"`` (a
+    :class:`~lamcap.solvers.optimality.MarginDual`), ``"dual_value"``,
+    ``"primal_value"``, ``"primal_norm"`` and ``"raw_min_margin"``.
+    ``"stopped"`` is then ``"gap_reached"``, ``"converged"`` (the exact
+    stage added no constraint: the gap is as small as float64 allows),
+    ``"decided"`` (infeasible), ``"time_limit"`` or ``"max_rounds"``.  The
+    exact stage must compute the min-norm point: ``exact`` is ``"wolfe"``,
+    ``"nnls"`` or ``"none"`` (first-order only, slow to close the gap).
+
     Examples
     --------
     >>> from lamcap.problems import make_instance
@@ -388,27 +444,88 @@ def solve_cutting_plane(
     >>> result = solve_cutting_plane(instance, rank=8, margin=1.0, max_seconds=None, seed=0)
     >>> result.verdict
     'feasible'
+    >>> best = solve_cutting_plane(instance, rank=8, margin=1.0, max_seconds=None, seed=0,
+    ...                            objective="max_margin")
+    >>> best.verdict, best.details["relative_gap"] <= 1e-4
+    ('feasible', True)
     """
-    del rank, margin, seed
+    del rank, seed
     opts = options or CuttingPlaneOptions()
+    if objective not in OBJECTIVES:
+        msg = f"objective must be one of {OBJECTIVES}, got {objective!r}"
+        raise ValueError(msg)
+    if objective == "max_margin" and opts.exact == "highs":
+        msg = "exact must be 'wolfe', 'nnls' or 'none' for objective='max_margin', got 'highs'"
+        raise ValueError(msg)
     start = time.perf_counter()
     deadline = math.inf if max_seconds is None else start + max_seconds
+    bounds = None if objective == "feasible" else _Bounds(0.5 * tolerance)
+    raw = bounds is not None
     unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
-    working = _WorkingSet(instance.n, instance.d)
+    working = _WorkingSet(instance.n, instance.d, raw=raw)
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     initial = hebbian_weights(instance)
-    found = _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association)
+    found = _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association, raw)
     progress = _Progress(
         initial.copy(),
         found.min_margin,
         pass_seconds=found.seconds,
         nnls_cost_factor=opts.nnls_cost_factor,
     )
+    if bounds is not None:
+        bounds.offer_primal(initial, found.lowest)
+    certificate = _rounds(
+        instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
+    )
+    details: dict[str, Any] = {
+        "stage": progress.stage,
+        "stopped": progress.stopped,
+        "working_set": working.size,
+        "pass_seconds": progress.pass_seconds,
+        "ascent_seconds": progress.ascent_seconds,
+        "exact_seconds": progress.exact_seconds,
+    }
+    weights = progress.weights
+    if bounds is None:
+        details["upper_bound"] = progress.upper
+    else:
+        weights = _max_margin_details(instance, bounds, margin, tolerance, progress, details)
+    return build_result(
+        instance,
+        weights,
+        certificate=certificate,
+        method="cutting_plane",
+        iterations=progress.rounds,
+        seconds=time.perf_counter() - start,
+        details=details,
+    )
+
+
+def _finished(progress: _Progress, bounds: _Bounds | None) -> bool:
+    """Feasibility: a feasible ``W`` was found; max margin: the gap target is reached."""
+    if bounds is None:
+        return progress.margin > FEASIBILITY_TOLERANCE
+    return bounds.gap <= bounds.target
+
+
+def _rounds(
+    instance: Instance,
+    opts: CuttingPlaneOptions,
+    deadline: float,
+    working: _WorkingSet,
+    member: NDArray[np.bool_],
+    unit_inputs: NDArray[np.float64],
+    found: _Pass,
+    progress: _Progress,
+    bounds: _Bounds | None,
+) -> FarkasCertificate | None:
+    """The cutting-plane loop (module docstring); returns the Farkas certificate, if any."""
+    limit = opts.exact_max_dimension if bounds is None else opts.max_margin_exact_max_dimension
+    exact = opts.exact if instance.d <= limit else "none"
     ascent = np.zeros((instance.d, instance.d))
-    exact = opts.exact if instance.d <= opts.exact_max_dimension else "none"
     lp: MarginLP | None = None
     certificate: FarkasCertificate | None = None
-    while progress.margin <= FEASIBILITY_TOLERANCE and progress.rounds < opts.max_rounds:
+    while not _finished(progress, bounds) and progress.rounds < opts.max_rounds:
         if time.perf_counter() >= deadline:
             progress.stopped = "time_limit"
             break
@@ -416,6 +533,9 @@ def solve_cutting_plane(
         if found.mus.size:
             member[found.mus, found.rhos] = True
             working.add(found.mus, found.rhos, found.directions)
+        elif bounds is not None and progress.stage != "first_order":
+            progress.stopped = "converged"  # no constraint below the exact working-set level
+            break
         if progress.stage == "first_order" and exact != "none":
             if progress.rounds > _first_order_rounds(opts, instance.d):
                 progress.stage = exact
@@ -429,6 +549,8 @@ def solve_cutting_plane(
         if progress.stage == "first_order":
             weights, level = _ascent_round(working, unit_inputs, ascent, opts, progress)
             progress.ascent_seconds += time.perf_counter() - tick
+            if bounds is not None:
+                bounds.offer_dual(working, working.alpha, ascent)
         else:
             step = _exact_round(instance, working, unit_inputs, lp, deadline, progress, member)
             progress.exact_seconds += time.perf_counter() - tick
@@ -437,30 +559,107 @@ def solve_cutting_plane(
                 if certificate is not None and certificate.epsilon <= FEASIBILITY_TOLERANCE:
                     progress.stopped = "decided"
                 break
-            weights, level = step
-        found = _score_pass(instance, weights, member, level, opts.cuts_per_association)
+            weights, level, convex = step
+            if bounds is not None:
+                bounds.offer_dual(working, convex, weights)
+        found = _score_pass(
+            instance, weights, member, level, opts.cuts_per_association, working.raw
+        )
         progress.pass_seconds += found.seconds
         progress.offer(weights, found.min_margin)
-    if progress.margin > FEASIBILITY_TOLERANCE:
-        progress.stopped = "decided"
-    details = {
-        "stage": progress.stage,
-        "stopped": progress.stopped,
-        "working_set": working.size,
-        "upper_bound": progress.upper,
-        "pass_seconds": progress.pass_seconds,
-        "ascent_seconds": progress.ascent_seconds,
-        "exact_seconds": progress.exact_seconds,
-    }
-    return build_result(
-        instance,
-        progress.weights,
-        certificate=certificate,
-        method="cutting_plane",
-        iterations=progress.rounds,
-        seconds=time.perf_counter() - start,
-        details=details,
+        if bounds is not None:
+            bounds.offer_primal(weights, found.lowest)
+    if _finished(progress, bounds):
+        progress.stopped = "decided" if bounds is None else "gap_reached"
+    return certificate
+
+
+@dataclass
+class _Bounds:
+    r"""Best bounds on :math:`\tfrac12\|W^*\|_F^2` at level 1 (raw constraints, margin 1).
+
+    ``weights`` is the best primal point, scaled to smallest raw margin 1 (so
+    feasible); ``mus, rhos, y`` the best dual point.  The run stops at
+    ``gap <= target``; :func:`_max_margin_details` recomputes both bounds
+    from the instance.
+    """
+
+    target: float
+    primal: float = math.inf
+    weights: NDArray[np.float64] | None = None
+    dual: float = 0.0
+    mus: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    rhos: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    y: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
+
+    @property
+    def gap(self) -> float:
+        """Relative gap ``(primal - dual) / primal`` (``inf`` without a feasible point)."""
+        return (self.primal - self.dual) / self.primal if math.isfinite(self.primal) else math.inf
+
+    def offer_primal(self, weights: NDArray[np.float64], lowest: float) -> None:
+        r"""Keep ``weights / lowest`` if all raw margins are positive and its norm is the smallest."""
+        if lowest > 0 and math.isfinite(lowest):
+            value = 0.5 * float(np.sum(weights * weights)) / lowest**2
+            if value < self.primal:
+                self.primal = value
+                self.weights = weights / lowest
+
+    def offer_dual(
+        self,
+        working: _WorkingSet,
+        weights: NDArray[np.float64],
+        combination: NDArray[np.float64],
+    ) -> None:
+        r"""Keep :math:`y = t w` at its best scale if its dual value is the largest.
+
+        ``combination`` is :math:`\sum_i w_i V_i` (the ascent iterate or the
+        min-norm point); :math:`\max_t D(tw) = (\sum w)^2 / (2\|\sum_i w_i V_i\|^2)`
+        at :math:`t = \sum w / \|\sum_i w_i V_i\|^2`.
+        """
+        total = float(weights.sum())
+        squared = float(np.sum(combination * combination))
+        if total <= 0 or squared <= 0:
+            return
+        value = 0.5 * total * total / squared
+        if value > self.dual:
+            support = np.nonzero(weights > 0)[0]
+            self.dual = value
+            self.mus = working.mus[support].copy()
+            self.rhos = working.rhos[support].copy()
+            self.y = weights[support] * (total / squared)
+
+
+def _max_margin_details(
+    instance: Instance,
+    bounds: _Bounds,
+    margin: float,
+    tolerance: float,
+    progress: _Progress,
+    details: dict[str, Any],
+) -> NDArray[np.float64]:
+    """The max-margin weights at ``margin`` and their recomputed certificate, into ``details``.
+
+    Without a feasible point the best weights seen are returned (the verdict
+    is then ``"infeasible"`` or ``"undecided"``) and the gap is ``inf``.
+    """
+    details.update(objective="max_margin", margin=margin, tolerance=tolerance)
+    if bounds.weights is None:
+        details.update(relative_gap=math.inf, gap_reached=False)
+        return progress.weights
+    weights = margin * bounds.weights
+    dual = MarginDual(bounds.mus, bounds.rhos, margin * bounds.y, margin)
+    gap = optimality_gap(instance, weights, dual)
+    details.update(
+        dual=dual,
+        dual_value=gap.dual,
+        primal_value=gap.primal,
+        primal_norm=gap.primal_norm,
+        raw_min_margin=gap.raw_min_margin,
+        relative_gap=gap.relative_gap,
+        gap_reached=gap.relative_gap <= tolerance,
     )
+    return weights
 
 
 def _first_order_rounds(opts: CuttingPlaneOptions, d: int) -> int:
@@ -511,8 +710,11 @@ def _exact_round(
     deadline: float,
     progress: _Progress,
     member: NDArray[np.bool_],
-) -> tuple[NDArray[np.float64], float] | FarkasCertificate | None:
-    """Solve the working-set problem exactly: next weights and cut level, or a certificate.
+) -> tuple[NDArray[np.float64], float, NDArray[np.float64]] | FarkasCertificate | None:
+    """Solve the working-set problem exactly: next weights, cut level and weights, or a certificate.
+
+    The weights are over the working set (after pruning): the min-norm
+    point's convex weights (Wolfe, NNLS) or the LP's row duals (HiGHS).
 
     With NNLS the working set is then pruned to the support of the min-norm
     point (column generation: the min norm never increases, and strictly
@@ -554,9 +756,11 @@ def _exact_round(
             progress.stopped = "exact_failed"  # no certificate re-checks
             return certificate
     if lp is None and progress.stage == "nnls":  # NNLS pays for every row it holds
-        _keep(working, farkas > 0, member)
+        keep = farkas > 0
+        _keep(working, keep, member)
+        farkas = farkas[keep]
     weights = vector.reshape(instance.d, instance.d)
-    return weights, level
+    return weights, level, farkas
 
 
 def _product_seconds(rows: NDArray[np.float64]) -> float:
