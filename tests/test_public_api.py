@@ -187,6 +187,13 @@ FORBIDDEN_IMPORTS = {
     "lamcap.solvers": ("lamcap.theory", "lamcap.experiments"),
     "lamcap.problems": ("lamcap.theory", "lamcap.solvers", "lamcap.experiments"),
     "lamcap.geometry": ("lamcap.theory", "lamcap.problems", "lamcap.solvers", "lamcap.experiments"),
+    "lamcap._cone_kernel": (
+        "lamcap.theory",
+        "lamcap.problems",
+        "lamcap.solvers",
+        "lamcap.experiments",
+        "lamcap.geometry",
+    ),
 }
 
 

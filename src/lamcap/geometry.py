@@ -20,91 +20,21 @@ shifting back.
 
 This is the one geometric primitive that both :mod:`lamcap.theory` and
 :mod:`lamcap.solvers` stand on (THEORY.md §2; arXiv:2605.10795).  The numba
-kernel :func:`project_row_inplace` is exposed so that compiled solver loops can
-call it without Python overhead.
+kernel :func:`project_row_inplace` (from the private cone kernel
+``lamcap._cone_kernel``, which also holds the active-set rule every other
+layer uses) is exposed so that compiled solver loops can call it without
+Python overhead.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._cone_kernel import project_row_inplace, project_rows
 from lamcap._validation import check_finite_array, check_integer, check_real
 
 __all__ = ["project_onto_cone", "project_row_inplace"]
-
-
-@numba.njit(cache=True, nogil=True)
-def project_row_inplace(
-    row: NDArray[np.float64], target: int, margin: float, work: NDArray[np.float64]
-) -> int:
-    r"""Project one score vector onto :math:`K_m` in place; return :math:`|A|`.
-
-    Parameters
-    ----------
-    row : float64 array of length p, overwritten by its projection.
-    target : index of the target score.
-    margin : the margin :math:`m \ge 0`.
-    work : float64 scratch array of length at least p - 1.
-
-    Notes
-    -----
-    The common level is the largest average of the target with any set of
-    (shifted) competitors, :math:`\ell^* = \max_S (g_t + \sum_S y)/(1+|S|)`,
-    attained at :math:`S = A = \{y > \ell^*\}`.  One pass keeps a running
-    average and the competitors above it (a superset of :math:`A`, since the
-    running average never exceeds :math:`\ell^*`); a few filtering passes on
-    that short list (Michelot's fixed point) then find :math:`A`.  The cost is
-    :math:`O(p)` plus a few passes over about :math:`2\log p` candidates,
-    instead of a sort.
-    """
-    p = row.shape[0]
-    level_sum = row[target]
-    count = 0
-    level = level_sum
-    for rho in range(p):
-        if rho == target:
-            continue
-        y = row[rho] + margin
-        if y > level:
-            work[count] = y
-            count += 1
-            level_sum += y
-            level = level_sum / (count + 1)
-    while True:  # drop candidates at or below the level until none is dropped
-        kept = 0
-        level_sum = row[target]
-        for i in range(count):
-            if work[i] > level:
-                work[kept] = work[i]
-                kept += 1
-                level_sum += work[i]
-        dropped = count - kept
-        count = kept
-        level = level_sum / (kept + 1)
-        if dropped == 0:
-            break
-    if count == 0:
-        return 0
-    moved = 0
-    for rho in range(p):
-        if rho != target and row[rho] + margin > level:
-            row[rho] = level - margin
-            moved += 1
-    row[target] = level
-    return moved
-
-
-@numba.njit(cache=True, nogil=True)
-def _project_rows(
-    rows: NDArray[np.float64], targets: NDArray[np.int64], margin: float
-) -> NDArray[np.int64]:
-    sizes = np.empty(rows.shape[0], dtype=np.int64)
-    work = np.empty(rows.shape[1], dtype=np.float64)
-    for i in range(rows.shape[0]):
-        sizes[i] = project_row_inplace(rows[i], targets[i], margin, work)
-    return sizes
 
 
 def project_onto_cone(
@@ -168,5 +98,5 @@ def project_onto_cone(
     except ValueError:
         msg = f"target of shape {target_array.shape} does not broadcast to {leading}"
         raise ValueError(msg) from None
-    sizes = _project_rows(rows, targets, margin_value)
+    sizes = project_rows(rows, targets, margin_value)
     return rows.reshape(array.shape), sizes.reshape(leading)

@@ -23,8 +23,8 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import sympy as sp
-from scipy import special
 
+from lamcap._cone_kernel import sample_top_projection
 from lamcap.symbolic import codegen, hebbian, rank, series
 from lamcap.symbolic import free_entropy as symbolic_free_entropy
 from lamcap.theory.asymptotics import statistical_dimension_series
@@ -114,8 +114,9 @@ def monte_carlo_dimension(p: int, samples: int, seed: int) -> tuple[float, float
     The :math:`k` smallest of :math:`n` uniforms are :math:`\Gamma_k/\Gamma_{n+1}`
     (partial sums of standard exponentials); competitors are
     :math:`y_{(k)} = -\Phi^{-1}(U_{(k)})`, and :math:`|A|` is the prefix where
-    :math:`k y_k > g + y_1 + \dots + y_{k-1}` (THEORY.md §2).  Returns the mean and
-    its standard error.
+    :math:`k y_k > g + y_1 + \dots + y_{k-1}` (THEORY.md §2); both steps are
+    :func:`lamcap._cone_kernel.sample_top_projection`.  Returns the mean and its
+    standard error.
 
     Examples
     --------
@@ -123,20 +124,8 @@ def monte_carlo_dimension(p: int, samples: int, seed: int) -> tuple[float, float
     >>> abs(mean - 0.5) < 5 * error
     True
     """
-    count = p - 1
-    kept = min(count, int(8.0 * np.log(p)) + 60)
     rng = np.random.default_rng(seed)
-    arrivals = np.cumsum(rng.standard_exponential((samples, kept)), axis=1)
-    remaining = count + 1 - kept
-    total = arrivals[:, -1] + rng.standard_gamma(remaining, samples)
-    values = -special.ndtri(arrivals / total[:, None])
-    target = rng.standard_normal(samples)
-    ranks = np.arange(1, kept + 1)
-    active = ranks * values > target[:, None] + np.cumsum(values, axis=1) - values
-    size = np.where(active.all(axis=1), kept, np.argmin(active, axis=1))
-    if kept < count and np.any(size == kept):
-        msg = f"monte_carlo_dimension: active set reached the {kept} simulated points"
-        raise RuntimeError(msg)
+    _, _, size, _ = sample_top_projection(rng, p - 1, samples, 0.0)
     return float(size.mean()), float(size.std(ddof=1) / np.sqrt(samples))
 
 

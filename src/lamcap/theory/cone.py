@@ -52,6 +52,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
+from lamcap._cone_kernel import level_range, log_mgf_hinge, sample_top_projection
 from lamcap._validation import check_dps, check_integer, check_integer_array, check_real
 from lamcap.theory.hinge_sums import (
     FLOAT_TOLERANCE,
@@ -59,8 +60,6 @@ from lamcap.theory.hinge_sums import (
     legendre_unit_rule,
     log_cf_excess,
     log_mgf_excess,
-    log_mgf_hinge,
-    log_tail_bounds,
     sum_cdf,
     sum_cdf_mp_many,
 )
@@ -167,22 +166,8 @@ def _active_mean_float(p: int, margin: float, log_tol: float) -> float:
 
 
 def _level_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
-    """Range outside which P(l* <= x) (below) and P(l* > x) (above) are < e^log_tol.
-
-    Starts from the Gaussian bounds (l* >= g_t and l* >= max competitor + m) and
-    trims them with the Chernoff bounds of :func:`log_tail_bounds` (the law is
-    monotone, so the bound at the cut also holds beyond it).
-    """
-    lower = -math.sqrt(-2.0 * log_tol)
-    upper = margin + math.sqrt(-2.0 * (log_tol - math.log(p)))
-    grid = np.linspace(lower, upper, 400)
-    log_below, log_above = log_tail_bounds(grid, grid - margin, p - 1, log_mgf_hinge)
-    small_below = np.flatnonzero(log_below < log_tol)
-    small_above = np.flatnonzero(log_above < log_tol)
-    if small_below.size:
-        lower = float(grid[small_below[-1]]) if small_below[-1] < grid.size - 1 else lower
-    if small_above.size:
-        upper = float(grid[small_above[0]]) if small_above[0] > 0 else upper
+    """:func:`lamcap._cone_kernel.level_range`, widened to contain 0 (the integrals split there)."""
+    lower, upper = level_range(p, margin, log_tol)
     return min(lower, 0.0), max(upper, 0.0)
 
 
@@ -400,69 +385,16 @@ def statistical_dimension(
 # Monte Carlo through the top order statistics
 
 
-def _top_competitors(
-    rng: np.random.Generator,
-    rows: int,
-    competitors: int,
-    start: int,
-    length: int,
-    log_survival: FloatArray,
-) -> tuple[FloatArray, FloatArray]:
-    r"""The next ``length`` largest of ``competitors`` iid N(0,1), in decreasing order.
-
-    With :math:`U_{(j)}` the upper-tail probabilities of the order statistics,
-    :math:`\log(1 - U_{(j+1)}) = \log(1 - U_{(j)}) + \log V_j/(n - j)`, :math:`V_j`
-    uniform (the remaining competitors are iid given the top ``j``).  The values
-    are :math:`Q^{-1}(U)`, taken from whichever tail keeps full precision.
-    """
-    remaining = competitors - start - np.arange(length)
-    steps = np.log(rng.random((rows, length))) / remaining[None, :]
-    cumulative = log_survival[:, None] + np.cumsum(steps, axis=1)
-    upper_tail = -np.expm1(cumulative)
-    values = np.where(
-        upper_tail < 0.5,
-        -special.ndtri(np.minimum(upper_tail, 0.5)),
-        special.ndtri(np.minimum(np.exp(cumulative), 0.5)),
-    )
-    return values, cumulative[:, -1]
-
-
-def _project_sorted(
-    target: FloatArray, values: FloatArray, margin: float
-) -> tuple[NDArray[np.int64], FloatArray]:
-    r"""Active count and squared distance for decreasing competitors ``values``.
-
-    Competitor ``k`` (1-based) is active iff :math:`k(y_k + m) > g_t + \sum_{j<k}(y_j + m)`;
-    the left minus right side decreases in ``k``, so the active set is a prefix.
-    """
-    shifted = values + margin
-    k = np.arange(1, values.shape[1] + 1)
-    before = np.cumsum(shifted, axis=1) - shifted
-    active = np.sum(k * shifted > target[:, None] + before, axis=1)
-    included = k[None, :] <= active[:, None]
-    level = (target + np.sum(np.where(included, shifted, 0.0), axis=1)) / (1 + active)
-    distance = (target - level) ** 2 + np.sum(
+def _monte_carlo_batch(rng: np.random.Generator, rows: int, p: int, margin: float) -> FloatArray:
+    r""":math:`|A|` (margin 0) or :math:`\operatorname{dist}^2` per draw, from the top order statistics."""
+    top, target, active, level = sample_top_projection(rng, p - 1, rows, margin)
+    if margin == 0.0:
+        return active.astype(np.float64)
+    shifted = top.values + margin
+    included = np.arange(1, shifted.shape[1] + 1)[None, :] <= active[:, None]
+    return (target - level) ** 2 + np.sum(  # type: ignore[no-any-return,unused-ignore]
         np.where(included, (shifted - level[:, None]) ** 2, 0.0), axis=1
     )
-    return active, distance
-
-
-def _monte_carlo_batch(rng: np.random.Generator, rows: int, p: int, margin: float) -> FloatArray:
-    competitors = p - 1
-    length = min(competitors, int(6 * math.log(p) + 20))
-    target = rng.standard_normal(rows)
-    values, log_survival = _top_competitors(rng, rows, competitors, 0, length, np.zeros(rows))
-    active, distance = _project_sorted(target, values, margin)
-    while values.shape[1] < competitors and np.any(active >= values.shape[1]):
-        # Some rows may have more active competitors than sampled: extend every
-        # row exactly (the sequence is Markov), so no row is ever truncated.
-        extra = min(competitors - values.shape[1], values.shape[1])
-        more, log_survival = _top_competitors(
-            rng, rows, competitors, values.shape[1], extra, log_survival
-        )
-        values = np.concatenate([values, more], axis=1)
-        active, distance = _project_sorted(target, values, margin)
-    return active.astype(np.float64) if margin == 0.0 else distance
 
 
 def _monte_carlo(p: int, margin: float, samples: int, seed: int | None) -> MonteCarloEstimate:

@@ -54,6 +54,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
+from lamcap._cone_kernel import (
+    CHERNOFF_EXPONENTS,
+    LogMgf,
+    bounds_from_tables,
+    log_mgf_hinge,
+    log_tail_bounds,
+    mgf_tables,
+)
 from lamcap._validation import check_dps, check_finite_array, check_integer, check_real
 
 __all__ = ["hinge_sum_cdf", "target_level_cdf"]
@@ -63,8 +71,6 @@ ComplexArray = NDArray[np.complex128]
 
 #: Error budget of each truncation in the float64 routines (aliasing, cut-off).
 FLOAT_TOLERANCE = 1e-17
-#: Exponents over which the Chernoff bounds are minimised (any grid is rigorous).
-_CHERNOFF_EXPONENTS = np.geomspace(1e-2, 60.0, 80)
 #: Largest number of (point, frequency) pairs evaluated at once.
 _CHUNK = 1 << 21
 #: Points share a chunk's frequency count if they need at least this fraction of it.
@@ -76,53 +82,20 @@ _DEEP_THRESHOLD = -20.0
 # log moment generating functions (for the rigorous tail bounds)
 
 
-def log_mgf_hinge(lam: FloatArray, y: FloatArray) -> FloatArray:
-    r""":math:`\log \mathbb{E}\, e^{\lambda (Z - y)_+}` for real :math:`\lambda` (either sign)."""
-    inside = -lam * y + 0.5 * lam**2 + special.log_ndtr(lam - y)
-    return np.logaddexp(special.log_ndtr(y), inside)  # type: ignore[no-any-return,unused-ignore]
-
-
 def log_mgf_excess(lam: FloatArray, y: FloatArray) -> FloatArray:
     r""":math:`\log \mathbb{E}[e^{\lambda (Z - y)} \mid Z > y]` for real :math:`\lambda`."""
     log_tail_ratio = special.log_ndtr(lam - y) - special.log_ndtr(-y)
     return -lam * y + 0.5 * lam**2 + log_tail_ratio  # type: ignore[no-any-return,unused-ignore]
 
 
-LogMgf = Callable[[FloatArray, FloatArray], FloatArray]
-
-
-def _min_over_exponents(values: FloatArray) -> FloatArray:
-    return np.min(values, axis=0)  # type: ignore[no-any-return,unused-ignore]
-
-
-def _mgf_tables(y: FloatArray, count: int, log_mgf: LogMgf) -> tuple[FloatArray, FloatArray]:
-    r""":math:`n \log M(\lambda)` and :math:`n \log M(-\lambda)` on the exponent grid (rows) x ``y``."""
-    if count == 0:
-        return np.zeros((1, y.size)), np.zeros((1, y.size))
-    lam = _CHERNOFF_EXPONENTS[:, None]
-    return count * log_mgf(lam, y[None, :]), count * log_mgf(-lam, y[None, :])
-
-
 def _period_from_tables(
     x: FloatArray, up: FloatArray, down: FloatArray, log_tol: float
 ) -> FloatArray:
-    lam = _CHERNOFF_EXPONENTS[:, None]
+    lam = CHERNOFF_EXPONENTS[:, None]
     base = 0.5 * lam**2 - log_tol
-    upper = _min_over_exponents((base + up) / lam) - x
-    lower = x + _min_over_exponents((base + down) / lam)
+    upper = np.min((base + up) / lam, axis=0) - x
+    lower = x + np.min((base + down) / lam, axis=0)
     return np.maximum(np.maximum(lower, upper), 1.0)  # type: ignore[no-any-return,unused-ignore]
-
-
-def _bounds_from_tables(
-    x: FloatArray, up: FloatArray, down: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    lam = _CHERNOFF_EXPONENTS[:, None]
-    below = lam * x[None, :] + 0.5 * lam**2 + down
-    above = -lam * x[None, :] + 0.5 * lam**2 + up
-    return (
-        np.minimum(_min_over_exponents(below), 0.0),
-        np.minimum(_min_over_exponents(above), 0.0),
-    )
 
 
 def aliasing_period(
@@ -136,14 +109,7 @@ def aliasing_period(
     :math:`M` the moment generating function of one summand; each is minimised
     over a grid of :math:`\lambda` (any grid keeps the bound rigorous).
     """
-    return _period_from_tables(x, *_mgf_tables(y, count, log_mgf), log_tol)
-
-
-def log_tail_bounds(
-    x: FloatArray, y: FloatArray, count: int, log_mgf: LogMgf = log_mgf_hinge
-) -> tuple[FloatArray, FloatArray]:
-    r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` (each <= 0)."""
-    return _bounds_from_tables(x, *_mgf_tables(y, count, log_mgf))
+    return _period_from_tables(x, *mgf_tables(y, count, log_mgf), log_tol)
 
 
 def cutoff_frequency(log_tol: float) -> float:
@@ -222,8 +188,8 @@ def sum_cdf(
     )
     # Where a rigorous bound already decides the value to within the tolerance,
     # skip the inversion (this also avoids huge node counts far in the tails).
-    up, down = _mgf_tables(y, count, log_mgf)  # shared by both kinds of bound
-    log_below, log_above = _bounds_from_tables(x, up, down)
+    up, down = mgf_tables(y, count, log_mgf)  # shared by both kinds of bound
+    log_below, log_above = bounds_from_tables(x, up, down)
     result = np.where(log_below < log_tol, 0.0, 1.0)
     pending = np.flatnonzero((log_below >= log_tol) & (log_above >= log_tol))
     step = (

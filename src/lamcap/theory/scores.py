@@ -61,6 +61,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from lamcap._cone_kernel import level_range, sample_top_projection
 from lamcap._validation import check_finite_array, check_integer, check_real
 from lamcap.geometry import project_onto_cone
 from lamcap.theory.hinge_sums import target_level_cdf
@@ -75,6 +76,8 @@ _T_MAX = 12.0
 _PANELS = 24
 _PANEL_NODES = 16
 _DIRECT_PROJECTION_MAX_P = 4096
+#: Mass of the law of the level left outside its quadrature range, on each side.
+_LOG_LEVEL_TAIL = math.log(1e-16)
 
 
 def _t_rule(step: float) -> tuple[FloatArray, FloatArray]:
@@ -110,34 +113,6 @@ def _joint_density(
         bracket = s**n + n * chi * s ** (n - 1)
     phase = np.exp(1j * t * level_b)
     return np.asarray(np.sum(weights * np.real(phase * bracket), axis=-1))
-
-
-def _level_range(p: int, margin: float) -> tuple[float, float]:
-    r"""Interval outside which :math:`\ell^*` has mass below ``1e-16`` on each side.
-
-    Rigorous bounds: the level is the largest average of the target with a
-    top block of shifted competitors, so :math:`\ell^* \ge (g_t + k\,c_{(k)})/(1+k)`
-    for every ``k`` (:math:`c_{(k)}` the ``k``-th largest, binomial law), and
-    :math:`\ell^* \le \max(g_t, c_{(1)})`.
-    """
-    n = p - 1
-    grid = np.linspace(-12.0, math.sqrt(2.0 * math.log(p)) + margin + 10.0, 1201)
-    z, weights = np.polynomial.hermite_e.hermegauss(60)
-    weights = weights / math.sqrt(2.0 * math.pi)
-    lower_tail = np.ones(grid.size)
-    for k in (1, 2, 4, 8, 16, 32, 64, 128):
-        if k > n:
-            break
-        threshold = ((1 + k) * grid[:, None] - z[None, :]) / k - margin
-        # P(c_(k) <= threshold) = P(Bin(n, Q(threshold)) <= k - 1)
-        bound = special.bdtr(k - 1, n, special.ndtr(-threshold))
-        lower_tail = np.minimum(lower_tail, np.sum(weights * bound, axis=1))
-    upper_tail = special.ndtr(-grid) - np.expm1(n * special.log_ndtr(grid - margin))
-    low = grid[np.nonzero(lower_tail < 1e-16)[0].max(initial=0)]
-    high = grid[
-        min(np.nonzero(upper_tail > 1e-16)[0].max(initial=grid.size - 1) + 1, grid.size - 1)
-    ]
-    return float(low), float(high)
 
 
 def _t_step(p: int, margin: float, low: float) -> float:
@@ -186,10 +161,17 @@ class ScoreLaw:
         return self.p - 1
 
     def target_pdf(self, x: ArrayLike) -> Any:
-        r"""Density of the target score :math:`\ell^*`."""
+        r"""Density of the target score :math:`\ell^*`.
+
+        Below :attr:`level_range` the trapezoid step is refined for the lowest
+        point (its aliasing period must cover the hinge sums there).
+        """
         points = check_finite_array("x", x)
         a = special.ndtr(points - self.margin)
-        return _joint_density(points, a, self._n, self.margin, self.step)
+        step = self.step
+        if points.size and float(points.min()) < self.level_range[0]:
+            step = min(step, _t_step(self.p, self.margin, float(points.min())))
+        return _joint_density(points, a, self._n, self.margin, step)
 
     def target_cdf(self, x: ArrayLike) -> Any:
         r""":math:`P(\ell^* \le x)` (:func:`lamcap.theory.hinge_sums.target_level_cdf`)."""
@@ -336,7 +318,7 @@ def score_law(p: int, *, margin: float = 0.0) -> ScoreLaw:
     p_value = check_integer("p", p, minimum=2)
     margin_value = check_real("margin", margin, minimum=0.0)
     n = p_value - 1
-    low, high = _level_range(p_value, margin_value)
+    low, high = level_range(p_value, margin_value, _LOG_LEVEL_TAIL)
     step = _t_step(p_value, margin_value, low)
     nodes, weights = _gauss_panels(low, high)
     values = _joint_density(nodes, special.ndtr(nodes - margin_value), n, margin_value, step)
@@ -363,29 +345,14 @@ def _sample_direct(rng: np.random.Generator, p: int, size: int, margin: float) -
     return ScoreSample(target, remaining, target - remaining, active)
 
 
-def _sample_top(
-    rng: np.random.Generator, p: int, size: int, margin: float, top: int
-) -> ScoreSample | None:
-    """Top-order-statistics sampler: the largest ``top`` of ``p - 1`` competitors only.
+def _sample_top(rng: np.random.Generator, p: int, size: int, margin: float) -> ScoreSample:
+    """Top-order-statistics sampler: only the largest of the ``p - 1`` competitors are drawn.
 
-    Exponential spacings: the k smallest of ``N`` uniforms are
-    ``Gamma_k / Gamma_{N+1}``; returns ``None`` if some active set reaches ``top``.
+    :func:`lamcap._cone_kernel.sample_top_projection` (exact: the block of
+    competitors is extended until every row has an inactive one).
     """
-    n = p - 1
-    spacings = rng.standard_exponential((size, top))
-    partial = np.cumsum(spacings, axis=1)
-    total = partial[:, -1:] + rng.standard_gamma(n + 1 - top, (size, 1))
-    values = -special.ndtri(partial / total)  # decreasing competitors
-    g_t = rng.standard_normal(size)
-    shifted = values + margin
-    ranks = np.arange(1, top + 1)
-    cumulative = g_t[:, None] + np.cumsum(shifted, axis=1) - shifted
-    active_flags = ranks * shifted > cumulative
-    active = active_flags.sum(axis=1)
-    if np.any(active >= top):
-        return None
-    level = (g_t + np.where(active_flags, shifted, 0.0).sum(axis=1)) / (1 + active)
-    remaining = values[np.arange(size), active]
+    top, _, active, level = sample_top_projection(rng, p - 1, size, margin)
+    remaining = top.values[np.arange(size), active]
     return ScoreSample(level, remaining, level - remaining, active.astype(np.int64))
 
 
@@ -397,8 +364,8 @@ def sample_scores(
     For ``p <= 4096`` the full vector is projected with
     :func:`lamcap.geometry.project_onto_cone`; for larger ``p`` only the top
     order statistics of the ``p - 1`` competitors are drawn (exactly, by
-    exponential spacings), enough to contain the active set (a batch in which
-    some active set reaches the block is redrawn with a doubled block).
+    exponential spacings), enough to contain the active set (rows whose active
+    set reaches the block get the next order statistics, drawn conditionally).
     Reference: THEORY.md §4.
 
     .. math::
@@ -434,9 +401,4 @@ def sample_scores(
     rng = np.random.default_rng(seed)
     if p_value <= _DIRECT_PROJECTION_MAX_P:
         return _sample_direct(rng, p_value, count, margin_value)
-    top = 64
-    while True:
-        sample = _sample_top(rng, p_value, count, margin_value, min(top, p_value - 1))
-        if sample is not None:
-            return sample
-        top *= 2
+    return _sample_top(rng, p_value, count, margin_value)
