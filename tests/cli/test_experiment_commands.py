@@ -202,3 +202,110 @@ def test_reproduce_with_incompatible_database_exits_2(
     assert main(["reproduce", "--quick", "--out", str(out), "--workers", "0"]) == 2
     assert "not a lamcap results database" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["results.sqlite"]
+
+
+# ------------------------------------------------------------------ job arrays
+
+GRID = ["sweep", "--d", "8", "10", "--p-grid", "10", "16", "24", "--seeds", "3", "--workers", "0"]
+
+
+def _one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+@pytest.mark.parametrize("shard", ["0/3", "4/3", "3", "1/0", "x/y", "1/3/3", "-1/3"])
+def test_bad_shard_exits_2_without_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shard: str
+) -> None:
+    db = tmp_path / "r.sqlite"
+    assert main([*GRID, f"--shard={shard}", "--db", str(db), *SYNTHETIC]) == 2
+    message = _one_line(capsys.readouterr().err)
+    assert f"shard must be I/N with whole numbers 1 <= I <= N, got {shard!r}" in message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_shard_of_adaptive_sweep_exits_2_without_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    assert main(["sweep", "--d", "8", "--shard", "1/2", "--db", str(db), *SYNTHETIC]) == 2
+    assert "--shard needs a fixed grid" in _one_line(capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _csv_rows(db: Path, csv: Path, *ignored: str) -> list[dict[str, str]]:
+    import csv as csv_module
+
+    assert main(["results", "export", "--csv", str(csv), "--db", str(db)]) == 0
+    with csv.open(newline="", encoding="utf-8") as handle:
+        return [
+            {k: v for k, v in row.items() if k not in {"finished_at", *ignored}}
+            for row in csv_module.DictReader(handle)
+        ]
+
+
+def test_shards_then_merge_equal_the_whole_sweep(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = tmp_path / "whole.sqlite"
+    assert main([*GRID, "--db", str(whole), "--quiet", *SYNTHETIC]) == 0
+    shards = [tmp_path / f"shard-{i}.sqlite" for i in (1, 2, 3)]
+    for i, shard in enumerate(shards, start=1):
+        assert main([*GRID, "--shard", f"{i}/3", "--db", str(shard), "--quiet", *SYNTHETIC]) == 0
+        assert f"shard {i}/3: 6 instances solved" in capsys.readouterr().out
+    merged = tmp_path / "merged.sqlite"
+    assert main(["results", "merge", str(merged), *map(str, shards[:2])]) == 0
+    out = capsys.readouterr().out
+    assert "12 rows added, 0 already present, from 2 stores" in out
+    assert "shards 3/3 not merged yet" in out
+    assert main(["results", "merge", str(merged), *map(str, shards)]) == 0
+    assert "6 rows added, 12 already present, from 3 stores" in capsys.readouterr().out
+    assert _csv_rows(merged, tmp_path / "m.csv") == _csv_rows(whole, tmp_path / "w.csv")
+
+
+def test_merge_of_different_sweeps_exits_2_without_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b, out = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "out.sqlite"
+    assert main([*GRID, "--shard", "1/2", "--db", str(a), "--quiet", *SYNTHETIC]) == 0
+    assert (
+        main([*GRID, "--seed", "5", "--shard", "2/2", "--db", str(b), "--quiet", *SYNTHETIC]) == 0
+    )
+    capsys.readouterr()
+    assert main(["results", "merge", str(out), str(a), str(b)]) == 2
+    message = _one_line(capsys.readouterr().err)
+    assert message.startswith("lamcap results: error: cannot merge")
+    assert "different sweeps (differs in seed)" in message
+    assert not out.exists()
+
+
+def test_merge_of_another_schema_version_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b, out = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "out.sqlite"
+    assert main([*GRID, "--shard", "1/2", "--db", str(a), "--quiet", *SYNTHETIC]) == 0
+    assert main([*GRID, "--shard", "2/2", "--db", str(b), "--quiet", *SYNTHETIC]) == 0
+    with sqlite3.connect(b) as connection:
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    capsys.readouterr()
+    assert main(["results", "merge", str(out), str(a), str(b)]) == 2
+    assert "schema version 2" in _one_line(capsys.readouterr().err)
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_sharded_solver_sweep_merges_to_the_whole_one(tmp_path: Path) -> None:
+    """The real solver (not the test double): shards + merge give the unsharded rows."""
+    grid = ["sweep", "--d", "6", "--p-grid", "8", "12", "16", "--seeds", "2", "--workers", "0"]
+    whole, merged = tmp_path / "whole.sqlite", tmp_path / "merged.sqlite"
+    assert main([*grid, "--db", str(whole), "--quiet"]) == 0
+    shards = [tmp_path / f"{i}.sqlite" for i in (1, 2)]
+    for i, shard in enumerate(shards, start=1):
+        assert main([*grid, "--shard", f"{i}/2", "--db", str(shard), "--quiet"]) == 0
+    assert main(["results", "merge", str(merged), *map(str, shards)]) == 0
+    rows = _csv_rows(merged, tmp_path / "m.csv", "seconds")
+    assert len(rows) == 6
+    assert {row["verdict"] for row in rows} <= {"feasible", "infeasible"}
+    assert rows == _csv_rows(whole, tmp_path / "w.csv", "seconds")

@@ -105,3 +105,33 @@ def test_process_pool_gives_the_inline_rows(tmp_path: Path) -> None:
         sweep, tmp_path / "b.sqlite", trial=synthetic_trial, workers=2, progress=False, guess=_guess
     )
     assert _rows(tmp_path / "a.sqlite") == _rows(tmp_path / "b.sqlite")
+
+
+def _all_columns(path: Path) -> list[dict[str, Any]]:
+    with ResultsStore(path, readonly=True) as store:
+        return [{k: v for k, v in row.items() if k != "finished_at"} for row in store.rows()]
+
+
+@pytest.mark.parametrize("count", [1, 3, 5])
+def test_merged_shards_equal_the_unsharded_run_row_for_row(tmp_path: Path, count: int) -> None:
+    from lamcap.experiments.store import merge_stores
+
+    sweep = Sweep(
+        dims=(8, 12), models=("decoupled", "original"), loads=(0.8, 1.0, 1.3), seeds_per_point=4
+    )
+    whole = run_sweep(sweep, tmp_path / "whole.sqlite", trial=synthetic_trial, workers=0)
+    shards = []
+    for i in range(1, count + 1):
+        shards.append(tmp_path / f"shard-{i}.sqlite")
+        outcome = run_sweep(sweep, shards[-1], trial=synthetic_trial, workers=0, shard=(i, count))
+        assert outcome.ran == len(sweep.shard_keys(i, count))
+    merge_stores(tmp_path / "merged.sqlite", shards)
+    rows = _all_columns(tmp_path / "merged.sqlite")
+    assert len(rows) == whole.ran == 2 * 2 * 3 * 4
+    assert rows == _all_columns(tmp_path / "whole.sqlite")
+
+
+def test_shard_of_an_adaptive_sweep_is_refused_before_writing(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="adaptive sweep"):
+        run_sweep(Sweep(dims=(8,)), tmp_path / "r.sqlite", trial=synthetic_trial, shard=(1, 2))
+    assert not (tmp_path / "r.sqlite").exists()

@@ -94,3 +94,83 @@ def test_parquet_needs_pyarrow(tmp_path: Path) -> None:
     else:  # pragma: no cover - pyarrow present
         with ResultsStore(tmp_path / "r.sqlite") as store:
             assert store.export_parquet(tmp_path / "out.parquet") == 0
+
+
+# ------------------------------------------------------------------------ merging
+
+
+def _sharded(folder: Path, sweep: Sweep, count: int) -> list[Path]:
+    from lamcap.experiments.runner import run_sweep
+    from lamcap.experiments.trials import synthetic_trial
+
+    paths = [folder / f"shard-{i}.sqlite" for i in range(1, count + 1)]
+    for i, path in enumerate(paths, start=1):
+        run_sweep(sweep, path, trial=synthetic_trial, workers=0, shard=(i, count))
+    return paths
+
+
+GRID = Sweep(dims=(8, 10), p_grid=(12, 16, 20, 24), seeds_per_point=3, name="grid")
+
+
+def test_merge_is_idempotent_and_reports_missing_shards(tmp_path: Path) -> None:
+    from lamcap.experiments.store import merge_stores
+
+    shards = _sharded(tmp_path, GRID, 4)
+    out = tmp_path / "all.sqlite"
+    partial = merge_stores(out, shards[:3])
+    assert partial.missing_shards == {"grid": ["4/4"]}
+    complete = merge_stores(out, shards)
+    assert partial.added + complete.added == 2 * 4 * 3
+    assert complete.present == partial.added
+    assert complete.missing_shards == {}
+    again = merge_stores(out, shards)
+    assert (again.added, again.present) == (0, 24)
+    with ResultsStore(out, readonly=True) as store:
+        assert store.count() == 24
+        assert store.sweeps() == {GRID.digest(): GRID.description()}
+        assert store.shards() == {GRID.digest(): {(1, 4), (2, 4), (3, 4), (4, 4)}}
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Database files (a WAL reader may add -shm/-wal side files; the database stays)."""
+    return {path.name: path.read_bytes() for path in sorted(folder.glob("*.sqlite"))}
+
+
+def test_merge_refuses_stores_of_different_sweeps_and_writes_nothing(tmp_path: Path) -> None:
+    from lamcap.experiments.store import merge_stores
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = _sharded(tmp_path / "a", GRID, 2)
+    other = Sweep(dims=(8, 10), p_grid=(12, 16, 20, 24), seeds_per_point=3, seed=1, name="grid")
+    second = _sharded(tmp_path / "b", other, 2)
+    before = _snapshot(tmp_path / "a") | _snapshot(tmp_path / "b")
+    with pytest.raises(ValueError, match=r"hold different sweeps \(differs in seed\)"):
+        merge_stores(tmp_path / "all.sqlite", [first[0], second[1]])
+    assert not (tmp_path / "all.sqlite").exists()
+    merge_stores(tmp_path / "all.sqlite", first)
+    merged = (tmp_path / "all.sqlite").read_bytes()
+    with pytest.raises(ValueError, match=r"output store .* holds a different sweep"):
+        merge_stores(tmp_path / "all.sqlite", second)
+    assert (tmp_path / "all.sqlite").read_bytes() == merged
+    assert _snapshot(tmp_path / "a") | _snapshot(tmp_path / "b") == before
+
+
+def test_merge_refuses_other_schema_versions_and_unknown_sweeps(tmp_path: Path) -> None:
+    from lamcap.experiments.store import merge_stores
+
+    (shard,) = _sharded(tmp_path, GRID, 1)
+    old = tmp_path / "old.sqlite"
+    with ResultsStore(old) as store:  # rows but no recorded sweep
+        store.add(_tasks(1)[0], RECORD)
+    with pytest.raises(ValueError, match="records no sweep description"):
+        merge_stores(tmp_path / "all.sqlite", [shard, old])
+    with sqlite3.connect(old) as connection:
+        connection.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    with pytest.raises(ValueError, match="schema version 0"):
+        merge_stores(tmp_path / "all.sqlite", [shard, old])
+    with pytest.raises(ValueError, match="also one of the stores"):
+        merge_stores(shard, [shard])
+    with pytest.raises(ValueError, match="does not exist"):
+        merge_stores(tmp_path / "all.sqlite", [tmp_path / "none.sqlite"])
+    assert not (tmp_path / "all.sqlite").exists()

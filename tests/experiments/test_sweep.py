@@ -79,3 +79,45 @@ def test_bad_parameters_raise_value_error(mapping: dict[str, object], match: str
 def test_round_trip_through_mapping() -> None:
     sweep = Sweep(dims=(8, 16), kappas=(0.5,), p_grid=(10, 20), seeds_per_point=2)
     assert Sweep.from_mapping(sweep.to_mapping()) == sweep
+
+
+# ------------------------------------------------------------------------ shards
+
+
+def test_shards_are_disjoint_cover_the_grid_and_are_deterministic() -> None:
+    from lamcap.experiments.sweep import parse_shard
+
+    sweep = Sweep(
+        dims=(8, 12), models=("decoupled", "original"), loads=(0.8, 1.2), seeds_per_point=5
+    )
+    every = {task.key() for task in sweep.fixed_tasks()}
+    assert len(every) == 2 * 2 * 2 * 5
+    for count in (1, 3, 7, 40, 41):
+        shards = [sweep.shard_keys(i, count) for i in range(1, count + 1)]
+        assert sum(len(shard) for shard in shards) == len(every)
+        assert set().union(*shards) == every
+        # balanced to one instance, and a fresh description gives the same slices
+        assert max(map(len, shards)) - min(map(len, shards)) <= 1
+        again = Sweep.from_mapping(sweep.to_mapping())
+        assert [again.shard_keys(i, count) for i in range(1, count + 1)] == shards
+    assert parse_shard(" 2 / 3 ") == (2, 3)
+
+
+@pytest.mark.parametrize("text", ["0/4", "5/4", "1/0", "-1/4", "2", "a/b", "1/2/3", "1.5/2", ""])
+def test_bad_shard_is_a_value_error(text: str) -> None:
+    from lamcap.experiments.sweep import parse_shard
+
+    with pytest.raises(ValueError, match=r"shard must be I/N with whole numbers 1 <= I <= N, got"):
+        parse_shard(text)
+
+
+def test_adaptive_sweep_cannot_be_sharded() -> None:
+    with pytest.raises(ValueError, match="adaptive sweep has no fixed list"):
+        Sweep(dims=(8,)).shard_keys(1, 2)
+
+
+def test_description_identifies_the_sweep() -> None:
+    a = Sweep(dims=(8,), p_grid=(10, 20))
+    assert a.digest() == Sweep.from_mapping(a.to_mapping()).digest()
+    assert a.digest() != Sweep(dims=(8,), p_grid=(10, 21)).digest()
+    assert len(a.digest()) == 16

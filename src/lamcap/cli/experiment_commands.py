@@ -4,6 +4,8 @@ Examples (shell)::
 
     lamcap sweep --d 8 12 16 --model decoupled original --seeds 8 --workers 2
     lamcap sweep --config sweep.json --scheduler tcp://10.0.0.5:8786
+    lamcap sweep --d 32 --loads 0.8 1 1.2 --shard 2/10 --db shard-2.sqlite
+    lamcap results merge results.sqlite shard-*.sqlite
     lamcap results summary
     lamcap results export --csv results.csv
     lamcap figures --out figures/
@@ -130,6 +132,13 @@ def _register_sweep(subparsers: Any) -> None:
         default=Path("results.sqlite"),
         help="results database (default results.sqlite)",
     )
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run only the I-th of N disjoint slices of a fixed-grid sweep (--p-grid or "
+        "--loads), e.g. for job arrays; merge the stores with `lamcap results merge`",
+    )
     parser.add_argument("--trial", default=None, help=argparse.SUPPRESS)
     _add_execution_flags(parser)
     parser.set_defaults(handler=_sweep)
@@ -175,14 +184,27 @@ def _sweep(arguments: argparse.Namespace) -> int:
     from lamcap.experiments.analysis import format_fits  # noqa: PLC0415
     from lamcap.experiments.runner import run_sweep  # noqa: PLC0415
     from lamcap.experiments.store import check_store  # noqa: PLC0415
+    from lamcap.experiments.sweep import parse_shard  # noqa: PLC0415
 
     sweep = _build_sweep(arguments)
+    shard = None if arguments.shard is None else parse_shard(arguments.shard)
+    if shard is not None and sweep.adaptive:
+        msg = (
+            "--shard needs a fixed grid (--p-grid or --loads): an adaptive sweep plans each "
+            "round from the previous one; run it on one machine or a Dask cluster"
+        )
+        raise ValueError(msg)
     trial = _load_trial(arguments.trial)
     check_store(arguments.db)
     try:
         with _executor(arguments) as executor:
             outcome = run_sweep(
-                sweep, arguments.db, executor=executor, trial=trial, progress=not arguments.quiet
+                sweep,
+                arguments.db,
+                executor=executor,
+                trial=trial,
+                progress=not arguments.quiet,
+                shard=shard,
             )
     except KeyboardInterrupt:
         print(
@@ -191,29 +213,72 @@ def _sweep(arguments: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    if not arguments.quiet:
-        print(
-            f"{outcome.ran} instances solved, {outcome.skipped} already stored "
-            f"({outcome.seconds:.1f} s) -> {arguments.db}"
-        )
-        print(format_fits(outcome.fits))
+    label = "" if shard is None else f"shard {shard[0]}/{shard[1]}: "
+    print(
+        f"{label}{outcome.ran} instances solved, {outcome.skipped} already stored "
+        f"({outcome.seconds:.1f} s) -> {arguments.db}"
+    )
+    if shard is not None:
+        print("fits of this shard's instances only; merge the shards with `lamcap results merge`")
+    print(format_fits(outcome.fits))
     return 0
 
 
+_DB_HELP = "results database (default results.sqlite)"
+
+
 def _register_results(subparsers: Any) -> None:
-    parser = subparsers.add_parser("results", help="summarise or export a results database")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    export = actions.add_parser("export", help="write every stored instance to CSV or Parquet")
+    parser = subparsers.add_parser(
+        "results",
+        help="summarise, export or merge results databases",
+        description="Summarise, export or merge the SQLite results databases of `lamcap sweep`.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="{summary,export,merge}", required=True)
+    export = actions.add_parser(
+        "export",
+        help="write every stored instance to CSV or Parquet",
+        description="Write every stored instance (one row per instance) to CSV or Parquet.",
+    )
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument("--csv", type=Path, default=None, help="CSV file to write")
     target.add_argument(
         "--parquet", type=Path, default=None, help="Parquet file to write (needs pyarrow)"
     )
-    export.add_argument("--db", type=Path, default=Path("results.sqlite"))
+    export.add_argument("--db", type=Path, default=Path("results.sqlite"), help=_DB_HELP)
     export.set_defaults(handler=_export)
-    summary = actions.add_parser("summary", help="fitted transitions next to the theory")
-    summary.add_argument("--db", type=Path, default=Path("results.sqlite"))
+    summary = actions.add_parser(
+        "summary",
+        help="fitted transitions next to the theory",
+        description="Print a Markdown table of the fitted transitions (p_c with 95% intervals) "
+        "next to the finite-size theory.",
+    )
+    summary.add_argument("--db", type=Path, default=Path("results.sqlite"), help=_DB_HELP)
     summary.set_defaults(handler=_summary)
+    merge = actions.add_parser(
+        "merge",
+        help="merge the stores of the shards of one sweep into one",
+        description="Merge results databases of one sweep (the shards of a job array) into OUT. "
+        "Idempotent: instances already in OUT are skipped. Stores of different sweeps or "
+        "schema versions are refused before anything is written.",
+    )
+    merge.add_argument("out", type=Path, metavar="OUT", help="merged database (created if missing)")
+    merge.add_argument(
+        "sources", type=Path, nargs="+", metavar="SHARD", help="databases to merge into OUT"
+    )
+    merge.set_defaults(handler=_merge)
+
+
+def _merge(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments.store import merge_stores  # noqa: PLC0415
+
+    outcome = merge_stores(arguments.out, arguments.sources)
+    print(
+        f"{outcome.added} rows added, {outcome.present} already present, from "
+        f"{len(arguments.sources)} stores -> {arguments.out}"
+    )
+    for name, absent in outcome.missing_shards.items():
+        print(f"sweep {name!r}: shards {', '.join(absent)} not merged yet")
+    return 0
 
 
 def _export(arguments: argparse.Namespace) -> int:

@@ -17,8 +17,12 @@ A round is planned only when the previous one is complete and only from the
 instances planned before it, so the trajectory is a deterministic function of
 the instance results: on a restart the runner replays it, skipping every
 instance already in the store, and ends with the same rows as an uninterrupted
-run.  Fixed grids (``p_grid`` / ``loads``) are a single round.  Only this
-(parent) process writes to the store, one transaction per finished instance.
+run.  Fixed grids (``p_grid`` / ``loads``) are a single round; with
+``shard=(I, N)`` only the I-th of N disjoint slices of that round runs
+(:meth:`~lamcap.experiments.sweep.Sweep.shard_keys`), for job arrays whose
+stores are joined afterwards by :func:`~lamcap.experiments.store.merge_stores`.
+Only this (parent) process writes to the store, one transaction per finished
+instance; the store records the sweep description (and the shard) it holds.
 
 Examples
 --------
@@ -90,6 +94,7 @@ class CellState:
     sweep: Sweep
     guess: float
     planned: list[Task] = field(default_factory=list)
+    keep: frozenset[Key] | None = None
     round_index: int = 0
     extensions: int = 0
     refinements: int = 0
@@ -138,7 +143,8 @@ class CellState:
         if self.round_index == 0:
             grid = self.sweep.fixed_grid(self.cell.d)
             if grid:
-                return self._new_tasks(list(grid))
+                tasks = self._new_tasks(list(grid))
+                return [t for t in tasks if self.keep is None or t.key() in self.keep]
             return self._new_tasks([max(2, round(self.guess * f)) for f in self.sweep.bracket])
         if not self.sweep.adaptive:
             return []
@@ -226,6 +232,7 @@ def run_sweep(
     trial: TrialFunction = solver_trial,
     progress: bool = True,
     guess: Callable[[Cell], float] = theory_guess,
+    shard: tuple[int, int] | None = None,
 ) -> SweepOutcome:
     """Run (or resume) ``sweep``, storing every finished instance in ``database``.
 
@@ -238,12 +245,17 @@ def run_sweep(
     trial : picklable ``trial(task) -> record`` (default :func:`solver_trial`).
     progress : show a tqdm bar with ETA.
     guess : starting estimate of the transition of a cell (adaptive sweeps).
+    shard : ``(I, N)``: run only the I-th of N disjoint slices of a fixed-grid
+        sweep (``ValueError`` for an adaptive sweep or I outside 1..N); the
+        fits then describe this shard's instances only.
     """
+    keep = None if shard is None else sweep.shard_keys(*shard)
     with ResultsStore(database) as store:
+        store.record_sweep(sweep, shard)
         if executor is not None:
-            return _run(sweep, store, executor, trial, progress, guess)
+            return _run(sweep, store, executor, trial, progress, guess, keep)
         with open_executor(workers=workers) as local:
-            return _run(sweep, store, local, trial, progress, guess)
+            return _run(sweep, store, local, trial, progress, guess, keep)
 
 
 def _drain(
@@ -273,6 +285,7 @@ def _run(
     trial: TrialFunction,
     progress: bool,
     guess: Callable[[Cell], float],
+    keep: frozenset[Key] | None,
 ) -> SweepOutcome:
     started = time.perf_counter()
     verdicts: dict[Key, str] = {
@@ -280,11 +293,12 @@ def _run(
         for r in store.rows()
     }
     states = [
-        CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0) for cell in sweep.cells()
+        CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0, keep=keep)
+        for cell in sweep.cells()
     ]
     pending: dict[Future[dict[str, Any]], tuple[int, Task]] = {}
     outstanding: dict[int, int] = {}
-    bar = _Progress(progress, sweep.name, _estimate(sweep))
+    bar = _Progress(progress, sweep.name, _estimate(sweep) if keep is None else len(keep))
     ran = skipped = 0
 
     def advance(index: int) -> None:

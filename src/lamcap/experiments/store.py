@@ -9,6 +9,12 @@ schema version is recorded in the ``meta`` table; opening a database written
 by an incompatible version raises :class:`IncompatibleStoreError` (a
 ``ValueError``: exit code 2 on the command line) without modifying it.
 
+The ``meta`` table also records each sweep run into the store (its canonical
+description, key ``sweep:<digest>``) and each shard of it (``shard:<digest>:I/N``).
+:func:`merge_stores` joins stores of the same sweep (the shards of a job array)
+into one, idempotently, and refuses stores of different sweeps or schema
+versions before writing anything.
+
 Examples
 --------
 >>> import tempfile, pathlib
@@ -29,25 +35,29 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import functools
+import json
 import math
 import os
 import sqlite3
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from lamcap import __version__
-from lamcap.experiments.sweep import Task
+from lamcap.experiments.sweep import Sweep, Task
 
 __all__ = [
     "COLUMNS",
     "SCHEMA_VERSION",
     "IncompatibleStoreError",
+    "MergeOutcome",
     "ResultsStore",
     "check_store",
     "git_commit",
+    "merge_stores",
 ]
 
 SCHEMA_VERSION = 1
@@ -248,6 +258,51 @@ class ResultsStore:
             )
         return cursor.rowcount == 1
 
+    def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Copy stored rows (all :data:`COLUMNS`) in one transaction; return how many were new."""
+        names = ", ".join(COLUMNS)
+        marks = ", ".join(f":{name}" for name in COLUMNS)
+        before = self.count()
+        with self._transaction():
+            self._connection.executemany(
+                f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", rows
+            )
+        return self.count() - before
+
+    def record_sweep(self, sweep: Sweep, shard: tuple[int, int] | None = None) -> None:
+        """Record that ``sweep`` (or its shard ``(I, N)``) runs into this store."""
+        entries = [(f"sweep:{sweep.digest()}", sweep.description())]
+        if shard is not None:
+            entries.append((f"shard:{sweep.digest()}:{shard[0]}/{shard[1]}", "1"))
+        self._insert_meta(entries)
+
+    def _insert_meta(self, entries: Sequence[tuple[str, str]]) -> None:
+        with self._transaction():
+            self._connection.executemany(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", entries
+            )
+
+    def meta(self, prefix: str = "") -> dict[str, str]:
+        """Entries of the ``meta`` table whose key starts with ``prefix``."""
+        rows = self._connection.execute(
+            "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
+            (len(prefix), prefix),
+        )
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    def sweeps(self) -> dict[str, str]:
+        """Descriptions (canonical JSON) of the sweeps run into this store, by digest."""
+        return {key.removeprefix("sweep:"): value for key, value in self.meta("sweep:").items()}
+
+    def shards(self) -> dict[str, set[tuple[int, int]]]:
+        """Shards ``(I, N)`` run into this store (directly or merged), by sweep digest."""
+        found: dict[str, set[tuple[int, int]]] = {}
+        for key in self.meta("shard:"):
+            _, digest, fraction = key.split(":")
+            index, count = fraction.split("/")
+            found.setdefault(digest, set()).add((int(index), int(count)))
+        return found
+
     def done_keys(self) -> set[tuple[int, int, str, str, int, float, int]]:
         """Keys (:meth:`Task.key`) of every stored instance."""
         rows = self._connection.execute(
@@ -306,6 +361,129 @@ class ResultsStore:
         pq.write_table(table, temporary)
         temporary.replace(target)
         return len(rows)
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    """What :func:`merge_stores` did."""
+
+    added: int
+    """Rows written into the output store."""
+    present: int
+    """Rows skipped because the output already held that instance."""
+    missing_shards: dict[str, list[str]]
+    """Sweep name -> shards ``"I/N"`` not merged yet (empty when complete)."""
+
+
+def _sweep_name(description: str) -> str:
+    return str(json.loads(description).get("name", "?"))
+
+
+def _describe_difference(first: dict[str, str], other: dict[str, str]) -> str:
+    """Which parameters tell two stores' sweeps apart (for the error message)."""
+    if len(first) != 1 or len(other) != 1:
+        return f"{len(first)} vs {len(other)} sweeps"
+    (a,), (b,) = (json.loads(v) for v in first.values()), (json.loads(v) for v in other.values())
+    differing = sorted(key for key in set(a) | set(b) if a.get(key) != b.get(key))
+    return "differs in " + ", ".join(differing)
+
+
+def _sources_sweeps(sources: Sequence[Path]) -> dict[str, str]:
+    """The sweeps every source records (all equal), or ValueError; reads only."""
+    expected: dict[str, str] | None = None
+    for source in sources:
+        check_store(source, must_exist=True)
+        with ResultsStore(source, readonly=True) as store:
+            sweeps = store.sweeps()
+        if not sweeps:
+            msg = (
+                f"{str(source)!r} records no sweep description (written by an older lamcap), "
+                "so it cannot be matched with the other stores"
+            )
+            raise ValueError(msg)
+        if expected is None:
+            expected = sweeps
+        elif sweeps != expected:
+            msg = (
+                f"cannot merge {str(source)!r} with {str(sources[0])!r}: they hold different "
+                f"sweeps ({_describe_difference(expected, sweeps)})"
+            )
+            raise ValueError(msg)
+    assert expected is not None
+    return expected
+
+
+def _check_target(out: Path, sources: Sequence[Path], sweeps: dict[str, str]) -> None:
+    """ValueError unless ``out`` is a new store or one holding the same sweeps."""
+    resolved = {source.resolve() for source in sources}
+    if out.resolve() in resolved:
+        msg = f"the output store {str(out)!r} is also one of the stores to merge"
+        raise ValueError(msg)
+    check_store(out)
+    if not (out.exists() and out.stat().st_size > 0):
+        return
+    with ResultsStore(out, readonly=True) as store:
+        existing, rows = store.sweeps(), store.count()
+    if (existing or rows) and existing != sweeps:
+        msg = (
+            f"the output store {str(out)!r} holds a different sweep than {str(sources[0])!r} "
+            f"({_describe_difference(sweeps, existing)}); choose another output"
+        )
+        raise ValueError(msg)
+
+
+def merge_stores(
+    out: str | os.PathLike[str], sources: Sequence[str | os.PathLike[str]]
+) -> MergeOutcome:
+    """Merge the stores ``sources`` (shards of one sweep) into ``out``.
+
+    Every row is copied as it is (including the solver time and the time it
+    finished); an instance already in ``out`` is skipped, so merging twice adds
+    nothing.  All checks run before anything is written: the sources must
+    exist, have this lamcap's schema version and record the same sweep
+    description, and an existing ``out`` must hold that sweep too; otherwise
+    ``ValueError`` (exit code 2 on the command line) and no file changes.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from lamcap.experiments.runner import run_sweep
+    >>> from lamcap.experiments.trials import synthetic_trial
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> sweep = Sweep(dims=(8,), p_grid=(10, 20), seeds_per_point=2)
+    >>> for i in (1, 2):
+    ...     _ = run_sweep(sweep, folder / f"{i}.sqlite", trial=synthetic_trial, workers=0,
+    ...                   shard=(i, 2))
+    >>> merge_stores(folder / "all.sqlite", [folder / "1.sqlite", folder / "2.sqlite"])
+    MergeOutcome(added=4, present=0, missing_shards={})
+    """
+    if not sources:
+        msg = "give at least one store to merge"
+        raise ValueError(msg)
+    paths = [Path(source) for source in sources]
+    target = Path(out)
+    sweeps = _sources_sweeps(paths)
+    _check_target(target, paths, sweeps)
+    added = present = 0
+    with ResultsStore(target) as merged:
+        for path in paths:
+            with ResultsStore(path, readonly=True) as source:
+                rows, entries = source.rows(), list(source.meta("sweep:").items())
+                entries += list(source.meta("shard:").items())
+            written = merged.add_rows(rows)
+            added, present = added + written, present + len(rows) - written
+            merged._insert_meta(entries)
+        shards = merged.shards()
+    missing = {}
+    for digest, description in sweeps.items():
+        found = shards.get(digest, set())
+        counts = {count for _, count in found}
+        if len(counts) == 1:
+            (count,) = counts
+            absent = [f"{i}/{count}" for i in range(1, count + 1) if (i, count) not in found]
+            if absent:
+                missing[_sweep_name(description)] = absent
+    return MergeOutcome(added=added, present=present, missing_shards=missing)
 
 
 class _Transaction:

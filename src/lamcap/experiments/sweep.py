@@ -10,11 +10,20 @@ is derived from (sweep seed, d, κ, model, p, replicate) only
 (:func:`instance_seed`), so that results never depend on scheduling and the
 same instance is shared by every solver method (paired comparisons).
 
+A fixed-grid sweep can be split into ``N`` disjoint, deterministic *shards*
+(:meth:`Sweep.shard_keys`, ``lamcap sweep --shard I/N``): its instances in the
+fixed order of :meth:`Sweep.fixed_tasks`, the ``j``-th one going to shard
+``j mod N + 1``, so every shard gets a mix of small and large instances.  Each
+shard runs into its own store; ``lamcap results merge`` joins them.
+
 Examples
 --------
 >>> sweep = Sweep(dims=(8, 12), seeds_per_point=4)
 >>> [cell.d for cell in sweep.cells()]
 [8, 12]
+>>> grid = Sweep(dims=(8,), p_grid=(10, 20), seeds_per_point=3)
+>>> [len(grid.shard_keys(i, 4)) for i in (1, 2, 3, 4)]
+[2, 2, 1, 1]
 >>> Sweep.from_mapping({"dims": [8], "colour": "red"})
 Traceback (most recent call last):
     ...
@@ -25,7 +34,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +52,7 @@ __all__ = [
     "Task",
     "instance_seed",
     "p_from_load",
+    "parse_shard",
 ]
 
 MODELS = ("decoupled", "original")
@@ -73,6 +85,29 @@ def p_from_load(load: float, d: int) -> int:
         else:
             high = middle
     return max(2, round(0.5 * (low + high)))
+
+
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Read a shard ``"I/N"`` (the I-th of N slices, 1 <= I <= N) into ``(I, N)``.
+
+    Examples
+    --------
+    >>> parse_shard("3/8")
+    (3, 8)
+    >>> parse_shard("0/8")
+    Traceback (most recent call last):
+        ...
+    ValueError: shard must be I/N with whole numbers 1 <= I <= N, got '0/8'
+    """
+    match = _SHARD.fullmatch(text)
+    index, count = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+    if not 1 <= index <= count:
+        msg = f"shard must be I/N with whole numbers 1 <= I <= N, got {text!r}"
+        raise ValueError(msg)
+    return index, count
 
 
 def instance_seed(sweep_seed: int, d: int, kappa: float, model: str, p: int, replicate: int) -> int:
@@ -326,3 +361,39 @@ class Sweep:
     def tasks(self, cell: Cell, p_values: tuple[int, ...] | list[int]) -> list[Task]:
         """The instances of ``cell`` at the given p values, replicates 0..seeds_per_point-1."""
         return [self.task(cell, p, r) for p in p_values for r in range(self.seeds_per_point)]
+
+    def fixed_tasks(self) -> list[Task]:
+        """Every instance of a fixed-grid sweep, in the order cells, p, replicate.
+
+        Raises ``ValueError`` for an adaptive sweep, whose instances are only
+        known round by round.
+        """
+        if self.adaptive:
+            msg = (
+                "an adaptive sweep has no fixed list of instances (each round is planned "
+                "from the previous one); give p_grid (--p-grid) or loads (--loads)"
+            )
+            raise ValueError(msg)
+        return [task for cell in self.cells() for task in self.tasks(cell, self.fixed_grid(cell.d))]
+
+    def shard_keys(
+        self, index: int, count: int
+    ) -> frozenset[tuple[int, int, str, str, int, float, int]]:
+        """Keys (:meth:`Task.key`) of shard ``index`` of ``count`` (1-based).
+
+        The ``j``-th instance of :meth:`fixed_tasks` belongs to shard
+        ``j mod count + 1``: the shards are disjoint, cover the sweep and
+        depend on nothing but the sweep description.
+        """
+        index, count = parse_shard(f"{index}/{count}")
+        return frozenset(
+            task.key() for j, task in enumerate(self.fixed_tasks()) if j % count == index - 1
+        )
+
+    def description(self) -> str:
+        """Canonical JSON of :meth:`to_mapping` (sorted keys): the sweep's identity in a store."""
+        return json.dumps(self.to_mapping(), sort_keys=True, separators=(",", ":"))
+
+    def digest(self) -> str:
+        """First 16 hex digits of the SHA-256 of :meth:`description`."""
+        return hashlib.sha256(self.description().encode()).hexdigest()[:16]
