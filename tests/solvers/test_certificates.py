@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -12,8 +13,11 @@ from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,
+    check_margins,
     constraint_margins,
     min_margin,
+    product_with_error,
+    running_minimum,
 )
 
 
@@ -117,3 +121,101 @@ def test_all_zero_certificate_proves_nothing() -> None:
     instance = make_instance(2, 3, n=2, seed=0)
     certificate = FarkasCertificate(np.array([0]), np.array([1]), np.array([0.0]), 0.0)
     assert certificate_bound(instance, certificate) == math.inf
+
+
+# --------------------------------------------------------------------------- margins that see everything
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_overflowing_weights_are_never_feasible(model: str) -> None:
+    """-1e308 * ones on an infeasible instance: its products overflow in float64."""
+    instance = make_instance(4, 40, model=model, seed=1)
+    weights = -1e308 * np.ones((4, 4))
+    check = check_margins(instance, weights)
+    assert not check.verified
+    # the same direction at a harmless scale, by an explicit loop
+    assert check.min_margin == pytest.approx(
+        _explicit_margins(instance, -np.ones((4, 4))).min(), abs=1e-12
+    )
+    assert check.failing_associations > 0
+
+
+def test_running_minimum_is_nan_as_soon_as_one_margin_is_not_finite() -> None:
+    assert math.isnan(running_minimum(math.inf, np.array([np.nan, 1.0])))
+    assert math.isnan(running_minimum(math.inf, np.array([-np.inf, 1.0])))
+    assert math.isnan(running_minimum(math.inf, np.array([np.inf, 1.0])))
+    assert math.isnan(running_minimum(math.nan, np.array([1.0])))
+    assert running_minimum(0.5, np.array([2.0, 0.7])) == 0.5
+    block = np.array([[np.inf, 0.3, 0.2], [0.4, np.inf, 0.9]])
+    assert running_minimum(math.inf, block, np.array([0, 1])) == 0.2
+    block[1, 2] = np.nan
+    assert math.isnan(running_minimum(math.inf, block, np.array([0, 1])))
+
+
+# --------------------------------------------------------------------------- low-rank pairs
+def _exact_product(left: np.ndarray, right: np.ndarray) -> list[list[Fraction]]:
+    """Q @ R.T in exact rational arithmetic (every float is a rational)."""
+    return [
+        [
+            sum((Fraction(a) * Fraction(b) for a, b in zip(q, r, strict=True)), Fraction(0))
+            for r in right
+        ]
+        for q in left
+    ]
+
+
+def _cancelling_pair(instance) -> tuple[np.ndarray, np.ndarray, float]:  # type: ignore[no-untyped-def]
+    """(Q, R) whose float product has the opposite sign of the exact one, and its exact margin.
+
+    Q = x 1^T, R = y c^T with x = e_0 and c = (1, -2^-54, -1, 2^-60): each entry of
+    Q R^T sums y_j - 2^-54 y_j - y_j + 2^-60 y_j, which rounds to 2^-60 y_j while the
+    exact value is -(2^-54 - 2^-60) y_j.  With one association and two outputs, y = s e
+    (s the sign of (u_0 - u_1)_0) makes the float product recall it and the exact
+    product fail, with exact normalised margin -|(u_0 - u_1)_0| / sqrt(|u_0|^2 + |u_1|^2).
+    """
+    outputs, e = instance.outputs(0), instance.inputs[0]
+    difference = outputs[0, 0] - outputs[1, 0]
+    left = np.zeros((4, 4))
+    left[0] = 1.0
+    right = np.outer(np.sign(difference) * e, [1.0, -(2.0**-54), -1.0, 2.0**-60])
+    exact = -abs(difference) / math.hypot(*np.linalg.norm(outputs, axis=1))
+    return left, right, exact
+
+
+def test_cancelling_pair_is_checked_on_its_exact_product() -> None:
+    instance = make_instance(4, 2, n=1, seed=0)
+    left, right, exact = _cancelling_pair(instance)
+    assert min_margin(instance, left @ right.T) > 0.1  # the rounded product looks feasible
+    check = check_margins(instance, (left, right))
+    assert not check.verified
+    assert abs(check.min_margin - exact) <= check.error + 1e-15
+    assert check.error < 1e-12
+
+
+def test_pair_inner_dimension_is_at_most_d() -> None:
+    """The issue's pair: m = 4 > d = 1 (its float product has the wrong sign too)."""
+    instance = make_instance(1, 2, n=1, seed=0)
+    pair = (np.ones((1, 4)), -3.0 * np.array([[1.0, -(2.0**-54), -1.0, 2.0**-60]]))
+    with pytest.raises(ValueError, match=r"inner dimension m of Q and R must be in \[1, 1\]"):
+        check_margins(instance, pair)
+
+
+@pytest.mark.parametrize("cancel", [False, True])
+def test_product_bound_holds_against_exact_rational_products(cancel: bool) -> None:
+    """|W~ - QR^T| in exact arithmetic, turned into margin units, stays within the bound."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        left = rng.standard_normal((5, 3)) * np.exp2(rng.integers(-30, 30, size=(5, 3)))
+        right = rng.standard_normal((5, 3))
+        if cancel:  # two columns cancelling to a few bits
+            left[:, 1] = -left[:, 0] * (1 + 2.0**-40)
+            right[:, 1] = right[:, 0]
+        matrix, bound = product_with_error(left, right)
+        exact = np.array(_exact_product(left, right), dtype=object)
+        # matrix is a power-of-two multiple of the product: recover the factor exactly
+        factor = Fraction(float(np.max(np.abs(matrix)))) / max(abs(x) for x in exact.ravel())
+        factor = Fraction(2) ** round(math.log2(factor))
+        error = [
+            [float(abs(Fraction(matrix[a, b]) - factor * exact[a, b])) for b in range(5)]
+            for a in range(5)
+        ]
+        frobenius_error = float(np.linalg.norm(np.array(error)))
+        assert 2 * math.sqrt(2) * frobenius_error / np.linalg.norm(matrix) <= bound

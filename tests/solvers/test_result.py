@@ -85,3 +85,28 @@ def test_build_result_rejects_bad_weights() -> None:
         build_result(instance, np.eye(2), method="x")
     with pytest.raises(ValueError, match="Q and R must both have shape"):
         build_result(instance, (np.eye(3), np.eye(2)), method="x")
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_overflowing_weights_are_not_called_feasible(model: str) -> None:
+    instance = make_instance(4, 40, model=model, seed=1)  # infeasible (test_cutting_plane)
+    weights = -1e308 * np.ones((4, 4))
+    result = build_result(instance, weights, method="x")
+    assert result.verdict == "undecided"
+    forged = dataclasses.replace(result, verdict="feasible")
+    assert not verify(instance, forged)
+
+
+def test_cancelling_pair_is_not_called_feasible() -> None:
+    instance = make_instance(4, 2, n=1, seed=0)
+    left = np.zeros((4, 4))
+    left[0] = 1.0
+    outputs, e = instance.outputs(0), instance.inputs[0]
+    sign = np.sign(outputs[0, 0] - outputs[1, 0])
+    right = np.outer(sign * e, [1.0, -(2.0**-54), -1.0, 2.0**-60])  # exact product: -c x y^T
+    result = build_result(instance, (left, right), method="x")
+    assert result.verdict == "undecided"
+    assert result.min_margin < 0
+    assert not verify(instance, dataclasses.replace(result, verdict="feasible"))
+    floating = build_result(instance, left @ right.T, method="x")  # what the old check saw
+    assert floating.verdict == "feasible"

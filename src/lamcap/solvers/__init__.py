@@ -32,8 +32,7 @@ from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,
-    min_margin,
-    weights_matrix,
+    check_margins,
 )
 from lamcap.solvers.result import SolveResult, build_result
 
@@ -306,11 +305,12 @@ def verify(instance: Instance, result: SolveResult) -> Verification:
     """
     margin = math.nan
     bound = math.inf
+    feasible = False
     reasons: list[str] = []
     if result.weights is not None:
         try:
-            weights_matrix(result.weights, instance.d)
-            margin = min_margin(instance, result.weights)
+            check = check_margins(instance, result.weights)
+            margin, feasible = check.min_margin, check.verified
         except ValueError as error:
             reasons.append(f"weights are malformed: {error}")
     if result.certificate is not None:
@@ -322,9 +322,10 @@ def verify(instance: Instance, result: SolveResult) -> Verification:
         reasons.append(
             f"stored min_margin {result.min_margin!r} does not match the recomputed {margin!r}"
         )
-    feasible = margin > FEASIBILITY_TOLERANCE
     if result.verdict == "feasible" and not feasible:
-        reasons.append(f"verdict 'feasible' but min margin {margin!r} <= {FEASIBILITY_TOLERANCE}")
+        reasons.append(
+            f"verdict 'feasible' but the weights are not verified (min margin {margin!r})"
+        )
     if result.verdict == "infeasible" and (bound > FEASIBILITY_TOLERANCE or feasible):
         reasons.append(
             f"verdict 'infeasible' but certificate bound {bound!r} > "

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, hebbian_weights
+from lamcap.solvers.certificates import running_minimum
 from lamcap.solvers.result import SolveResult, build_result
 from lamcap.solvers.two_layer import Adam, OutputAccess, check_solver_arguments, raw_min_margin
 
@@ -157,7 +158,8 @@ def _cross_entropy_pass(
         local = np.arange(stop - start)
         target_scores = block_scores[local, targets].copy()
         block_scores[local, targets] = -np.inf
-        recalled = recalled and bool(np.all(target_scores > block_scores.max(axis=1)))
+        lowest = running_minimum(math.inf, target_scores - block_scores.max(axis=1))
+        recalled = recalled and lowest > 0.0
         block_scores[local, targets] = target_scores
         shifted = block_scores - block_scores.max(axis=1, keepdims=True)
         probabilities = np.exp(shifted)

@@ -18,13 +18,53 @@ For weights :math:`W \ne 0` and a constraint :math:`i = (\mu, \rho)`,
 (outputs of association :math:`\mu`).  ``min_margin`` is
 :math:`\min_i m_i(W)` over all :math:`n(p-1)` constraints.  It is scale
 invariant, and :math:`\|u_t - u_\rho\| \le \sqrt2\,c_{\mu\rho}`, so
-:math:`m_i \le \sqrt 2`.  Rounding: the scores are computed as
-:math:`s_t - s_\rho` with :math:`s_\rho = u_\rho^\top (W e_\mu)`, whose error is
-at most :math:`2(d+2)\epsilon_{64}(\|u_t\| + \|u_\rho\|)\|W\|_F\|e_\mu\|`, i.e.
-at most :math:`2\sqrt2 (d+2) 2^{-53} < 10^{-12}` in normalised units for
-:math:`d \le 1000`.  Hence the rule: **feasible** iff the recomputed
-``min_margin`` exceeds :data:`FEASIBILITY_TOLERANCE` :math:`= 10^{-9}`; the
-exact margin is then positive, i.e. ``W`` recalls every association.
+:math:`m_i \le \sqrt 2`.
+
+Rounding (the error the verdict allows for).  ``W`` is first scaled by a power
+of two (exact) so that its largest entry is in :math:`[1/2, 1)`: the margins
+are scale invariant, and no product overflows.  The scores
+:math:`s_\rho = u_\rho^\top (W e_\mu)` are float64 dot products of length
+:math:`d` (any summation order), so
+:math:`|\tilde s_\rho - s_\rho| \le \gamma_d(2 + \gamma_d)\|u_\rho\|\|W\|_F\|e_\mu\|`
+with :math:`\gamma_k = k u/(1 - k u)`, :math:`u = 2^{-53}`; the normalisation
+(Frobenius norm, a dot product of length :math:`d^2`, the vector norms, the
+square root and the division) is a relative error of at most
+:math:`(d^2/2 + d + 9)u`.  With :math:`|m_i| \le \sqrt2` every computed margin
+is within
+
+.. math::
+
+    \delta_W(d) = 1.01\,\sqrt2\,(d^2/2 + 3d + 9)\,2^{-53}
+
+of the exact one (:func:`margin_error`; :math:`3.6 \times 10^{-13}` at
+:math:`d = 64`, :math:`8 \times 10^{-11}` at :math:`d = 1000`; the factor
+1.01 covers the second-order terms).  A margin that is NaN or :math:`\pm\infty`
+(overflow in the instance data, a zero input) proves nothing: the minimum is
+then NaN (:func:`running_minimum`, the one reduction every solver uses).
+
+Low-rank weights :math:`W = QR^\top` (``Q``, ``R`` of shape :math:`d \times m`,
+:math:`m \le d`) are checked on the product formed in float64, whose entries
+are within :math:`\gamma_m (|Q||R|^\top)_{ab}` of the exact product, i.e.
+
+.. math::
+
+    \delta_{QR} = 2\sqrt2\,\gamma_m\,\frac{\|Q\|_F \|R\|_F}{\|\tilde W\|_F}
+
+in normalised margin (the factor 2: the numerator and the normalisation by
+:math:`\|W\|_F` both move).  When that exceeds :math:`10^{-12}` (massive
+cancellation in :math:`QR^\top`), the product is formed again with
+error-free transformations (Dekker's product and Knuth's sum: each entry is
+the float sum :math:`h`, the exactly known rounding errors :math:`q_k, e_k`
+summed separately, then :math:`h + \ell` rounded once), whose error is at
+most :math:`u|\tilde W| + \gamma_{2m}/(1 - \gamma_{2m})\,T + m 2^{-1073}`
+entrywise with :math:`T = \sum_k |q_k| + |e_k|` computed alongside, and
+:math:`\delta_{QR}` is :math:`2\sqrt2` times its Frobenius norm over
+:math:`\|\tilde W\|_F` (:func:`product_with_error`).
+
+Hence the rule: ``W`` is **verified** (recalls every association) iff the
+recomputed ``min_margin`` exceeds both :data:`FEASIBILITY_TOLERANCE`
+:math:`= 10^{-9}` and its proven error :math:`\delta_W + \delta_{QR}`; the
+exact margin is then positive.
 
 Farkas certificate
 ------------------
@@ -68,9 +108,14 @@ from lamcap.problems import Instance, check_weights
 __all__ = [
     "FEASIBILITY_TOLERANCE",
     "FarkasCertificate",
+    "MarginCheck",
     "certificate_bound",
+    "check_margins",
     "constraint_margins",
+    "margin_error",
     "min_margin",
+    "product_with_error",
+    "running_minimum",
     "weights_matrix",
 ]
 
@@ -109,10 +154,164 @@ class FarkasCertificate:
     epsilon: float
 
 
+_SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's constant, splits a float into two 26-bit halves
+_PRODUCT_PRECISION = 1e-12  # the float product Q @ R.T is kept when its bound is below this
+_WORST_SHOWN = 5  # associations listed by MarginCheck.describe
+
+
+def _gamma(count: int) -> float:
+    r""":math:`\gamma_k = k u / (1 - k u)`, the relative error bound of a length-``k`` float sum."""
+    return count * _UNIT_ROUNDOFF / (1.0 - count * _UNIT_ROUNDOFF)
+
+
+def margin_error(d: int) -> float:
+    r"""Proven bound on the rounding error of every normalised margin of a ``d x d`` ``W``.
+
+    .. math::
+
+        \delta_W(d) = 1.01\,\sqrt2\,(d^2/2 + 3d + 9)\,2^{-53}
+
+    (derivation in the module docstring; arXiv:2605.10795 for the margins).
+    A computed margin :math:`\tilde m_i` and the exact one satisfy
+    :math:`|\tilde m_i - m_i| \le \delta_W(d)`.
+
+    Examples
+    --------
+    >>> f"{margin_error(64):.2e}"
+    '3.57e-13'
+    """
+    return 1.01 * math.sqrt(2.0) * (d * d / 2 + 3 * d + 9) * _UNIT_ROUNDOFF
+
+
+def _power_of_two_scaled(array: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``array`` times the power of two putting its largest magnitude in ``[1/2, 1)`` (exact).
+
+    Entries more than :math:`2^{1022}` times smaller than the largest become
+    subnormal and are rounded by at most :math:`2^{-1075}`, far inside the
+    margin's error bound.
+    """
+    largest = float(np.max(np.abs(array))) if array.size else 0.0
+    if largest == 0.0:
+        return array
+    scaled: NDArray[np.float64] = np.ldexp(array, -math.frexp(largest)[1])
+    return scaled
+
+
+def _split(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Veltkamp's split ``values = high + low`` with 26-bit halves (exact, no overflow below 2**996)."""
+    spread = _SPLITTER * values
+    high = spread - (spread - values)
+    return high, values - high
+
+
+def _compensated_product(
+    left: NDArray[np.float64], right: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""``left @ right.T`` accurate to about one rounding, and an entrywise error bound.
+
+    Each product :math:`Q_{ak}R_{bk} = p_k + e_k` exactly (Dekker's product
+    on Veltkamp halves); the running sum :math:`h \leftarrow h + p_k` keeps
+    its rounding error :math:`q_k` exactly (Knuth's two-sum); the errors are
+    summed in float into :math:`\ell`, and :math:`\tilde W = \mathrm{fl}(h + \ell)`.
+    Then the exact product is :math:`h + \sum_k (q_k + e_k)`, so
+    :math:`|\tilde W - QR^\top| \le u|\tilde W| + \frac{\gamma_{2m}}{1-\gamma_{2m}} T
+    + m 2^{-1073}` with :math:`T = \mathrm{fl}(\sum_k |q_k| + |e_k|)` (the last
+    term covers products that underflow).  Returns ``(W, bound)``.
+    """
+    left_high, left_low = _split(left)
+    right_high, right_low = _split(right)
+    high = np.zeros((left.shape[0], right.shape[0]))
+    low = np.zeros_like(high)
+    magnitude = np.zeros_like(high)
+    for k in range(left.shape[1]):
+        product = np.multiply.outer(left[:, k], right[:, k])
+        error = np.multiply.outer(left_high[:, k], right_high[:, k]) - product
+        error += np.multiply.outer(left_high[:, k], right_low[:, k])
+        error += np.multiply.outer(left_low[:, k], right_high[:, k])
+        error += np.multiply.outer(left_low[:, k], right_low[:, k])
+        total = high + product
+        virtual = total - high
+        lost = (high - (total - virtual)) + (product - virtual)
+        high = total
+        low += lost
+        low += error
+        magnitude += np.abs(lost)
+        magnitude += np.abs(error)
+    matrix = high + low
+    count = 2 * left.shape[1]
+    bound = (
+        _UNIT_ROUNDOFF * np.abs(matrix)
+        + _gamma(count) / (1.0 - _gamma(count)) * magnitude
+        + left.shape[1] * 2.0**-1073
+    )
+    return matrix, bound
+
+
+def product_with_error(left: ArrayLike, right: ArrayLike) -> tuple[NDArray[np.float64], float]:
+    r"""The product :math:`\tilde W \approx QR^\top` and the margin error its rounding can cause.
+
+    ``left`` and ``right`` (``Q`` and ``R``, each ``d x m``, finite) are first
+    scaled by powers of two (exact; margins are scale invariant), so the
+    returned matrix is a positive multiple of :math:`QR^\top`.  The bound is
+
+    .. math::
+
+        \delta_{QR} = 2\sqrt2\,\frac{\|E\|_F}{\|\tilde W\|_F},\qquad
+        |E| \le \gamma_m |Q||R|^\top \ \text{(float product, }
+        \|E\|_F \le \gamma_m\|Q\|_F\|R\|_F)
+
+    and when that exceeds :math:`10^{-12}` the product is formed with
+    error-free transformations instead (module docstring), whose :math:`|E|`
+    is about one rounding of :math:`\tilde W`.  Every normalised margin of
+    :math:`\tilde W` is then within :math:`\delta_{QR}` (plus
+    :func:`margin_error`) of the exact margin of :math:`QR^\top`.  ``inf``
+    when :math:`\tilde W = 0`.
+
+    Examples
+    --------
+    >>> q = np.ones((1, 4))
+    >>> r = np.array([[1.0, -(2.0**-54), -1.0, 2.0**-60]])
+    >>> w, bound = product_with_error(q, r)   # exact product: -(2**-54 - 2**-60) < 0
+    >>> bool(w[0, 0] < 0), bound < 1e-12
+    (True, True)
+    """
+    q = _power_of_two_scaled(np.asarray(left, dtype=np.float64))
+    r = _power_of_two_scaled(np.asarray(right, dtype=np.float64))
+    matrix = q @ r.T
+    norm = float(np.linalg.norm(matrix))
+    spread = _gamma(q.shape[1]) * float(np.linalg.norm(q)) * float(np.linalg.norm(r))
+    bound = 2.0 * math.sqrt(2.0) * spread / norm if norm > 0 else math.inf
+    if bound > _PRODUCT_PRECISION:
+        matrix, entrywise = _compensated_product(q, r)
+        norm = float(np.linalg.norm(matrix))
+        spread = float(np.linalg.norm(entrywise))
+        bound = 2.0 * math.sqrt(2.0) * spread / norm if norm > 0 else math.inf
+    return matrix, 1.01 * bound  # 1.01: rounding of the bound's own evaluation
+
+
+def _checked_pair(
+    weights: tuple[Any, ...], d: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    if len(weights) != 2:
+        msg = f"weights must be W or a pair (Q, R), got a tuple of length {len(weights)}"
+        raise ValueError(msg)
+    left = check_finite_array("Q", weights[0])
+    right = check_finite_array("R", weights[1])
+    if left.ndim != 2 or left.shape[0] != d or right.shape != left.shape:
+        msg = f"Q and R must both have shape ({d}, m), got {left.shape} and {right.shape}"
+        raise ValueError(msg)
+    if not 1 <= left.shape[1] <= d:
+        msg = f"the inner dimension m of Q and R must be in [1, {d}] (m <= d), got {left.shape[1]}"
+        raise ValueError(msg)
+    return left, right
+
+
 def weights_matrix(weights: Any, d: int) -> NDArray[np.float64]:
     """Return the ``d x d`` matrix of ``weights`` (``W``, or ``(Q, R)`` meaning ``Q @ R.T``).
 
-    Raises ``ValueError`` for wrong shapes or non-finite entries.
+    Raises ``ValueError`` for wrong shapes (``Q`` and ``R`` are ``d x m`` with
+    ``1 <= m <= d``) or non-finite entries.  The product is the plain float64
+    one; checks use :func:`product_with_error` instead.
 
     Examples
     --------
@@ -120,20 +319,55 @@ def weights_matrix(weights: Any, d: int) -> NDArray[np.float64]:
     np.float64(9.0)
     """
     if isinstance(weights, tuple):
-        if len(weights) != 2:
-            msg = f"weights must be W or a pair (Q, R), got a tuple of length {len(weights)}"
-            raise ValueError(msg)
-        left = check_finite_array("Q", weights[0])
-        right = check_finite_array("R", weights[1])
-        if left.ndim != 2 or left.shape[0] != d or right.shape != left.shape:
-            msg = f"Q and R must both have shape ({d}, m), got {left.shape} and {right.shape}"
-            raise ValueError(msg)
+        left, right = _checked_pair(weights, d)
         return left @ right.T
     array = check_finite_array("W", weights)
     if array.shape != (d, d):
         msg = f"W must have shape ({d}, {d}), got {array.shape}"
         raise ValueError(msg)
     return array
+
+
+def _checked_matrix(weights: Any, d: int) -> tuple[NDArray[np.float64], float]:
+    """Validated weights as a scaled ``d x d`` matrix and the error bound of forming it."""
+    if isinstance(weights, tuple):
+        return product_with_error(*_checked_pair(weights, d))
+    return _power_of_two_scaled(weights_matrix(weights, d)), 0.0
+
+
+def running_minimum(
+    lowest: float, values: ArrayLike, targets: NDArray[np.int64] | None = None
+) -> float:
+    r"""``min(lowest, values)`` that turns NaN as soon as anything is NaN or :math:`\pm\infty`.
+
+    The one reduction of margins in lamcap (verdicts, score passes, trainers):
+    Python's ``min(inf, nan)`` is ``inf``, so a block of NaN margins (from an
+    overflow) would otherwise vanish from the minimum.  ``values`` is one
+    block of margins; with ``targets``, it is ``(b, p)`` and entry
+    ``(i, targets[i])`` of each row is not a constraint and is ignored.
+    Start from ``lowest = inf``.
+
+    Examples
+    --------
+    >>> running_minimum(math.inf, np.array([0.3, 0.1]))
+    0.1
+    >>> running_minimum(0.1, np.array([np.nan, 1.0]))
+    nan
+    >>> running_minimum(0.1, np.array([[np.inf, 0.5]]), targets=np.array([0]))
+    0.1
+    """
+    if math.isnan(lowest):
+        return math.nan
+    array = np.asarray(values, dtype=np.float64)
+    if targets is None:
+        if not np.all(np.isfinite(array)):
+            return math.nan
+        return min(lowest, float(array.min())) if array.size else lowest
+    constraint = np.ones(array.shape, dtype=np.bool_)
+    constraint[np.arange(array.shape[0]), targets] = False
+    if np.any(constraint & ~np.isfinite(array)):
+        return math.nan
+    return min(lowest, float(np.min(array, where=constraint, initial=math.inf)))
 
 
 def _margin_blocks(
@@ -150,7 +384,7 @@ def _margin_blocks(
         target_scores = block_scores[rows, targets][:, None]
         target_norms2 = norms2[rows, targets][:, None]
         scale = frobenius * input_norms[start:stop, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             margins = (target_scores - block_scores) / (scale * np.sqrt(target_norms2 + norms2))
         margins[rows, targets] = np.inf
         yield start, margins
@@ -164,8 +398,7 @@ def constraint_margins(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
         m_{\mu\rho} = \frac{(u_t - u_\rho)^\top W e_\mu}
         {\|W\|_F \|e_\mu\| \sqrt{\|u_t\|^2 + \|u_\rho\|^2}}
 
-    Accurate to :math:`10^{-12}` absolute for :math:`d \le 1000` (module docstring).
-    ``W = 0`` gives NaN.
+    Accurate to :func:`margin_error` (module docstring).  ``W = 0`` gives NaN.
 
     Examples
     --------
@@ -175,20 +408,155 @@ def constraint_margins(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     >>> margins.shape, bool(np.all(margins[:, 0] == np.inf))
     ((2, 3), True)
     """
-    weights = check_weights(instance, W)
+    weights = _power_of_two_scaled(check_weights(instance, W))
     result = np.empty((instance.n, instance.p))
     for start, margins in _margin_blocks(instance, weights):
         result[start : start + margins.shape[0]] = margins
     return result
 
 
+@dataclass(frozen=True)
+class MarginCheck:
+    r"""Margins of weights on every constraint of an instance, with their proven error.
+
+    Attributes
+    ----------
+    min_margin : float
+        :math:`\min_i \tilde m_i` over all :math:`n(p-1)` constraints; NaN when
+        any margin is NaN or :math:`\pm\infty` (or ``W = 0``).
+    error : float
+        Proven bound on :math:`|\tilde m_i - m_i|` for every constraint:
+        :func:`margin_error` plus, for ``(Q, R)``, the product's bound
+        (:func:`product_with_error`).
+    associations, constraints : int
+        :math:`n` and :math:`n(p-1)`.
+    failing_associations, failing_constraints : int
+        How many are not proven recalled (margin not above
+        ``max(FEASIBILITY_TOLERANCE, error)``, or not finite).
+    worst : tuple of (mu, rho, margin)
+        The lowest-margin failing associations (at most five), each with its
+        lowest competitor; NaN margins first.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance, hebbian_weights
+    >>> instance = make_instance(48, 3, n=2, seed=0)
+    >>> check = check_margins(instance, hebbian_weights(instance))
+    >>> check.verified, check.failing_associations
+    (True, 0)
+    """
+
+    min_margin: float
+    error: float
+    associations: int
+    constraints: int
+    failing_associations: int
+    failing_constraints: int
+    worst: tuple[tuple[int, int, float], ...]
+
+    @property
+    def threshold(self) -> float:
+        """A margin above this is proven positive: ``max(FEASIBILITY_TOLERANCE, error)``."""
+        return max(FEASIBILITY_TOLERANCE, self.error)
+
+    @property
+    def verified(self) -> bool:
+        """True iff every association is proven recalled (``min_margin > threshold``)."""
+        return self.min_margin > self.threshold
+
+    def describe(self) -> str:
+        """One sentence: verified, or which associations fail and by how much."""
+        if self.verified:
+            return (
+                f"W recalls all {self.associations} associations: min normalised margin "
+                f"{self.min_margin:.6g} (error at most {self.error:.1e})"
+            )
+        shown = ", ".join(f"mu={mu} (rho={rho}): {margin:.3g}" for mu, rho, margin in self.worst)
+        return (
+            f"W is not proven to recall {self.failing_associations} of {self.associations} "
+            f"associations ({self.failing_constraints} of {self.constraints} constraints "
+            f"with normalised margin <= {self.threshold:.1e} or not finite); lowest: {shown}"
+        )
+
+
+def _worst_of_block(
+    start: int, margins: NDArray[np.float64], failing: NDArray[np.bool_], count: int
+) -> list[tuple[float, int, int, float]]:
+    """``(sort key, mu, rho, margin)`` of the lowest failing rows (non-finite first)."""
+    rows = np.nonzero(failing.any(axis=1))[0]
+    if rows.size == 0:
+        return []
+    keys = np.where(np.isfinite(margins[rows]), margins[rows], -np.inf)
+    keys[~failing[rows]] = np.inf
+    columns = np.argmin(keys, axis=1)
+    lowest = keys[np.arange(rows.size), columns]
+    chosen = np.argsort(lowest, kind="stable")[:count]
+    return [
+        (
+            float(lowest[i]),
+            start + int(rows[i]),
+            int(columns[i]),
+            float(margins[rows[i], columns[i]]),
+        )
+        for i in chosen
+    ]
+
+
+def check_margins(instance: Instance, weights: Any) -> MarginCheck:
+    r"""Check weights on all :math:`n(p-1)` constraints, with the proven rounding error.
+
+    .. math::
+
+        \text{verified} \iff \min_i \tilde m_i(W) > \max(10^{-9},\ \delta),
+        \qquad |\tilde m_i - m_i| \le \delta
+
+    (module docstring; arXiv:2605.10795 for the constraints).  ``weights`` is
+    ``W`` (``d x d``) or ``(Q, R)`` (each ``d x m``, ``m <= d``); wrong shapes
+    or non-finite entries raise ``ValueError``.  One pass over the outputs,
+    memory :math:`O(np + d^2)` beyond one block.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(4, 40, seed=1)
+    >>> check = check_margins(instance, -1e308 * np.ones((4, 4)))
+    >>> check.verified, check.failing_associations > 0
+    (False, True)
+    """
+    matrix, product_error = _checked_matrix(weights, instance.d)
+    error = margin_error(instance.d) + product_error
+    threshold = max(FEASIBILITY_TOLERANCE, error)
+    lowest = math.inf
+    failing_associations = failing_constraints = 0
+    worst: list[tuple[float, int, int, float]] = []
+    for start, margins in _margin_blocks(instance, matrix):
+        targets = instance.targets[start : start + margins.shape[0]]
+        lowest = running_minimum(lowest, margins, targets)
+        failing = ~(np.isfinite(margins) & (margins > threshold))
+        failing[np.arange(margins.shape[0]), targets] = False
+        failing_constraints += int(failing.sum())
+        failing_associations += int(failing.any(axis=1).sum())
+        worst = sorted(worst + _worst_of_block(start, margins, failing, _WORST_SHOWN))
+        worst = worst[:_WORST_SHOWN]
+    return MarginCheck(
+        min_margin=lowest,
+        error=error,
+        associations=instance.n,
+        constraints=instance.constraint_count,
+        failing_associations=failing_associations,
+        failing_constraints=failing_constraints,
+        worst=tuple((mu, rho, margin) for _, mu, rho, margin in worst),
+    )
+
+
 def min_margin(instance: Instance, weights: Any) -> float:
     r"""Minimum normalised margin :math:`\min_{\mu,\rho \ne t} m_{\mu\rho}(W)` over all constraints.
 
     ``weights`` is ``W`` or ``(Q, R)``.  Blockwise, memory :math:`O(np + d^2)`
-    beyond one block of outputs; NaN for ``W = 0``.  Recall of every
-    association is certified when the result exceeds
-    :data:`FEASIBILITY_TOLERANCE`.
+    beyond one block of outputs; NaN for ``W = 0`` or when any margin is not
+    finite.  Recall of every association is certified when the result exceeds
+    :data:`FEASIBILITY_TOLERANCE` and the proven error
+    (:func:`check_margins`, which also says which associations fail).
 
     Examples
     --------
@@ -197,13 +565,7 @@ def min_margin(instance: Instance, weights: Any) -> float:
     >>> min_margin(instance, hebbian_weights(instance)) > FEASIBILITY_TOLERANCE
     True
     """
-    matrix = weights_matrix(weights, instance.d)
-    if not np.any(matrix):
-        return math.nan
-    lowest = math.inf
-    for _, margins in _margin_blocks(instance, matrix):
-        lowest = min(lowest, float(margins.min()))
-    return lowest
+    return check_margins(instance, weights).min_margin
 
 
 def _check_certificate_arrays(

@@ -70,6 +70,7 @@ from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,
+    running_minimum,
 )
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
@@ -231,9 +232,9 @@ def _score_pass(
         differences = scores[rows, targets][:, None] - scores
         differences[rows, targets] = np.inf
         normalised = differences / (scale * input_norms[mus, None])
-        normalised_lowest = min(normalised_lowest, float(normalised.min()))
+        normalised_lowest = running_minimum(normalised_lowest, normalised, targets)
         values = differences if raw else normalised
-        lowest = min(lowest, float(values.min()))
+        lowest = running_minimum(lowest, values, targets)
         values[member[mus]] = np.inf
         picked_rows, picked_rhos = _select(values, level, cuts)
         if picked_rows.size == 0:

@@ -5,7 +5,9 @@ the baselines) returns a :class:`SolveResult` built by :func:`build_result`, so
 that all of them obey the same rules (module :mod:`lamcap.solvers.certificates`):
 
 * ``"feasible"`` only with weights whose recomputed minimum normalised margin
-  is :math:`> 10^{-9}` (:data:`~lamcap.solvers.certificates.FEASIBILITY_TOLERANCE`);
+  is :math:`> 10^{-9}` (:data:`~lamcap.solvers.certificates.FEASIBILITY_TOLERANCE`)
+  and above its proven rounding error, every margin finite
+  (:func:`~lamcap.solvers.certificates.check_margins`);
 * ``"infeasible"`` only with a :class:`~lamcap.solvers.certificates.FarkasCertificate`
   whose recomputed bound is :math:`\le 10^{-9}`;
 * ``"undecided"`` otherwise (time limit, no convergence, rank-constrained failure).
@@ -26,8 +28,7 @@ from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,
-    min_margin,
-    weights_matrix,
+    check_margins,
 )
 
 __all__ = ["VERDICTS", "SolveResult", "Weights", "build_result"]
@@ -107,8 +108,9 @@ def build_result(
     r"""Build a :class:`SolveResult` whose verdict is checked from scratch.
 
     The margin of ``weights`` is recomputed on all constraints
-    (:func:`~lamcap.solvers.certificates.min_margin`); the verdict is
-    ``"feasible"`` iff it exceeds :math:`10^{-9}`, else ``"infeasible"`` iff
+    (:func:`~lamcap.solvers.certificates.check_margins`); the verdict is
+    ``"feasible"`` iff it exceeds :math:`10^{-9}` and its proven rounding
+    error (NaN or infinite margins never do), else ``"infeasible"`` iff
     ``certificate`` re-checks to a bound :math:`\le 10^{-9}`
     (:func:`~lamcap.solvers.certificates.certificate_bound`), else
     ``"undecided"``.  A malformed certificate is dropped (verdict not
@@ -123,6 +125,7 @@ def build_result(
     'undecided'
     """
     margin = math.nan
+    verified = False
     if weights is not None:
         if isinstance(weights, tuple):
             weights = (
@@ -131,10 +134,11 @@ def build_result(
             )
         else:
             weights = np.asarray(weights, dtype=np.float64)
-        weights_matrix(weights, instance.d)  # shape and finiteness checks
-        margin = min_margin(instance, weights)
+        check = check_margins(instance, weights)  # also shape and finiteness checks
+        margin = check.min_margin
+        verified = check.verified
     verdict: Literal["feasible", "infeasible", "undecided"] = "undecided"
-    if margin > FEASIBILITY_TOLERANCE:
+    if verified:
         verdict = "feasible"
     elif certificate is not None:
         certificate = _rechecked(instance, certificate)

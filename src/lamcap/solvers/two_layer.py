@@ -66,7 +66,7 @@ from numpy.typing import NDArray
 
 from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance
-from lamcap.solvers.certificates import weights_matrix
+from lamcap.solvers.certificates import running_minimum, weights_matrix
 from lamcap.solvers.result import SolveResult, build_result
 
 __all__ = [
@@ -285,7 +285,7 @@ def _train_once(
     for step in range(steps + 1):
         if step % REFRESH_EVERY == 0 or step == steps:
             refresh = _refresh(access, instance.inputs @ (right @ left.T), size)
-            lowest = float(refresh.min_margins.min())
+            lowest = running_minimum(math.inf, refresh.min_margins)
             best.offer(left, right, lowest)
             if lowest > 0.0:
                 return _Run((left, right), step, timed_out=False)
@@ -495,7 +495,9 @@ def raw_min_margin(access: OutputAccess, weights: FloatArray) -> float:
     >>> raw_min_margin(OutputAccess.of(instance), np.zeros((4, 4)))
     0.0
     """
-    return float(_refresh(access, access.instance.inputs @ weights.T, 1).min_margins.min())
+    return running_minimum(
+        math.inf, _refresh(access, access.instance.inputs @ weights.T, 1).min_margins
+    )
 
 
 def _full_rank_relaxation(instance: Instance, deadline: float, seed: int) -> SolveResult:
