@@ -1,4 +1,4 @@
-r"""Measure the singular-value spectrum of optimal full-rank memories (THEORY.md §4, issue 4).
+r"""Measure the singular-value spectrum of optimal full-rank memories (docs/theory/mechanism.md, issue 4).
 
 Question: at capacity, does the optimal full-rank ``W`` (scaled to
 :math:`\|W\|_F^2 = d`) follow the quarter-circle law?  Two statistics per

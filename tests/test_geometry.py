@@ -81,7 +81,7 @@ def test_matches_generic_optimiser() -> None:
 
 
 def test_mean_active_size_is_half_at_p2() -> None:
-    # E|A| = E[C_2] = 1/2 (THEORY.md §2, fact 3); Monte Carlo at 5 sigma.
+    # E|A| = E[C_2] = 1/2 (docs/theory/cone.md, fact 3); Monte Carlo at 5 sigma.
     rng = np.random.default_rng(1)
     _, sizes = project_onto_cone(rng.normal(size=(200_000, 2)))
     assert abs(sizes.mean() - 0.5) < 5 * 0.5 / np.sqrt(200_000)

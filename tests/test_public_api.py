@@ -3,7 +3,7 @@
 A public function must have a numpy-style docstring with a summary line, a
 ``Parameters`` section naming every parameter of its signature, a ``Returns`` section,
 an ``Examples`` section with at least one doctest (run by ``--doctest-modules``), a
-reference (an arXiv id or a THEORY.md section, in the docstring or its module's
+reference (an arXiv id or a page of docs/theory/, in the docstring or its module's
 docstring) and, for the theory layer and the cone geometry, a formula (``.. math::``
 or ``:math:``). Constants carry an attribute docstring. The API reference pages of
 the documentation are generated from exactly these docstrings.
@@ -27,6 +27,9 @@ import lamcap
 EXPORTS: dict[str, str] = dict(lamcap._EXPORTS)
 SRC = Path(lamcap.__file__).resolve().parent.parent
 FORMULA_LAYERS = ("lamcap.theory", "lamcap.geometry")
+REPO = SRC.parent
+#: A reference: an arXiv identifier or a theory page of the documentation.
+_REFERENCE = re.compile(r"arXiv:\d{4}\.\d{4,5}|docs/theory/[a-z_-]+\.md")
 _SECTION = re.compile(r"^(?P<title>[A-Z][A-Za-z ]+)\n-{3,}\s*$", re.MULTILINE)
 
 
@@ -128,7 +131,7 @@ def test_function_has_a_complete_numpy_docstring(name: str) -> None:
     )
     assert not undocumented, f"{name}: parameters not in 'Parameters': {sorted(undocumented)}"
     assert ">>>" in sections["Examples"], f"{name}: 'Examples' has no doctest"
-    assert re.search(r"arXiv|THEORY\.md", doc + _module_doc(name)), f"{name}: no reference"
+    assert _REFERENCE.search(doc + _module_doc(name)), f"{name}: no reference"
     if EXPORTS[name].startswith(FORMULA_LAYERS):
         assert ".. math::" in doc or ":math:" in doc, f"{name}: no formula"
 
@@ -169,7 +172,7 @@ def test_constant_is_a_number_with_an_attribute_docstring(name: str) -> None:
         if isinstance(target, ast.Name) and target.id == name:
             doc = _attribute_doc(text.splitlines(), body, index)
             assert doc.strip(), f"{name} has no attribute docstring"
-            assert re.search(r"arXiv|THEORY\.md", doc), f"{name}: no reference"
+            assert _REFERENCE.search(doc), f"{name}: no reference"
             return
     pytest.fail(f"{name} is not assigned at the top level of {EXPORTS[name]}")
 
@@ -234,3 +237,42 @@ def test_importing_lamcap_is_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert result.stdout.strip() == "[]"
+
+
+# The theory brief the project started from is not part of the repository; the code,
+# docs and examples cite the docs/theory pages and the paper instead.
+_OUTSIDE_BRIEF = "THEORY" + ".md"
+_SHIPPED = ("src", "docs", "benchmarks", "derivations", "examples", "tests")
+_TEXT_SUFFIXES = {".py", ".md", ".tex", ".yml", ".yaml", ".toml", ".txt", ".cfg", ".csv"}
+
+
+def _shipped_text_files() -> list[Path]:
+    files = [REPO / "README.md", REPO / "CONTRIBUTING.md"]
+    for folder in _SHIPPED:
+        files += [
+            path
+            for path in sorted((REPO / folder).rglob("*"))
+            if path.is_file() and path.suffix in _TEXT_SUFFIXES and "__pycache__" not in path.parts
+        ]
+    return [path for path in files if path.is_file()]
+
+
+def test_nothing_cites_the_brief_outside_the_repository() -> None:
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in _shipped_text_files()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _OUTSIDE_BRIEF in line
+    ]
+    assert not offenders, f"cite docs/theory/ or arXiv:2605.10795 instead: {offenders}"
+
+
+def test_cited_theory_pages_exist() -> None:
+    cited = {
+        match.group(0)
+        for path in _shipped_text_files()
+        for match in re.finditer(r"docs/theory/[a-z_-]+\.md", path.read_text(encoding="utf-8"))
+    }
+    assert cited, "no docs/theory page is cited"
+    missing = sorted(page for page in cited if not (REPO / page).is_file())
+    assert not missing, f"cited theory pages that do not exist: {missing}"

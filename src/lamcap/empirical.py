@@ -9,7 +9,7 @@ solvers, another library); this module does not import :mod:`lamcap.solvers`.
 * :func:`normalized_scores` — per association the target score, the largest
   remaining competitor, the gap and the number of competitors tied at the
   top, in units of the competitor spread, like
-  :func:`lamcap.theory.scores.score_law` (THEORY.md §4).
+  :func:`lamcap.theory.scores.score_law` (docs/theory/mechanism.md).
 
 Examples
 --------
@@ -106,7 +106,7 @@ def empirical_spectrum(
         \qquad \kappa = m / d,
 
     so that the mean of :math:`\hat s^2` is 1, as in
-    ``singular_value_density(s, kappa)`` (THEORY.md §4).
+    ``singular_value_density(s, kappa)`` (docs/theory/mechanism.md).
 
     Parameters
     ----------
@@ -179,7 +179,7 @@ def normalized_scores(
     absolute deviation / 0.6745).  Both statistics are unchanged by the
     projection onto :math:`K_m`, which only moves the top competitors, so for
     an optimal memory the result is distributed as :math:`\Pi_{K_m}(g)`
-    (THEORY.md §4) up to the estimation error of :math:`\hat\sigma` (a
+    (docs/theory/mechanism.md) up to the estimation error of :math:`\hat\sigma` (a
     downward bias of order :math:`1/p` from centring each row at its own
     median: about 1% at ``p = 100``, 6% at ``p = 30``).
 

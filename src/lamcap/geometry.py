@@ -19,7 +19,7 @@ projecting :math:`\lambda + m\,\mathbf{1}_{\rho\ne t}` onto :math:`K` and
 shifting back.
 
 This is the one geometric primitive that both :mod:`lamcap.theory` and
-:mod:`lamcap.solvers` stand on (THEORY.md §2; arXiv:2605.10795).  The numba
+:mod:`lamcap.solvers` stand on (docs/theory/cone.md; arXiv:2605.10795).  The numba
 kernel :func:`project_row_inplace` (from the private cone kernel
 ``lamcap._cone_kernel``, which also holds the active-set rule every other
 layer uses) is exposed so that compiled solver loops can call it without
@@ -63,11 +63,11 @@ def project_onto_cone(
     active_sizes : ndarray of int64, shape (...)
         :math:`|A|`, the number of competitors pulled down to the target level.
         With ``scores`` standard Gaussian, its mean is the statistical dimension
-        :math:`E[C_p]` (THEORY.md §2, fact 1).
+        :math:`E[C_p]` (docs/theory/cone.md, fact 1).
 
     References
     ----------
-    arXiv:2605.10795 (the cone picture); THEORY.md §2.
+    arXiv:2605.10795 (the cone picture); docs/theory/cone.md.
 
     Examples
     --------

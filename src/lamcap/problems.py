@@ -9,7 +9,7 @@ target output scores strictly highest among the ``p`` outputs it sees,
     s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu, \qquad
     s_{\mu, t(\mu)} > s_{\mu\rho} \quad \forall \rho \ne t(\mu)
 
-(THEORY.md §1; arXiv:2605.10795).  Every entry of every input and output is
+(docs/theory/index.md; arXiv:2605.10795).  Every entry of every input and output is
 drawn independently from :math:`\mathcal N(0, 1/d)`.
 
 Conventions (stable; the solvers rely on them)
@@ -371,7 +371,7 @@ def _check_seed(seed: Any) -> int:
 def make_instance(
     d: int, p: int, *, n: int | None = None, model: str = "decoupled", seed: int
 ) -> Instance:
-    r"""Draw a random recall instance (THEORY.md §1).
+    r"""Draw a random recall instance (docs/theory/index.md).
 
     .. math::
 
@@ -443,7 +443,7 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
 
     Computed block by block (memory :math:`O(np + d^2)` beyond one block);
     float64, each entry accurate to :math:`O(d\,\epsilon)` relative to
-    :math:`\|u_\rho\|\,\|W e_\mu\|` (THEORY.md §1; arXiv:2605.10795).
+    :math:`\|u_\rho\|\,\|W e_\mu\|` (docs/theory/index.md; arXiv:2605.10795).
 
     Parameters
     ----------
@@ -479,7 +479,7 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
 
         \frac1n \#\{\mu : s_{\mu t(\mu)} > \max_{\rho \ne t(\mu)} s_{\mu\rho}\}.
 
-    Exact count over the float64 scores of :func:`scores` (THEORY.md §1;
+    Exact count over the float64 scores of :func:`scores` (docs/theory/index.md;
     arXiv:2605.10795); a tie counts as a failure.
 
     Parameters
@@ -508,7 +508,7 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
 
 
 def hebbian_weights(instance: Instance) -> NDArray[np.float64]:
-    r"""The Hebbian matrix :math:`W_H = \sum_\mu u_{t(\mu)} e_\mu^\top` (THEORY.md §1).
+    r"""The Hebbian matrix :math:`W_H = \sum_\mu u_{t(\mu)} e_\mu^\top` (docs/theory/index.md).
 
     Uses only the target rows, :math:`O(nd^2)` time; float64, exact up to the
     rounding of one matrix product (arXiv:2605.10795).

@@ -58,7 +58,7 @@ def test_margin_is_a_scale_of_the_returned_factors() -> None:
 
 def test_reaches_beyond_fixed_random_right_factor_capacity() -> None:
     # d = 12, m = 3: with R fixed, n E[C_p] <= d m = 36 would cap p near 12
-    # (E[C_12] ~ 2.3 by Monte Carlo of the cone projection); THEORY.md §3
+    # (E[C_12] ~ 2.3 by Monte Carlo of the cone projection); docs/theory/rank.md
     # predicts w_m^2 ~ 80, i.e. p ~ 28.  p = 20 must be reachable (n E[C_p] ~ 55 > 36).
     rng = np.random.default_rng(0)
     _, active = lamcap.project_onto_cone(rng.standard_normal((20000, 20)))

@@ -57,8 +57,8 @@ def test_lambert_form_converges(exact: np.ndarray) -> None:
     assert errors[-1] < errors[0]
 
 
-def test_theory_md_finite_p_capacities(exact: np.ndarray) -> None:
-    """THEORY.md §2 fact 6: alpha_c ~ 0.85 (1e3), 0.78 (1e4), 0.70 (1e6), > 0.6 (1e9)."""
+def test_quoted_finite_p_capacities(exact: np.ndarray) -> None:
+    """docs/theory/capacity.md: alpha_c ~ 0.85 (1e3), 0.78 (1e4), 0.70 (1e6), > 0.6 (1e9)."""
     alpha = np.log(10.0**POWERS) / exact
     claimed = {3: 0.85, 4: 0.78, 6: 0.70}
     for power, value in claimed.items():

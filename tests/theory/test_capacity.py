@@ -26,7 +26,7 @@ def test_constant_and_asymptotic_value() -> None:
 
 
 def test_finite_p_full_rank_is_log_p_over_statistical_dimension() -> None:
-    # values quoted in THEORY.md §2 fact 6: about 0.85 at p = 1e3, 0.78 at 1e4
+    # values quoted in docs/theory/capacity.md: about 0.85 at p = 1e3, 0.78 at 1e4
     values = capacity(p=[1000, 10_000])
     assert values[0] == pytest.approx(0.85, abs=0.01)
     assert values[1] == pytest.approx(0.78, abs=0.01)

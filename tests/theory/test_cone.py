@@ -42,7 +42,7 @@ def test_mean_of_law_equals_statistical_dimension(p: int) -> None:
 
 
 def _simplex_angle_law(p: int, k: int) -> mpmath.mpf:
-    """THEORY.md §2 fact 7: C(p-1, k) beta_k gamma_k, by mpmath quadrature."""
+    """docs/theory/cone.md, fact 4: C(p-1, k) beta_k gamma_k, by mpmath quadrature."""
     root = mpmath.sqrt(k + 1)
 
     def phi_imag(x: mpmath.mpf) -> mpmath.mpc:  # Phi(i x)

@@ -61,7 +61,7 @@ def test_frobenius_normalisation_has_unit_mean_square(law, kappa):
 
 @pytest.mark.parametrize("kappa", [1.0, 0.5, 0.1, 0.01])
 def test_raw_truncation_edge_and_second_moment_match_theory_section_3(kappa):
-    # THEORY.md §3: kappa = 1 - (2 theta + sin 2 theta)/pi, s_kappa = 2 sin theta,
+    # docs/theory/rank.md: kappa = 1 - (2 theta + sin 2 theta)/pi, s_kappa = 2 sin theta,
     # F(kappa) = 1 - 2 theta/pi + sin(4 theta)/(2 pi) = raw mean of s^2 times kappa.
     theta = optimize.brentq(
         lambda t: 1 - (2 * t + math.sin(2 * t)) / math.pi - kappa, 0.0, math.pi / 2, xtol=1e-15

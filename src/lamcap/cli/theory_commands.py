@@ -205,7 +205,7 @@ def register(subparsers: Any) -> None:
         "feasibility",
         help="Crofton probability that n associations are storable",
         description="Probability that n (default p) associations with p outputs each are "
-        "storable in a d x d map (Crofton formula, THEORY.md 2.5).",
+        "storable in a d x d map (Crofton formula, docs/theory/crofton.md).",
     )
     parser.add_argument("--d", required=True, help="dimension d >= 1")
     parser.add_argument(

@@ -12,11 +12,11 @@ interval), giving :math:`p_c(d)` and the critical load
 (the interval maps through this increasing function).  Next to it:
 
 * ``critical_p(d, κ)`` — the finite-size threshold :math:`n\,E[C_p] = w_m^2`
-  (THEORY.md §2 fact 4, §3);
+  (docs/theory/capacity.md, docs/theory/rank.md);
 * the median of the Crofton curve ``feasibility_probability(d, p, κ)``
-  (THEORY.md §2 fact 5), the p at which it crosses 1/2;
+  (docs/theory/crofton.md), the p at which it crosses 1/2;
 * for ``method="hebbian"``: the p at which ``hebbian_recall(p, α,
-  all_associations=True)`` crosses 1/2 (THEORY.md §4, the d → ∞ law), and the
+  all_associations=True)`` crosses 1/2 (docs/theory/hebbian.md, the d → ∞ law), and the
   same crossing of the exact finite-d law ``hebbian_recall_finite`` (decoupled).
 
 Undecided instances are left out at full rank and count as failures for
@@ -172,7 +172,7 @@ def hebbian_transition(d: int, *, finite: bool = False) -> float:
     r"""p at which the Hebbian rule recalls all associations with probability 1/2 (n = p).
 
     Solves ``hebbian_recall(p, p log p / d², all_associations=True) = 1/2``
-    (THEORY.md §4, the d → ∞ law at the load of (p, d)), or, with ``finite``,
+    (docs/theory/hebbian.md, the d → ∞ law at the load of (p, d)), or, with ``finite``,
     ``hebbian_recall_finite(p, d, all_associations=True) = 1/2`` (exact at
     this d, decoupled problem).  Interpolated linearly between integer p.
     """

@@ -4,13 +4,13 @@ r"""Solutions at capacity: their singular values and normalised scores (figures 
 
 * the non-zero singular values of :math:`W` in *Frobenius units* (scaled so
   that their mean square is 1, i.e. :math:`\|W\|_F^2 = m`), to compare with
-  ``singular_value_density(s, κ)`` (THEORY.md §4, spectrum);
+  ``singular_value_density(s, κ)`` (docs/theory/mechanism.md, spectrum);
 * the *normalised* scores of the solution and of the Hebbian matrix of the same
   instance: score divided by the competitor spread :math:`\|W e_\mu\|/\sqrt d`
-  (the units of :mod:`lamcap.theory.hebbian`; THEORY.md §4), split into the
+  (the units of :mod:`lamcap.theory.hebbian`; docs/theory/hebbian.md), split into the
   target and the competitors.
 
-Which solution is measured matters (THEORY.md §4): this is the weight matrix
+Which solution is measured matters (docs/theory/mechanism.md): this is the weight matrix
 returned by :func:`lamcap.solve` with the given method; the figures use
 ``"adam_ce"`` at full rank (cross-entropy, direction tending to max-margin;
 the cutting-plane LP solution is a vertex-like point with a heavier spectral

@@ -279,7 +279,8 @@ def _report(
     return f"""# lamcap reproduction ({plan.name})
 
 lamcap {__version__}, commit {git_commit() or "unknown"}, Python {platform.python_version()},
-{where}; {seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and THEORY.md.
+{where}; {seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and the theory pages of the lamcap docs
+(docs/theory/).
 
 {agreed} of {measured} measured claims agree.  "agrees" means: the measured
 transition is within 3% of the prediction or the prediction lies in its 95%

@@ -67,7 +67,7 @@ _REFINE_PROBABILITIES = (0.2, 0.5, 0.8)
 def theory_guess(cell: Cell) -> float:
     """Theoretical transition used to start the bracket of ``cell``.
 
-    ``critical_p(d, κ)`` (THEORY.md §2 fact 4, §3) for the optimal solvers;
+    ``critical_p(d, κ)`` (docs/theory/capacity.md, docs/theory/rank.md) for the optimal solvers;
     for ``method="hebbian"`` the p at which the exact finite-d Hebbian law
     (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
     all associations with probability 1/2.  If the theory layer

@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 MODELS = ("decoupled", "original")
-"""Problem models (THEORY.md §1): decoupled (DP) and original (OP)."""
+"""Problem models (docs/theory/index.md): decoupled (DP) and original (OP)."""
 
 METHODS = ("auto", "cutting_plane", "full_lp", "hebbian", "adam_ce", "two_layer")
 """Solver methods a sweep may name (``"auto"`` and the keys of ``lamcap.solvers.METHODS``)."""

@@ -1,4 +1,4 @@
-r"""Certified solvers for the recall feasibility problem (THEORY.md §1–2, §6).
+r"""Certified solvers for the recall feasibility problem (docs/theory/index.md, docs/theory/cone.md).
 
 Storing all associations of an :class:`~lamcap.problems.Instance` asks for
 :math:`W` with :math:`(u_t - u_\rho)^\top W e_\mu > 0` for all
@@ -274,7 +274,7 @@ def verify(instance: Instance, result: SolveResult) -> Verification:
     never ``"undecided"`` with a feasible ``W``.  A tampered ``W`` (margin
     changes) or a tampered certificate (bound grows, indices invalid) fails.
     The margin is :math:`\min_{\mu,\rho \ne t(\mu)} m_{\mu\rho}(W)`, the
-    normalised value of the constraints of THEORY.md §1 (arXiv:2605.10795) as
+    normalised value of the constraints of docs/theory/index.md (arXiv:2605.10795) as
     defined by :func:`~lamcap.solvers.certificates.min_margin`, recomputed in
     float64.
 

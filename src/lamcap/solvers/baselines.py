@@ -5,7 +5,7 @@ weights re-verified from scratch by :func:`lamcap.solvers.build_result`:
 recomputed float64 normalised margin :math:`> 10^{-9}`) or ``"undecided"``.
 
 * :func:`solve_hebbian`: :math:`W_H = \sum_\mu u_{t(\mu)} e_\mu^\top`
-  (THEORY.md §1, §4).
+  (docs/theory/index.md, docs/theory/hebbian.md).
 * :func:`solve_adam_cross_entropy`: the protocol used in the literature on
   factual recall: train :math:`W` (or :math:`QR^\top`) from a small random start
   with Adam on the softmax cross-entropy over the :math:`p` outputs each
@@ -73,7 +73,7 @@ def solve_hebbian(
         s_{\mu\rho} = u_\rho^{(\mu)\top} W_H e_\mu, \qquad
         \text{feasible iff } \min_{\mu,\rho\ne t} m_{\mu\rho}(W_H) > 10^{-9}
 
-    (THEORY.md §1, §4).  Hebbian failure says nothing about feasibility, so the
+    (docs/theory/index.md, docs/theory/hebbian.md).  Hebbian failure says nothing about feasibility, so the
     verdict is ``"feasible"`` or ``"undecided"``, never ``"infeasible"``.
 
     Parameters
@@ -225,7 +225,7 @@ def solve_adam_cross_entropy(
     by :func:`lamcap.solvers.build_result` (recomputed normalised margin
     :math:`> 10^{-9}`) and returned ``"feasible"``.  Otherwise ``"undecided"``
     with the last weights (cross-entropy cannot prove infeasibility).
-    THEORY.md §1, §3; arXiv:2605.10795.
+    docs/theory/index.md, docs/theory/rank.md; arXiv:2605.10795.
 
     Parameters
     ----------

@@ -89,7 +89,7 @@ margin above :math:`10^{-9}`.  (This proves infeasibility up to that margin,
 not :math:`\max_W \min_i m_i \le 0` exactly; the two verdicts can never both
 hold for one instance.)
 
-References: THEORY.md §1–2; arXiv:2605.10795.
+References: docs/theory/index.md, docs/theory/cone.md; arXiv:2605.10795.
 """
 
 from __future__ import annotations

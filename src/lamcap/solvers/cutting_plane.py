@@ -1,6 +1,6 @@
 r"""Certified full-rank solver: block dual ascent + HiGHS cutting planes.
 
-Problem (THEORY.md §1–2): find :math:`W` with
+Problem (docs/theory/index.md, docs/theory/cone.md): find :math:`W` with
 :math:`\langle W, \hat A_i\rangle > 0` for all :math:`n(p-1)` constraints
 :math:`\hat A_i = \hat a_i \hat e_\mu^\top` (normalisation of
 :mod:`lamcap.solvers.kernels`).  The :math:`O(np\,d^2)` constraint matrix is

@@ -1,6 +1,6 @@
 r"""HiGHS on the full LP: the baseline a user would write, and the LP helpers.
 
-The full-rank problem is the homogeneous LP (THEORY.md §1)
+The full-rank problem is the homogeneous LP (docs/theory/index.md)
 
 .. math::
 

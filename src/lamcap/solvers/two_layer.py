@@ -8,7 +8,7 @@ association asks for
     (u_t - u_\rho)^\top Q R^\top e_\mu \ \ge\ \text{margin}
     \qquad \forall \mu,\ \rho \ne t(\mu),
 
-a non-convex problem for :math:`m < d` (THEORY.md §1, §3; arXiv:2605.10795).
+a non-convex problem for :math:`m < d` (docs/theory/index.md, docs/theory/rank.md; arXiv:2605.10795).
 Scaling :math:`(Q, R) \to (cQ, cR)` multiplies every score by :math:`c^2`, so
 the margin is a pure scale: the trainer works at margin 1, stops as soon as
 every raw margin is positive, and rescales its answer so that the smallest raw
@@ -26,7 +26,7 @@ Adam on the squared hinge loss
 where :math:`S_\mu` is a *working set* of the :math:`K = \min(p-1,
 \lceil 4\log p\rceil + 4)` highest-scoring competitors of association
 :math:`\mu` (found with ``argpartition``).  At capacity only about
-:math:`\mathbb{E}|A| \approx 2\log p` competitors are active (THEORY.md §2), so
+:math:`\mathbb{E}|A| \approx 2\log p` competitors are active (docs/theory/cone.md), so
 the working set holds every constraint that matters.  Every
 :data:`REFRESH_EVERY` steps all :math:`np` scores are recomputed block by
 block with matrix products (:math:`O(npd)`), the working sets are rebuilt, the
@@ -104,7 +104,7 @@ def working_set_size(p: int) -> int:
     r"""Competitors kept per association between refreshes, :math:`\min(p-1, \lceil 4\log p\rceil+4)`.
 
     About twice the active-set size :math:`\mathbb{E}|A| \approx 2\log p`
-    (THEORY.md §2), plus slack.
+    (docs/theory/cone.md), plus slack.
 
     Examples
     --------
@@ -361,7 +361,7 @@ def solve_rank_constrained(
         \big(1 - (u_t - u_\rho)^\top Q R^\top e_\mu\big)_+^2
 
     by Adam on working sets :math:`S_\mu` of top competitors, with restarts
-    (schedule in the module docstring; THEORY.md §3; arXiv:2605.10795).
+    (schedule in the module docstring; docs/theory/rank.md; arXiv:2605.10795).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 r"""Replica-symmetric free entropy of the full-rank decoupled model (sympy).
 
-THEORY.md §5, arXiv:2605.10795, Gardner 1988.  With :math:`\delta = 1 - q`,
+docs/theory/replica.md, arXiv:2605.10795, Gardner 1988.  With :math:`\delta = 1 - q`,
 
 .. math::
 

@@ -1,6 +1,6 @@
 r"""Hebbian recall thresholds as large-deviation limits (sympy).
 
-THEORY.md §4.  Normalised scores under the Hebbian rule: target
+See docs/theory/hebbian.md and arXiv:2605.10795.  Normalised scores under the Hebbian rule: target
 :math:`\sim N(\mu, 1)` with :math:`\mu = \sqrt{L/\alpha}`, :math:`L = \log p`, and
 :math:`p - 1` competitors :math:`\sim N(0, 1)`.  On the scale :math:`\sqrt L`
 (:math:`\mu = m\sqrt L`, a level :math:`t\sqrt L`), the probability that a competitor
@@ -20,7 +20,7 @@ The error fraction vanishes iff :math:`I > 0`, i.e. :math:`\alpha < 1/2`; all
 :math:`p` associations are recalled iff :math:`I > 1` (union bound, tight for
 these nearly independent events), i.e. :math:`\alpha < 1/8`.
 
-THEORY.md §4 gives the decay exponent :math:`(1 - \sqrt{2\alpha})^2/(2\alpha)`: it is
+The decay exponent often quoted, :math:`(1 - \sqrt{2\alpha})^2/(2\alpha)`, is
 the first branch and holds for :math:`1/8 \le \alpha < 1/2` only; below 1/8 the
 exponent is :math:`1/(4\alpha) - 1` (the two agree at :math:`\alpha = 1/8`).
 

@@ -1,6 +1,6 @@
 r"""Rank-:math:`\kappa` capacity: quarter-circle width :math:`F(\kappa)` and its entropic term (sympy).
 
-THEORY.md §3.  The squared Gaussian width of the unit-Frobenius matrices of rank
+docs/theory/rank.md.  The squared Gaussian width of the unit-Frobenius matrices of rank
 :math:`\le m = \kappa d` is :math:`d^2 F(\kappa)` with the quarter-circle law
 :math:`\rho(s) = \sqrt{4 - s^2}/\pi` on :math:`[0, 2]`:
 
@@ -81,7 +81,7 @@ def width_of_angle() -> sp.Expr:
 
 
 def capacity_of_angle() -> sp.Expr:
-    r""":math:`\alpha_c = F/2`; equals THEORY.md §3's :math:`1/2 - \theta/\pi + \sin 4\theta/(4\pi)`.
+    r""":math:`\alpha_c = F/2`; equals docs/theory/rank.md's :math:`1/2 - \theta/\pi + \sin 4\theta/(4\pi)`.
 
     Examples
     --------

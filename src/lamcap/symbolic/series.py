@@ -1,6 +1,6 @@
 r"""Large-:math:`p` series of the statistical dimension :math:`\mathbb{E}[C_p]` (sympy).
 
-Derivation (docs/derivations/series.md has every step; THEORY.md §2 fact 6).
+Derivation (docs/derivations/series.md has every step; docs/theory/cone.md, fact 6).
 Poissonise the :math:`p - 1` competitors into a Poisson process of intensity
 :math:`\lambda\varphi(y)`, :math:`\lambda = p - 1` (the error is
 :math:`O(\log p / p)`).  A competitor at :math:`y` is active iff
@@ -157,7 +157,7 @@ def gumbel_coefficients(order: int = 4) -> tuple[sp.Rational, ...]:
 
     :math:`Y` solves :math:`Y^2 + 3\log Y^2 = 2\log(p - 1) - \log 2\pi`
     (:func:`level_equation`).  Exact rationals from the Hankel-contour expansion
-    described in the module docstring (arXiv:2605.10795; THEORY.md §2 fact 6).
+    described in the module docstring (arXiv:2605.10795; docs/theory/cone.md, fact 6).
 
     Examples
     --------

@@ -114,7 +114,7 @@ def monte_carlo_dimension(p: int, samples: int, seed: int) -> tuple[float, float
     The :math:`k` smallest of :math:`n` uniforms are :math:`\Gamma_k/\Gamma_{n+1}`
     (partial sums of standard exponentials); competitors are
     :math:`y_{(k)} = -\Phi^{-1}(U_{(k)})`, and :math:`|A|` is the prefix where
-    :math:`k y_k > g + y_1 + \dots + y_{k-1}` (THEORY.md §2); both steps are
+    :math:`k y_k > g + y_1 + \dots + y_{k-1}` (docs/theory/cone.md); both steps are
     :func:`lamcap._cone_kernel.sample_top_projection`.  Returns the mean and its
     standard error.
 
@@ -144,7 +144,7 @@ generated block of `src/lamcap/theory/asymptotics.py` by `lamcap tables`.
 1. **Poissonisation.** Replace the $p-1$ competitors by a Poisson process of
    intensity $\lambda\varphi(y)$, $\lambda = p-1$ (error $O(\log p/p)$). A
    competitor at $y$ is active iff $g + S_y < y$ with
-   $S_y = \sum_{z>y}(z-y)$ (THEORY.md §2); by Mecke's formula
+   $S_y = \sum_{z>y}(z-y)$ ([recall cone](../theory/cone.md)); by Mecke's formula
    $\mathbb{E}|A| = \int \lambda\varphi(y)\,P(g + S_y < y)\,dy$.
 2. **Laplace inversion.** $P(X<c) = \frac{1}{2\pi i}\int e^{s c}\,\mathbb{E}e^{-sX}\,ds/s$
    and $\mathbb{E}e^{-s(g+S_y)} = e^{s^2/2 - vK(s,y)}$, where $v = \lambda\varphi(y)$
@@ -255,10 +255,10 @@ def _series_pages() -> Pages:
         + "\n\nThe default series (terms 0-3) has error below the size of term 4 at "
         "$p = 10^6$ and $10^9$; with term 4 the error falls monotonically with $p$. "
         "The errors shrink like powers of $1/\\log p$: slowly.\n\n"
-        "## Finite-p capacity (THEORY.md §2 fact 6)\n\n"
+        "## Finite-p capacity\n\n"
         + alpha_md
-        + "\n\nThe claims 0.85 ($10^3$), 0.78 ($10^4$), 0.70 ($10^6$) and > 0.6 ($10^9$) "
-        "are confirmed.\n"
+        + "\n\nAbout 0.85 ($10^3$), 0.78 ($10^4$), 0.70 ($10^6$) and still above 0.6 ($10^9$), "
+        "as on the [capacity page](../theory/capacity.md): the approach to 1/2 is slow.\n"
     )
     pages["series.md"] = text
     return pages
@@ -290,7 +290,8 @@ documented here (no numeric rank-$\kappa$ replica code uses it yet).
    $\int_{s_\kappa}^2\rho = \kappa$.
 2. sympy substitutes $s = 2\sin\phi$ and integrates: $\kappa(\theta) = 1 -
    (2\theta + \sin 2\theta)/\pi$ and $F/2 = 1/2 - \theta/\pi + \sin 4\theta/(4\pi)$
-   — exactly THEORY.md §3 (verified symbolically, not only numerically).
+   — the closed form of the [rank page](../theory/rank.md) (verified
+   symbolically, not only numerically).
 3. Limits: $\alpha_c(1) = 1/2$; $\alpha_c/\kappa \to 2$ as $\kappa\to0$ (sympy limit).
 4. **Entropic term (ansatz).** In the full-rank model the $q\to1$ singular part of
    $\frac12[\log(1-q) + q/(1-q)]$ is $w^2/(2N(1-q))$ with $w^2/N = 1$. Replacing
@@ -299,11 +300,11 @@ documented here (no numeric rank-$\kappa$ replica code uses it yet).
    $-a\,\mathbb{E}[C_p]/(2(1-q))$ gives $a_c = F(\kappa)/\mathbb{E}[C_p]$, i.e.
    $\alpha_c \to F(\kappa)/2$.
 
-**Assumptions.** Gaussian equivalence (THEORY.md §2); the ansatz of step 4 is
+**Assumptions.** Gaussian equivalence ([capacity page](../theory/capacity.md)); the ansatz of step 4 is
 Gordon's comparison bound written as an entropic term: for the non-convex rank
 set it is an *upper bound* on the capacity unless the threshold is sharp, which
-this symbolic layer does not prove (the solver experiments of THEORY.md §3 test
-it). We found no error in the §3 formulas.
+this symbolic layer does not prove (the rank-constrained solver experiments test
+it). We found no error in the closed forms of the [rank page](../theory/rank.md).
 
 """
 
@@ -339,7 +340,7 @@ _REPLICA_INTRO = r"""# Replica free entropy and saddle point
 
 ## Steps
 
-1. RS free entropy per weight ($N = d^2$, load $a = n/d^2$, THEORY.md §5):
+1. RS free entropy per weight ($N = d^2$, load $a = n/d^2$, [replica page](../theory/replica.md)):
    $\Phi(q) = \frac12[\log(1-q) + \frac{q}{1-q}] + a\,G(q)$,
    $G(q) = \mathbb{E}_z\log P_\xi(\sqrt q z + \sqrt{1-q}\xi \in K_m)$.
 2. Inner probability as a 1-D integral: with $b_\rho = (\sqrt q(z_t - z_\rho) -
@@ -365,7 +366,7 @@ _REPLICA_INTRO = r"""# Replica free entropy and saddle point
 
 **Assumptions.** Replica symmetry (exact here: the feasible set is a convex cone,
 the problem is a linear program); Gaussian equivalence of the map
-$W\mapsto$ scores (THEORY.md §2) for the decoupled model. For $p\ge3$ the average
+$W\mapsto$ scores ([capacity page](../theory/capacity.md)) for the decoupled model. For $p\ge3$ the average
 over the quenched $z$ is a Monte Carlo average (fixed seed, control variate
 $\operatorname{dist}(z,K_m)^2$ with its exact mean), so values carry a relative
 error of about $10^{-3}$ away from $q = 1$; at $p = 2$ everything is quadrature.
@@ -418,7 +419,7 @@ finite-$p$ Hebbian laws are in `lamcap.theory.hebbian` (engineer D).
 ## Steps
 
 1. Normalised scores: target $\sim N(\mu,1)$, $\mu = \sqrt{L/\alpha}$,
-   $L = \log p$; $p-1$ competitors $\sim N(0,1)$ (THEORY.md §4, $O(1/d)$
+   $L = \log p$; $p-1$ competitors $\sim N(0,1)$ ([Hebbian page](../theory/hebbian.md), $O(1/d)$
    corrections dropped).
 2. On the scale $\sqrt L$ ($\mu = m\sqrt L$, level $t\sqrt L$): the target
    reaches $t$ at cost $p^{-(m-t)^2/2}$; some competitor exceeds $t$ at cost
@@ -431,8 +432,8 @@ finite-$p$ Hebbian laws are in `lamcap.theory.hebbian` (engineer D).
 4. Thresholds: error fraction $\to0$ iff $I>0$ iff $\alpha<1/2$; all $p$
    associations recalled iff $pp^{-I}\to0$ iff $I>1$ iff $\alpha<1/8$.
 
-**Correction to THEORY.md §4.** The decay exponent
-$(1-\sqrt{2\alpha})^2/(2\alpha)$ of the error fraction holds only for
+**Two branches.** The decay exponent $(1-\sqrt{2\alpha})^2/(2\alpha)$ of the
+error fraction, often quoted for every $\alpha<1/2$, holds only for
 $1/8\le\alpha<1/2$; for $\alpha<1/8$ it is $1/(4\alpha)-1$ (they agree at 1/8).
 The thresholds 1/8 and 1/2 are right.
 
@@ -459,7 +460,7 @@ def build_hebbian() -> Pages:
             ]
         )
     table, pages = _both(
-        "hebbian_exponent", ["$\\alpha$", "$I(\\alpha)$ (sympy)", "THEORY.md §4 formula"], rows
+        "hebbian_exponent", ["$\\alpha$", "$I(\\alpha)$ (sympy)", "single-branch formula"], rows
     )
     text = (
         _GENERATED_NOTE

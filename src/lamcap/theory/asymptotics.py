@@ -1,6 +1,6 @@
 r"""Large-:math:`p` series of :math:`\mathbb{E}[C_p]` and of the finite-size capacity.
 
-The statistical dimension of the recall cone (THEORY.md §2 fact 6,
+The statistical dimension of the recall cone (docs/theory/cone.md, fact 6,
 arXiv:2605.10795) has the asymptotic expansion, with :math:`L = \log p`,
 
 .. math::
@@ -148,7 +148,7 @@ def statistical_dimension_series(
     -0.021 at :math:`10^9` (each below the size of term 4); with order 4 it is
     0.024, 0.004 and 0.0009.  Errors fall like powers of :math:`1/\log p`, i.e.
     only logarithmically in :math:`p`.  Derivation:
-    :mod:`lamcap.symbolic.series` (arXiv:2605.10795; THEORY.md §2 fact 6).
+    :mod:`lamcap.symbolic.series` (arXiv:2605.10795; docs/theory/cone.md, fact 6).
 
     Parameters
     ----------
@@ -212,7 +212,7 @@ def capacity_series(
 
     References
     ----------
-    arXiv:2605.10795; THEORY.md §2, fact 6.
+    arXiv:2605.10795; docs/theory/cone.md, fact 6.
 
     Examples
     --------

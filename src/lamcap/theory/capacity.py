@@ -1,10 +1,10 @@
 r"""Capacities: the asymptotic load, the finite-size load and the critical p.
 
-Full rank, the threshold of the approximate kinematic formula (THEORY.md §2,
-fact 4) is :math:`n\,\mathbb{E}[C_p] = d^2`; with :math:`n = p` and the load
+Full rank, the threshold of the approximate kinematic formula (docs/theory/capacity.md)
+is :math:`n\,\mathbb{E}[C_p] = d^2`; with :math:`n = p` and the load
 :math:`\alpha = p\log p/d^2` this is :math:`\alpha_c(p) = \log p/\mathbb{E}[C_p]
 \to 1/2`.  Rank :math:`m = \kappa d` replaces :math:`d^2` by the squared
-Gaussian width :math:`w_m^2` (THEORY.md §3), asymptotically :math:`d^2 F(\kappa)`:
+Gaussian width :math:`w_m^2` (docs/theory/rank.md), asymptotically :math:`d^2 F(\kappa)`:
 
 .. math::
 
@@ -17,7 +17,7 @@ Gaussian width :math:`w_m^2` (THEORY.md §3), asymptotically :math:`d^2 F(\kappa
 1e-12) at integer :math:`p`; between integers it is interpolated, see
 :func:`critical_p`.
 
-Reference: arXiv:2605.10795; THEORY.md §2–3.
+Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ __all__ = ["CAPACITY", "capacity", "critical_p"]
 
 #: Asymptotic capacity :math:`\alpha_c = \lim_{p\to\infty}\log p/\mathbb{E}[C_p] = 1/2`
 #: of a full-rank linear associative memory at load :math:`\alpha = p\log p/d^2`
-#: (arXiv:2605.10795; THEORY.md §2 fact 6).  The approach is logarithmic in p:
+#: (arXiv:2605.10795; docs/theory/cone.md, fact 6).  The approach is logarithmic in p:
 #: finite-p values (:func:`capacity` with ``p``) are far above it.
 CAPACITY: Final[float] = 0.5
 
@@ -113,7 +113,7 @@ def capacity(
     :mod:`lamcap.theory.rank`), :math:`> 10^6` values per second.  Finite p:
     relative error below 1e-12 from :math:`\mathbb{E}[C_p]`, plus the error of
     the finite-d width when ``d`` is given and :math:`m < d`.
-    Reference: arXiv:2605.10795; THEORY.md §2 fact 4, §3.
+    Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
 
     Examples
     --------
@@ -313,7 +313,7 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
         p_c\,\mathbb{E}[C_{p_c}] = w_m^2 = \mathbb{E}\Big[\sum_{i\le m}\sigma_i^2\Big],
         \qquad m = \operatorname{round}(\kappa d),
 
-    the finite-size threshold of THEORY.md §2 fact 4 and §3 with as many
+    the finite-size threshold of docs/theory/capacity.md and docs/theory/rank.md with as many
     associations as outputs.  :math:`w_m^2 = d^2` at full rank; for
     :math:`m < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
 
@@ -339,7 +339,7 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     (checked against integer p off the grid), so :math:`p_c` is accurate to
     about 1e-8 relative at full rank.  Grid values are cached per process: the
     first call over d = 8..256 evaluates about 80 statistical dimensions.
-    Reference: arXiv:2605.10795; THEORY.md §2 fact 4, §6 (d = 12 gives about 40).
+    Reference: arXiv:2605.10795; docs/theory/capacity.md (d = 12 gives about 40).
 
     Examples
     --------

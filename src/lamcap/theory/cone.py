@@ -10,10 +10,10 @@ For :math:`g \sim N(0, I_p)` and the recall cone with margin :math:`m \ge 0`,
 this module computes :math:`\mathbb{E}[C_p] = \mathbb{E}\operatorname{dist}(g, K_m)^2`
 (at :math:`m = 0` the statistical dimension of the polar cone, equal to the mean
 active-set size :math:`\mathbb{E}|A|` by Stein's identity) and the law of
-:math:`|A|` (the conic intrinsic volumes of the polar cone), THEORY.md §2 and
+:math:`|A|` (the conic intrinsic volumes of the polar cone), docs/theory/cone.md and
 arXiv:2605.10795.
 
-Exact route (THEORY.md §2 fact 8).  A competitor of value :math:`y` is active iff
+Exact route (docs/theory/cone.md, fact 5).  A competitor of value :math:`y` is active iff
 :math:`g_t + \sum_{\text{others}} (Z - y)_+ < y`; by exchangeability
 
 .. math::
@@ -339,7 +339,7 @@ def statistical_dimension(
 
     References
     ----------
-    arXiv:2605.10795; THEORY.md §2 facts 1, 8 and §4 (margin); Amelunxen, Lotz,
+    arXiv:2605.10795; docs/theory/cone.md, facts 1 and 5; docs/theory/mechanism.md (margin); Amelunxen, Lotz,
     McCoy, Tropp (2014), *Living on the edge*.
 
     Examples
@@ -645,7 +645,7 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     r"""Law of the active-set size: :math:`P(|A| = k)`, :math:`k = 0, \dots, k_{\max}`.
 
     These are the conic intrinsic volumes of the polar cone :math:`K^\circ`
-    (THEORY.md §2 fact 2).  With :math:`y` the :math:`k`-th largest of the
+    (docs/theory/cone.md, fact 2).  With :math:`y` the :math:`k`-th largest of the
     :math:`p - 1` competitors (density
     :math:`f_{(k)}(y) = (p-1)\binom{p-2}{k-1}\varphi(y)Q(y)^{k-1}\Phi(y)^{p-1-k}`)
     and the :math:`k - 1` larger ones iid :math:`(Z \mid Z > y)`,
@@ -678,7 +678,7 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     ndarray
         :math:`P(|A| = k)` for ``k = 0..kmax``; absolute error about ``1e-15``
         per entry for p up to 1e3 (measured against the simplex-angle closed
-        form of THEORY.md §2 fact 7 and against :func:`statistical_dimension`),
+        form of docs/theory/cone.md, fact 4 and against :func:`statistical_dimension`),
         rounding in the inversions growing it to about ``1e-14`` at p = 1e6 and
         ``1e-13`` at p = 1e9 (the one-inversion-per-k route differs by as much);
         summing to one within ``1e-12`` when ``kmax`` covers the support.
@@ -687,7 +687,7 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
 
     References
     ----------
-    arXiv:2605.10795; THEORY.md §2 facts 2 and 7; Amelunxen et al. (2014).
+    arXiv:2605.10795; docs/theory/cone.md, facts 2 and 4; Amelunxen et al. (2014).
 
     Examples
     --------

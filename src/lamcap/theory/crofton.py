@@ -1,4 +1,4 @@
-r"""Exact finite-size feasibility law from the Crofton formula (THEORY.md §2.5).
+r"""Exact finite-size feasibility law from the Crofton formula (docs/theory/crofton.md).
 
 Under the Gaussian model (the map :math:`W \mapsto` scores is a uniformly random
 subspace of dimension :math:`D = d^2` in :math:`\mathbb{R}^{n p}`), ``n``
@@ -161,8 +161,8 @@ def feasibility_probability(
         P(\text{feasible}) = 2\,\big[P(V = D-1) + P(V = D-3) + \dots\big],
         \qquad V = \sum_{\mu=1}^{n} |A_\mu|, \quad D = d^2,
 
-    with :math:`|A_\mu|` iid from :func:`lamcap.active_set_law` (THEORY.md §2
-    fact 5).  Exact under the Gaussian model at full rank.
+    with :math:`|A_\mu|` iid from :func:`lamcap.active_set_law` (docs/theory/cone.md,
+    fact 2).  Exact under the Gaussian model at full rank.
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ def feasibility_probability(
     probability errors below 1e-8).  The FFT convolution power adds an
     absolute error below about 3e-13.  Laws are cached per process; the first
     curve costs one :func:`lamcap.active_set_law` per grid node it touches.
-    Reference: THEORY.md §2.5; Amelunxen, Lotz, McCoy, Tropp (2014).
+    Reference: docs/theory/crofton.md; Amelunxen, Lotz, McCoy, Tropp (2014).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 r"""The Hebbian memory :math:`W_H = \sum_\mu u_\mu e_\mu^\top`: scores and recall curves.
 
-THEORY.md §4 (arXiv:2605.10795; the thresholds are also proved in
+docs/theory/hebbian.md (arXiv:2605.10795; the thresholds are also proved in
 arXiv:2605.05189).  Decoupled problem: association :math:`\mu` has input
 :math:`e_\mu`, target :math:`u_\mu` and :math:`p - 1` competitor outputs that
 do not enter :math:`W`; all vectors i.i.d. :math:`N(0, I_d/d)`, ``n``
@@ -55,8 +55,8 @@ up to logarithmic factors (:func:`hebbian_error_exponent`), with
 :math:`1/8 \le \alpha < 1/2` and :math:`e(\alpha) = 1/(4\alpha) - 1` for
 :math:`\alpha \le 1/8`: for :math:`\alpha < 1/8` the Laplace maximum moves
 into the interior (a moderately low target against one high competitor), and
-the decay is *slower* than the THEORY.md formula, which is a lower bound
-there.  :math:`n\,p^{-e(\alpha)} \to 0` iff :math:`e(\alpha) > 1` iff
+the decay is *slower* than the middle-branch formula, which over-estimates the
+exponent there (docs/theory/hebbian.md).  :math:`n\,p^{-e(\alpha)} \to 0` iff :math:`e(\alpha) > 1` iff
 :math:`\alpha < 1/8 =` :data:`HEBBIAN_CAPACITY`.
 """
 
@@ -85,7 +85,7 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 HEBBIAN_CAPACITY = 0.125
-"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8 (THEORY.md §4)."""
+"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8 (docs/theory/hebbian.md)."""
 
 _Z_LIMIT = 39.0  # phi(39) ~ 1e-331: nothing beyond contributes in float64
 _PANEL_WIDTH = 0.5
@@ -179,7 +179,7 @@ def hebbian_recall(
     Integrand evaluated in log space (``log Φ``); composite Gauss–Legendre
     rule (12 nodes per panel of width 1/2 on [-39, 39]).  Relative error below
     ``1e-13`` for both ``r`` and ``1 - r`` (checked against mpmath
-    quadrature).  Reference: THEORY.md §4, arXiv:2605.10795, arXiv:2605.05189.
+    quadrature).  Reference: docs/theory/hebbian.md, arXiv:2605.10795, arXiv:2605.05189.
 
     Examples
     --------
@@ -282,7 +282,7 @@ def hebbian_recall_finite(
     -----
     Precision: about ``1e-6`` relative for ``d >= 8`` (the Gauss rules of the
     chi-square variables; measured by doubling the nodes), checked against
-    Monte Carlo of actual Hebbian memories.  Reference: THEORY.md §4.
+    Monte Carlo of actual Hebbian memories.  Reference: docs/theory/hebbian.md.
 
     Examples
     --------
@@ -313,10 +313,10 @@ def hebbian_error_exponent(alpha: ArrayLike) -> Any:
         \end{cases}
 
     from the Laplace method on :math:`\int \varphi(z)\min(1, p\,\bar\Phi(\mu_p+z))dz`
-    (module docstring).  THEORY.md §4 gives only the middle branch; below
-    :math:`\alpha = 1/8` it over-estimates the decay.  :math:`e(1/8) = 1`: all
+    (module docstring).  The middle branch alone, often quoted for all
+    :math:`\alpha < 1/2`, over-estimates the decay below :math:`\alpha = 1/8`.  :math:`e(1/8) = 1`: all
     associations are recalled iff :math:`e > 1` iff :math:`\alpha < 1/8`.
-    Reference: THEORY.md §4, arXiv:2605.10795.
+    Reference: docs/theory/hebbian.md, arXiv:2605.10795.
 
     Parameters
     ----------
@@ -345,7 +345,7 @@ def hebbian_critical_load(p: int, *, level: float = 0.5, n: int | None = None) -
 
     Solves :math:`r(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
     to :data:`HEBBIAN_CAPACITY` = 1/8 as :math:`p \to \infty`, logarithmically
-    slowly (THEORY.md §4).
+    slowly (docs/theory/hebbian.md).
 
     Parameters
     ----------

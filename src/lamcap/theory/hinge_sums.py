@@ -1,6 +1,6 @@
 r"""Laws of Gaussian-plus-hinge sums: the primitive behind the cone geometry.
 
-Every finite-size law of the recall cone (THEORY.md §2; arXiv:2605.10795)
+Every finite-size law of the recall cone (docs/theory/cone.md; arXiv:2605.10795)
 reduces to the distribution function of
 
 .. math::
@@ -488,10 +488,10 @@ def hinge_sum_cdf(
         \qquad g, Z_1, \dots, Z_n \ \text{iid}\ N(0, 1),
 
     with threshold :math:`\theta`, count :math:`n` and shift :math:`s`
-    (the margin of THEORY.md §4, so that the hinge is at :math:`y = \theta - s`).
+    (the margin of docs/theory/mechanism.md, so that the hinge is at :math:`y = \theta - s`).
     Computed by midpoint Gil-Pelaez inversion of the characteristic function
     :math:`e^{-t^2/2}(1 + \psi_y(t))^n` (module docstring; arXiv:2605.10795,
-    THEORY.md §2 fact 8).
+    docs/theory/cone.md, fact 5).
 
     Parameters
     ----------
@@ -553,7 +553,7 @@ def target_level_cdf(x: ArrayLike, p: int, margin: float = 0.0, *, dps: int | No
         = \texttt{hinge\_sum\_cdf}(x, x, p - 1, \text{shift}=m).
 
     In these coordinates the projected competitors sit at or below
-    :math:`\ell^* - m` (THEORY.md §4, scores at capacity; arXiv:2605.10795).
+    :math:`\ell^* - m` (docs/theory/mechanism.md, scores at capacity; arXiv:2605.10795).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 r"""Largest margin below capacity: :math:`a\,E[\operatorname{dist}(g, K_m)^2] = 1`.
 
-THEORY.md §4 ("below capacity, with margin m"; arXiv:2605.10795).  At load
+See docs/theory/mechanism.md, *Below capacity: the margin* (arXiv:2605.10795).  At load
 :math:`a = n/d^2` below the capacity :math:`a_c(p) = 1/E[C_p]`, the full-rank
 max-margin memory reaches the largest :math:`m` with
 
@@ -55,7 +55,7 @@ def load_at_margin(margin: ArrayLike, p: int) -> Any:
     .. math::
 
         a(m) = 1 / E\big[\operatorname{dist}(g, K_m)^2\big]
-        \qquad (\text{THEORY.md §4}),
+        \qquad (\text{see docs/theory/mechanism.md}),
 
     decreasing from the capacity :math:`a_c(p) = 1/E[C_p]` at :math:`m = 0`.
 
@@ -129,7 +129,7 @@ def max_margin(load: ArrayLike, p: int) -> Any:
     Precision: ``1e-12`` relative in :math:`m` (limited by
     :func:`~lamcap.theory.cone.statistical_dimension`); reproduces Gardner's
     :math:`\alpha_c(\kappa)` at :math:`p = 2` to ``1e-10``.  Reference:
-    THEORY.md §4; Gardner (1988).
+    docs/theory/mechanism.md (margin); Gardner (1988).
 
     Examples
     --------
@@ -163,7 +163,7 @@ def gardner_load(kappa: ArrayLike) -> Any:
         = \big[(1+\kappa^2)\Phi(\kappa) + \kappa\varphi(\kappa)\big]^{-1}.
 
     Equal to ``load_at_margin(sqrt(2) * kappa, 2)`` (module docstring).
-    Reference: Gardner (1988), THEORY.md §4.
+    Reference: Gardner (1988), docs/theory/mechanism.md (margin).
 
     Parameters
     ----------

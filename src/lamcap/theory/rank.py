@@ -1,4 +1,4 @@
-r"""Rank-constrained capacity: the truncated quarter-circle law (THEORY.md §3).
+r"""Rank-constrained capacity: the truncated quarter-circle law (docs/theory/rank.md).
 
 A rank-:math:`m` weight matrix :math:`W = Q R^\top` (:math:`m = \kappa d`) can
 only use the top :math:`\kappa`-fraction of the singular values of a Gaussian
@@ -40,7 +40,7 @@ within a few ulp (relative error :math:`\lesssim 5\times 10^{-16}`) for every
 Newton's method in mpmath with guard digits and the result is correct to
 :math:`k` significant digits.
 
-Reference: arXiv:2605.10795 (rank-constrained capacity); THEORY.md §3.
+Reference: arXiv:2605.10795 (rank-constrained capacity); docs/theory/rank.md.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def threshold_angle(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     Notes
     -----
     float64: relative error a few ulp (absolute error ``~1e-16``).
-    Reference: arXiv:2605.10795; THEORY.md §3.
+    Reference: arXiv:2605.10795; docs/theory/rank.md.
 
     Examples
     --------
@@ -344,7 +344,7 @@ def rank_capacity(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
         \alpha_c(\kappa) = \frac12 - \frac{\theta}{\pi} + \frac{\sin 4\theta}{4\pi},
         \qquad \kappa = 1 - \frac{2\theta + \sin 2\theta}{\pi},
 
-    with the load :math:`\alpha = p\log p / d^2` (arXiv:2605.10795; THEORY.md §3).
+    with the load :math:`\alpha = p\log p / d^2` (arXiv:2605.10795; docs/theory/rank.md).
     :math:`\alpha_c(1) = 1/2` and :math:`\alpha_c(\kappa)/\kappa \to 2` as
     :math:`\kappa \to 0`.  This is :func:`lamcap.capacity` with ``p=None``.
 

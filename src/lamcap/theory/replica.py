@@ -1,7 +1,7 @@
 r"""Replica-symmetric free entropy of the full-rank decoupled model and its saddle point.
 
 Per weight (:math:`N = d^2`), at load :math:`a = n/d^2`, overlap :math:`q` and
-:math:`\delta = 1 - q` (THEORY.md §5, arXiv:2605.10795; Gardner 1988):
+:math:`\delta = 1 - q` (docs/theory/replica.md, arXiv:2605.10795; Gardner 1988):
 
 .. math::
 
@@ -120,7 +120,7 @@ def _check_samples(samples: Any) -> int:
 def entropic_term(q: ArrayLike) -> FloatArray:
     r"""Entropic part :math:`\tfrac12[\log(1 - q) + q/(1 - q)]` of the RS free entropy.
 
-    Exact in float64 for :math:`q \in [0, 1)` (THEORY.md §5).
+    Exact in float64 for :math:`q \in [0, 1)` (docs/theory/replica.md).
 
     Examples
     --------
@@ -319,7 +319,7 @@ def _quenched_draws(
 def critical_load(p: int, margin: float = 0.0) -> float:
     r"""Critical load :math:`a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (:math:`= 1/\mathbb{E}[C_p]` at m=0).
 
-    The :math:`q \to 1` limit of the saddle point (THEORY.md §2 fact 4, §5).
+    The :math:`q \to 1` limit of the saddle point (docs/theory/capacity.md, docs/theory/replica.md).
     Uses the exact quadrature of :func:`lamcap.statistical_dimension` (>= 10 digits).
 
     Examples
@@ -419,7 +419,7 @@ def energetic_term(
     :math:`\int Du \log H\big((\kappa - \sqrt q u)/\sqrt{1 - q}\big)`,
     :math:`\kappa = m/\sqrt2`); Monte Carlo over ``samples`` quenched draws
     (fixed ``seed``, control variate) for :math:`p \ge 3`, relative error about
-    1e-3 at 512 samples (THEORY.md §5).
+    1e-3 at 512 samples (docs/theory/replica.md).
 
     Examples
     --------
@@ -451,7 +451,7 @@ def free_entropy(
         \Phi(q; a, p) = \tfrac12\Big[\log(1 - q) + \frac{q}{1 - q}\Big]
         + a\,\mathbb{E}_z \log P_\xi\big(\sqrt q z + \sqrt{1 - q}\xi \in K_m\big)
 
-    (THEORY.md §5; arXiv:2605.10795; Gardner 1988).  ``q`` and ``load`` broadcast.
+    (docs/theory/replica.md; arXiv:2605.10795; Gardner 1988).  ``q`` and ``load`` broadcast.
     Precision: that of :func:`energetic_term` (exact at :math:`p = 2`, Monte Carlo
     with a fixed seed otherwise).
 
@@ -537,7 +537,7 @@ def solve_saddle_point(
         a = \frac{q}{D(q)}, \qquad D(q) = \mathbb{E}_z\|\langle\lambda\rangle - \sqrt q z\|^2,
 
     increasing from :math:`q^*(0) = 0` to :math:`q^* \to 1` as
-    :math:`a \to a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (THEORY.md §5).
+    :math:`a \to a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (docs/theory/replica.md).
     The curve :math:`a(q)` is computed once on a grid of :math:`\log(1 - q)`
     (down to :math:`1 - q = 10^{-12}`) and inverted by monotone interpolation;
     beyond the grid a power law in :math:`1 - q` is used.
@@ -589,7 +589,7 @@ def log_volume(
 
     The fraction of the sphere of weights that recalls every association, on a
     log scale per weight: :math:`0` at :math:`a = 0`, decreasing, :math:`\to -\infty`
-    as :math:`a \to a_c` (Gardner 1988; THEORY.md §5).
+    as :math:`a \to a_c` (Gardner 1988; docs/theory/replica.md).
 
     Parameters
     ----------

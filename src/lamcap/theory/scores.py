@@ -1,6 +1,6 @@
 r"""Law of the normalised scores at the optimum: :math:`\Pi_{K_m}(g)`, :math:`g \sim N(0, I_p)`.
 
-THEORY.md §4 (scores at and below capacity; arXiv:2605.10795).  Per
+docs/theory/mechanism.md (scores at and below capacity; arXiv:2605.10795).  Per
 association the normalised score vector of the max-margin memory is
 distributed as the projection of a standard Gaussian vector onto
 :math:`K_m = \{\lambda_t \ge \lambda_\rho + m\}` (:math:`m = 0` at capacity,
@@ -302,7 +302,7 @@ def score_law(p: int, *, margin: float = 0.0) -> ScoreLaw:
 
     Notes
     -----
-    Reference: THEORY.md §4; arXiv:2605.10795.  Precision about ``1e-12``
+    Reference: docs/theory/mechanism.md; arXiv:2605.10795.  Precision about ``1e-12``
     absolute for probabilities (module docstring).  At large ``p`` the mean
     target level :math:`E\ell^*` approaches :math:`\sqrt{2\log p}` from below,
     slowly (lower-order terms in :math:`\log\log p`).
@@ -366,7 +366,7 @@ def sample_scores(
     order statistics of the ``p - 1`` competitors are drawn (exactly, by
     exponential spacings), enough to contain the active set (rows whose active
     set reaches the block get the next order statistics, drawn conditionally).
-    Reference: THEORY.md §4.
+    Reference: docs/theory/mechanism.md.
 
     .. math::
 

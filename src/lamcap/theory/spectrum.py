@@ -5,7 +5,7 @@ for the :math:`m` non-zero singular values of the :math:`d \times d` weight
 matrix ``W`` (the :math:`d - m` zeros of a rank-:math:`m` matrix are not part
 of the law):
 
-``law="optimum"`` (THEORY.md §4, arXiv:2605.10795)
+``law="optimum"`` (docs/theory/mechanism.md, arXiv:2605.10795)
     The weights at capacity.  For :math:`\kappa = 1` the quarter circle
     :math:`\rho(s) = \sqrt{4 - s^2}/\pi` on :math:`[0, 2]`; for
     :math:`\kappa < 1` its top :math:`\kappa`-fraction
@@ -528,7 +528,7 @@ def singular_value_density(
 
     Notes
     -----
-    Reference: THEORY.md §4, arXiv:2605.10795.  Precision: a few ulp away from
+    Reference: docs/theory/mechanism.md, arXiv:2605.10795.  Precision: a few ulp away from
     the support edges (float64); ``dps`` digits with mpmath.
 
     Examples
@@ -579,7 +579,7 @@ def singular_value_cdf(
 
     Notes
     -----
-    Reference: THEORY.md §4.  Precision: ~1e-15 absolute (float64).
+    Reference: docs/theory/mechanism.md.  Precision: ~1e-15 absolute (float64).
 
     Examples
     --------
@@ -625,7 +625,7 @@ def singular_value_quantile(
 
     Notes
     -----
-    Reference: THEORY.md §4.  Precision: ``cdf(quantile(u)) = u`` to ~1e-15.
+    Reference: docs/theory/mechanism.md.  Precision: ``cdf(quantile(u)) = u`` to ~1e-15.
 
     Examples
     --------
@@ -650,7 +650,7 @@ def singular_value_support(
 
     For ``law="optimum"`` in raw units it is :math:`[s_\kappa, 2]` with
     :math:`s_\kappa = 2\sin\theta_\kappa`,
-    :math:`\kappa = 1 - (2\theta_\kappa + \sin 2\theta_\kappa)/\pi` (THEORY.md §3).
+    :math:`\kappa = 1 - (2\theta_\kappa + \sin 2\theta_\kappa)/\pi` (docs/theory/rank.md).
 
     Parameters
     ----------
@@ -682,7 +682,7 @@ def singular_value_moment(
     (``c`` the normalisation scale), by 64-point Gauss–Legendre quadrature of an
     entire integrand: machine precision.  For the product law the even moments
     are free-probability polynomials, e.g. :math:`E s^4 = 1 + 2\kappa`.
-    Reference: THEORY.md §4.
+    Reference: docs/theory/mechanism.md.
 
     Parameters
     ----------
@@ -726,7 +726,7 @@ def sample_singular_values(
     r"""Draw ``n`` i.i.d. singular values from the law, by inverse-cdf sampling.
 
     ``quantile(U)``, ``U`` uniform, with the exact quantile of
-    :func:`singular_value_quantile` (THEORY.md §4).
+    :func:`singular_value_quantile` (docs/theory/mechanism.md).
 
     .. math::
 

@@ -1,4 +1,4 @@
-r"""Finite-d Gaussian width of the rank-m matrices (THEORY.md §3).
+r"""Finite-d Gaussian width of the rank-m matrices (docs/theory/rank.md).
 
 The squared Gaussian width of the unit-Frobenius matrices of rank at most
 :math:`m` in :math:`\mathbb{R}^{d\times d}` is
@@ -62,7 +62,7 @@ d = 8, 0.6 % at d = 16, 0.2 % at d >= 32, and at m = 1 below 4 % (d = 8) and
 :math:`\kappa \ge 3/4`, there (and at d = 8) both are about equally accurate,
 while for :math:`\kappa \le 1/2`, d >= 16 the 1/d term halves the error or better.
 
-Reference: arXiv:2605.10795 (rank-constrained capacity); THEORY.md §3.
+Reference: arXiv:2605.10795 (rank-constrained capacity); docs/theory/rank.md.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     measured below 1.4 for :math:`m \ge d/4`, :math:`d \le 64` (relative
     < 2 % at d = 8, < 0.2 % for d >= 32) and below 2.1 at :math:`m = 1`; the
     exact value is the smaller one.
-    Reference: THEORY.md §3; arXiv:2605.10795.
+    Reference: docs/theory/rank.md; arXiv:2605.10795.
 
     Examples
     --------

@@ -46,7 +46,7 @@ def mechanism_samples(
 
     Full rank: ``method="adam_ce"`` (cross-entropy training, whose direction
     tends to the max-margin W — the solution the spectrum prediction is about,
-    THEORY.md §4); κ < 1: the rank-constrained trainer (``"auto"``).
+    docs/theory/mechanism.md); κ < 1: the rank-constrained trainer (``"auto"``).
     """
     from lamcap import critical_p  # noqa: PLC0415
 

@@ -2,7 +2,7 @@ r"""Figure 3: measured critical load α_c(d) vs d, approaching 1/2, with the fin
 
 Points: measured :math:`\alpha_c(d) = p_c\log p_c/d^2` (full rank, decoupled
 and original problems, 95% intervals).  Lines: the finite-size threshold
-``critical_p(d)`` (THEORY.md §2 fact 4), the median of the Crofton law
+``critical_p(d)`` (docs/theory/capacity.md), the median of the Crofton law
 (§2 fact 5, at the measured d) and the asymptote 1/2: the approach is
 logarithmic in p, so at these sizes α_c is far above 1/2 (§2 fact 6).
 """

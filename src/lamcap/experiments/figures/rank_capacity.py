@@ -1,6 +1,6 @@
 r"""Figure 2: critical load vs rank ratio κ, asymptotic and finite-size, with measured points.
 
-Lines: the asymptotic quarter-circle capacity ``capacity(κ)`` (THEORY.md §3)
+Lines: the asymptotic quarter-circle capacity ``capacity(κ)`` (docs/theory/rank.md)
 and, for each measured d, the finite-size prediction
 :math:`\alpha = p_c \log p_c / d^2` with ``p_c = critical_p(d, κ)`` at the
 achievable ratios κ = m/d.  Points: measured α_c of the decoupled problem with

@@ -1,7 +1,7 @@
 r"""Figure 5: normalised score histograms at capacity, optimal vs Hebbian, with the laws.
 
 Scores are divided by the competitor spread :math:`\|We_\mu\|/\sqrt d`
-(THEORY.md §4).  Left: a solution near capacity; the theoretical law is
+(docs/theory/mechanism.md).  Left: a solution near capacity; the theoretical law is
 :math:`\Pi_K(g)`, :math:`g \sim N(0, I_p)` (Monte Carlo with
 :func:`lamcap.project_onto_cone`): the target sits at the common level just
 above the competitors' extreme values.  Right: the Hebbian matrix of the same

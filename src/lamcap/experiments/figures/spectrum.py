@@ -5,7 +5,7 @@ units (mean square 1), pooled over seeds, one panel per κ (cross-entropy
 training ``adam_ce`` at full rank, the two-layer trainer below; the legend
 names the method).  Lines:
 ``singular_value_density(s, κ)`` of the learnt weights (truncated quarter
-circle, THEORY.md §4) and the law at initialisation (Gaussian W at κ = 1,
+circle, docs/theory/mechanism.md) and the law at initialisation (Gaussian W at κ = 1,
 :math:`QR^\top` with Gaussian factors below).  The panel title gives the
 measured fourth moment ratio :math:`E[s^4]/E[s^2]^2` (quarter circle: 2).
 """

@@ -3,8 +3,8 @@ r"""Figure 1: fraction of storable instances vs load, DP / OP / Hebbian, with fi
 Points: measured fraction of instances whose associations can all be recalled
 (95% Wilson intervals) against :math:`\alpha = p \log p / d^2`, one colour per
 d.  Lines: the Crofton finite-size law ``feasibility_probability(d, p)``
-(THEORY.md §2 fact 5) for the optimal solvers, and
-``hebbian_recall(p, α, all_associations=True)`` (THEORY.md §4) for the Hebbian
+(docs/theory/crofton.md) for the optimal solvers, and
+``hebbian_recall(p, α, all_associations=True)`` (docs/theory/hebbian.md) for the Hebbian
 rule.  Only full-rank (κ = 1) cells are drawn.
 """
 
