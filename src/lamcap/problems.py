@@ -62,8 +62,13 @@ __all__ = [
 ]
 
 MODELS = ("decoupled", "original")
-CACHE_LIMIT = 1 << 22
-"""Decoupled instances with at most this many output numbers (32 MiB) are cached."""
+CACHE_LIMIT = 1 << 25
+"""Decoupled instances with at most this many output numbers (256 MiB) hold them in memory.
+
+The one cache policy of lamcap: every score pass (:meth:`Instance.scored_blocks`,
+used by the cutting plane, the certificates, the two-layer trainer and the Adam
+baseline) reads the held outputs; larger instances are streamed block by block.
+"""
 
 _INPUT_STREAM = 0
 _SHARED_OUTPUT_STREAM = 1
@@ -150,6 +155,15 @@ class Instance:
             values.setflags(write=False)
             self._cache["outputs"] = values
         return self._cache["outputs"]
+
+    def _cached_norms2(self) -> NDArray[np.float64]:
+        """Squared norms of the held decoupled outputs, ``(n, p)``, computed once."""
+        if "norms2" not in self._cache:
+            outputs = self._shared_outputs()
+            norms2 = np.einsum("bpd,bpd->bp", outputs, outputs)
+            norms2.setflags(write=False)
+            self._cache["norms2"] = norms2
+        return self._cache["norms2"]
 
     def _generate(self, mu: int) -> NDArray[np.float64]:
         return _normal(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mu), (self.p, self.d), self.d)
@@ -272,12 +286,14 @@ class Instance:
             yield ScoredBlock(0, block_scores, norms2, outputs)
             return
         if self.is_cached:
-            for start, block in self.blocks():
-                rows = values[start : start + block.shape[0]]
+            outputs, all_norms2 = self._shared_outputs(), self._cached_norms2()
+            size = max(1, _BLOCK_NUMBERS // (self.p * self.d))
+            for start in range(0, self.n, size):
+                block = outputs[start : start + size]  # a read-only view, no copy
                 yield ScoredBlock(
                     start,
-                    np.einsum("bpd,bd->bp", block, rows),
-                    np.einsum("bpd,bpd->bp", block, block),
+                    np.einsum("bpd,bd->bp", block, values[start : start + size]),
+                    all_norms2[start : start + size],
                     block if keep_outputs else None,
                 )
             return

@@ -166,3 +166,19 @@ def test_bad_input_names_argument_value_and_range(
 def test_bad_training_options_are_rejected(arguments: dict[str, float], name: str) -> None:
     with pytest.raises(ValueError, match=rf"^{name} must .*, got "):
         solve_adam_cross_entropy(make_instance(6, 5, seed=0), **arguments)  # type: ignore[arg-type]
+
+
+def test_adam_cross_entropy_held_and_streamed_outputs_agree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scores come from Instance.scored_blocks on both paths of the one output cache.
+    from lamcap import problems
+
+    held = solve_adam_cross_entropy(make_instance(10, 16, seed=2), seed=0)
+    monkeypatch.setattr(problems, "CACHE_LIMIT", 0)
+    instance = make_instance(10, 16, seed=2)
+    assert not instance.is_cached
+    streamed = solve_adam_cross_entropy(instance, seed=0)
+    assert held.verdict == streamed.verdict == "feasible"
+    assert held.iterations == streamed.iterations
+    np.testing.assert_allclose(streamed.weights, held.weights, rtol=1e-6, atol=1e-9)

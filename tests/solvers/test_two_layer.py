@@ -160,3 +160,29 @@ def test_working_set_covers_typical_active_set() -> None:
         _, active = lamcap.project_onto_cone(rng.standard_normal((4000, p)))
         assert working_set_size(p) >= min(p - 1, 2 * active.mean())
         assert np.mean(active > working_set_size(p)) < 0.01
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_raw_min_margin_is_the_smallest_direct_margin(model: str) -> None:
+    from lamcap.solvers.two_layer import raw_min_margin
+
+    instance = make_instance(9, 14, model=model, seed=5)
+    left, right = np.random.default_rng(0).standard_normal((2, 9, 4))
+    assert raw_min_margin(instance, left @ right.T) == pytest.approx(
+        _direct_raw_margins(instance, left, right).min(), rel=1e-12, abs=1e-12
+    )
+
+
+def test_held_and_streamed_outputs_train_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The trainer scores through Instance.scored_blocks whichever way the instance
+    # holds its outputs (the two paths differ in the last bits of the scores only).
+    from lamcap import problems
+
+    held = solve_rank_constrained(make_instance(12, 20, seed=3), rank=4, seed=0)
+    monkeypatch.setattr(problems, "CACHE_LIMIT", 0)
+    instance = make_instance(12, 20, seed=3)
+    assert not instance.is_cached
+    streamed = solve_rank_constrained(instance, rank=4, seed=0)
+    assert held.verdict == streamed.verdict == "feasible"
+    assert held.iterations == streamed.iterations
+    np.testing.assert_allclose(streamed.weights[0], held.weights[0], rtol=1e-6, atol=1e-9)

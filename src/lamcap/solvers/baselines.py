@@ -28,7 +28,7 @@ from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, hebbian_weights
 from lamcap.solvers.certificates import running_minimum
 from lamcap.solvers.result import SolveResult, build_result
-from lamcap.solvers.two_layer import Adam, OutputAccess, check_solver_arguments, raw_min_margin
+from lamcap.solvers.two_layer import Adam, check_solver_arguments, raw_min_margin
 
 __all__ = [
     "CE_FACTOR_LEARNING_RATE",
@@ -114,7 +114,7 @@ def solve_hebbian(
         root = np.sqrt(values[:rank_value])
         factors = (left[:, :rank_value] * root, right_t[:rank_value].T * root)
         weights = factors[0] @ factors[1].T
-    raw = raw_min_margin(OutputAccess.of(instance), weights)
+    raw = raw_min_margin(instance, weights)
     scale = margin / raw if raw > 0 else 1.0
     result_weights = (
         weights * scale
@@ -141,19 +141,20 @@ class _Pass:
 
 
 def _cross_entropy_pass(
-    access: OutputAccess, hidden: FloatArray, selected: NDArray[np.bool_]
+    instance: Instance, hidden: FloatArray, selected: NDArray[np.bool_]
 ) -> _Pass:
     r"""Mean softmax cross-entropy of the ``selected`` associations and its gradient in :math:`h`.
 
-    ``all_recalled`` is tested on every association, selected or not.
+    Scores from :meth:`lamcap.problems.Instance.scored_blocks`; ``all_recalled`` is
+    tested on every association, selected or not.
     """
-    instance = access.instance
     gradient = np.zeros((instance.n, instance.d))
     total = 0.0
     recalled = True
-    for start, outputs in access.blocks():
-        stop = instance.n if outputs.ndim == 2 else start + outputs.shape[0]
-        block_scores = access.block_scores(outputs, hidden[start:stop])
+    shared = instance.outputs(0) if instance.model == "original" else None
+    for block in instance.scored_blocks(hidden, keep_outputs=shared is None):
+        start, stop = block.start, block.start + block.scores.shape[0]
+        block_scores = block.scores
         targets = instance.targets[start:stop]
         local = np.arange(stop - start)
         target_scores = block_scores[local, targets].copy()
@@ -169,10 +170,11 @@ def _cross_entropy_pass(
         total += float(np.sum((np.log(normaliser) - shifted[local, targets])[chosen]))
         probabilities[local, targets] -= 1.0
         probabilities[~chosen] = 0.0
-        if outputs.ndim == 2:
-            gradient[start:stop] = probabilities @ outputs
+        if shared is not None:
+            gradient[start:stop] = probabilities @ shared
         else:
-            gradient[start:stop] = np.matmul(probabilities[:, None, :], outputs)[:, 0, :]
+            assert block.outputs is not None  # keep_outputs=True
+            gradient[start:stop] = np.matmul(probabilities[:, None, :], block.outputs)[:, 0, :]
     scale = 1.0 / max(1, int(selected.sum()))
     return _Pass(recalled, total * scale, gradient * scale)
 
@@ -284,7 +286,6 @@ def solve_adam_cross_entropy(
     )
     parameters = [generator.standard_normal(shape) * scale for shape in shapes]
     optimiser = Adam(parameters, learning_rate)
-    access = OutputAccess.of(instance)
     order = generator.permutation(instance.n)
     batches_per_epoch = math.ceil(instance.n / batch)
     loss = math.nan
@@ -298,7 +299,7 @@ def solve_adam_cross_entropy(
             selected[:] = False
             selected[order[position : position + batch]] = True
         hidden = instance.inputs @ _weights_of(parameters).T
-        current = _cross_entropy_pass(access, hidden, selected)
+        current = _cross_entropy_pass(instance, hidden, selected)
         loss = current.loss
         if current.all_recalled:
             result = _feasible_result(instance, parameters, margin, step, started, loss)
@@ -326,7 +327,7 @@ def _feasible_result(
     loss: float,
 ) -> SolveResult:
     """Rescale recalled weights to raw margin ``margin`` and verify them."""
-    raw = raw_min_margin(OutputAccess.of(instance), _weights_of(parameters))
+    raw = raw_min_margin(instance, _weights_of(parameters))
     factor = margin / raw if raw > 0 else 1.0
     if len(parameters) == 1:
         weights: FloatArray | tuple[FloatArray, FloatArray] = parameters[0] * factor

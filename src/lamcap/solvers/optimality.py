@@ -58,7 +58,7 @@ from numpy.typing import NDArray
 from lamcap._validation import check_finite_array, check_real
 from lamcap.problems import Instance
 from lamcap.solvers.certificates import weights_matrix
-from lamcap.solvers.two_layer import OutputAccess, raw_min_margin
+from lamcap.solvers.two_layer import raw_min_margin
 
 __all__ = [
     "MarginDual",
@@ -198,7 +198,7 @@ def primal_value(instance: Instance, W: object, margin: float) -> tuple[float, f
     """
     weights = weights_matrix(W, instance.d)
     level = check_real("margin", margin, minimum=0.0, closed="()")
-    lowest = raw_min_margin(OutputAccess.of(instance), weights)
+    lowest = raw_min_margin(instance, weights)
     if not lowest > 0:
         return math.inf, lowest
     return 0.5 * (level * float(np.linalg.norm(weights)) / lowest) ** 2, lowest

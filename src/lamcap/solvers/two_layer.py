@@ -50,16 +50,16 @@ constraint holds.  Between refreshes a step costs :math:`O(nKd + ndm)`.
   certificate; otherwise ``"undecided"`` with the best weights seen (largest
   raw minimum margin divided by :math:`\|QR^\top\|_F`).
 
-Outputs of a decoupled instance are held in memory when
-:math:`npd \le` :data:`MEMORY_NUMBERS` and streamed block by block otherwise.
+Every score pass is :meth:`lamcap.problems.Instance.scored_blocks`: the instance
+holds its outputs in memory when :math:`npd \le`
+:data:`lamcap.problems.CACHE_LIMIT` and streams them block by block otherwise.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -72,12 +72,10 @@ from lamcap.solvers.result import SolveResult, build_result
 __all__ = [
     "INIT_SCALE",
     "LEARNING_RATE",
-    "MEMORY_NUMBERS",
     "REFRESH_EVERY",
     "RESTARTS",
     "STEPS_PER_RESTART",
     "Adam",
-    "OutputAccess",
     "check_solver_arguments",
     "raw_min_margin",
     "solve_rank_constrained",
@@ -94,8 +92,6 @@ REFRESH_EVERY = 10
 """Steps between full score passes (working-set rebuild and exact stopping test)."""
 INIT_SCALE = 0.1
 """Standard deviation of the initial factors, in units of d^{-1/2}."""
-MEMORY_NUMBERS = 1 << 25
-"""Decoupled outputs with at most this many numbers (256 MiB) are held in memory."""
 
 FloatArray = NDArray[np.float64]
 
@@ -114,40 +110,6 @@ def working_set_size(p: int) -> int:
     return int(min(p - 1, math.ceil(4.0 * math.log(p)) + 4))
 
 
-# --------------------------------------------------------------------------- data access
-@dataclass
-class OutputAccess:
-    """Blockwise access to an instance's outputs, cached in memory when small enough.
-
-    Used by the trainer here and by the Adam / cross-entropy baseline.
-    """
-
-    instance: Instance
-    cached: FloatArray | None = field(default=None, repr=False)
-
-    @classmethod
-    def of(cls, instance: Instance) -> OutputAccess:
-        """Hold the outputs in memory if ``n p d <=`` :data:`MEMORY_NUMBERS` (always for OP)."""
-        if instance.model == "original":
-            return cls(instance, np.asarray(instance.outputs(0)))
-        if instance.n * instance.p * instance.d <= MEMORY_NUMBERS:
-            return cls(instance, np.asarray(instance.output_block(np.arange(instance.n))))
-        return cls(instance, None)
-
-    def blocks(self) -> Iterator[tuple[int, FloatArray]]:
-        """Yield ``(start, outputs)``; ``outputs`` is ``(b, p, d)``, or ``(p, d)`` when shared."""
-        if self.cached is not None:
-            yield 0, self.cached
-            return
-        yield from self.instance.blocks()
-
-    def block_scores(self, outputs: FloatArray, hidden: FloatArray) -> FloatArray:
-        """Scores ``(b, p)`` of a block given its hidden vectors ``h_mu = W e_mu`` ``(b, d)``."""
-        if outputs.ndim == 2:
-            return np.asarray(hidden @ outputs.T)
-        return np.asarray(np.matmul(outputs, hidden[:, :, None])[:, :, 0])
-
-
 def _exclude_targets(block_scores: FloatArray, targets: NDArray[np.int64]) -> FloatArray:
     """Return the target scores and set the target entries of ``block_scores`` to -inf."""
     rows = np.arange(block_scores.shape[0])
@@ -164,23 +126,24 @@ class _Refresh:
     differences: FloatArray  # (n, K, d) rows u_t - u_rho for the working-set competitors
 
 
-def _refresh(access: OutputAccess, hidden: FloatArray, size: int) -> _Refresh:
-    """Score every output, keep the ``size`` top competitors per association."""
-    instance = access.instance
+def _refresh(instance: Instance, hidden: FloatArray, size: int) -> _Refresh:
+    """Score every output (:meth:`Instance.scored_blocks`), keep the ``size`` top competitors."""
     n, d = instance.n, instance.d
     min_margins = np.empty(n)
     differences = np.empty((n, size, d))
     target_rows = instance.target_outputs()
-    for start, outputs in access.blocks():
-        stop = n if outputs.ndim == 2 else start + outputs.shape[0]
-        block_scores = access.block_scores(outputs, hidden[start:stop])
+    shared = instance.outputs(0) if instance.model == "original" else None
+    for block in instance.scored_blocks(hidden, keep_outputs=shared is None):
+        start, stop = block.start, block.start + block.scores.shape[0]
+        block_scores = block.scores
         target_scores = _exclude_targets(block_scores, instance.targets[start:stop])
         top = np.argpartition(-block_scores, size - 1, axis=1)[:, :size]
         min_margins[start:stop] = target_scores - block_scores.max(axis=1)
-        if outputs.ndim == 2:
-            competitors = outputs[top]
+        if shared is not None:
+            competitors = shared[top]
         else:
-            competitors = outputs[np.arange(stop - start)[:, None], top]
+            assert block.outputs is not None  # keep_outputs=True
+            competitors = block.outputs[np.arange(stop - start)[:, None], top]
         differences[start:stop] = target_rows[start:stop, None, :] - competitors
     return _Refresh(min_margins, differences)
 
@@ -268,7 +231,7 @@ class _Run:
 
 
 def _train_once(
-    access: OutputAccess,
+    instance: Instance,
     left: FloatArray,
     right: FloatArray,
     *,
@@ -278,13 +241,12 @@ def _train_once(
     best: _Best,
 ) -> _Run:
     """Adam on the working-set squared hinge from ``(left, right)``; stop when all margins > 0."""
-    instance = access.instance
     size = working_set_size(instance.p)
     optimiser = Adam([left, right], learning_rate)
     refresh: _Refresh | None = None
     for step in range(steps + 1):
         if step % REFRESH_EVERY == 0 or step == steps:
-            refresh = _refresh(access, instance.inputs @ (right @ left.T), size)
+            refresh = _refresh(instance, instance.inputs @ (right @ left.T), size)
             lowest = running_minimum(math.inf, refresh.min_margins)
             best.offer(left, right, lowest)
             if lowest > 0.0:
@@ -410,7 +372,6 @@ def solve_rank_constrained(
     steps_per_restart = check_integer("steps_per_restart", steps_per_restart, minimum=1)
     learning_rate = check_real("learning_rate", learning_rate, minimum=0.0, closed="()")
     deadline = started + limit
-    access = OutputAccess.of(instance)
     best = _Best()
     total_steps = 0
     full_rank_verdict = "not run"
@@ -425,7 +386,7 @@ def solve_rank_constrained(
         else:
             left, right = _random_start(instance.d, rank, seed, restart)
         run = _train_once(
-            access,
+            instance,
             left,
             right,
             steps=steps_per_restart,
@@ -440,7 +401,7 @@ def solve_rank_constrained(
             "timed_out": run.timed_out,
         }
         if run.weights is not None:
-            reached = raw_min_margin(access, run.weights[0] @ run.weights[1].T)
+            reached = raw_min_margin(instance, run.weights[0] @ run.weights[1].T)
             scale = math.sqrt(margin / reached)
             result = build_result(
                 instance,
@@ -470,7 +431,7 @@ def solve_rank_constrained(
                 )
             if full.verdict == "feasible" and full.weights is not None:
                 warm_start = weights_matrix(full.weights, instance.d)
-                warm_start = warm_start / raw_min_margin(access, warm_start)
+                warm_start = warm_start / raw_min_margin(instance, warm_start)
     return build_result(
         instance,
         best.weights,
@@ -485,19 +446,24 @@ def solve_rank_constrained(
     )
 
 
-def raw_min_margin(access: OutputAccess, weights: FloatArray) -> float:
+def raw_min_margin(instance: Instance, weights: FloatArray) -> float:
     r"""Smallest raw margin :math:`(u_t - u_\rho)^\top W e_\mu` over all constraints.
+
+    One pass of :meth:`lamcap.problems.Instance.scored_blocks`.
 
     Examples
     --------
     >>> from lamcap.problems import make_instance
     >>> instance = make_instance(4, 3, n=1, seed=0)
-    >>> raw_min_margin(OutputAccess.of(instance), np.zeros((4, 4)))
+    >>> raw_min_margin(instance, np.zeros((4, 4)))
     0.0
     """
-    return running_minimum(
-        math.inf, _refresh(access, access.instance.inputs @ weights.T, 1).min_margins
-    )
+    lowest = math.inf
+    for block in instance.scored_blocks(instance.inputs @ weights.T):
+        stop = block.start + block.scores.shape[0]
+        target_scores = _exclude_targets(block.scores, instance.targets[block.start : stop])
+        lowest = running_minimum(lowest, target_scores - block.scores.max(axis=1))
+    return lowest
 
 
 def _full_rank_relaxation(instance: Instance, deadline: float, seed: int) -> SolveResult:
