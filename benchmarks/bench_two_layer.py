@@ -1,4 +1,4 @@
-"""Rank-constrained capacity (docs/theory/rank.md) and the two-layer trainer vs Adam / cross-entropy.
+"""Rank-constrained capacity (docs/theory/rank.md): two-layer trainer vs Adam / cross-entropy.
 
 Run: ``python benchmarks/bench_two_layer.py [--dims 16 24] [--seeds 6] [--quick]``.
 
@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         arguments.dims, arguments.seeds, arguments.steps = [12], 3, 2000
     # warm-up (numba kernels of the full-rank solver, BLAS)
     lamcap.solve(lamcap.make_instance(8, 10, seed=0), method="auto")
-    print("Part 1: rank-constrained capacity, success of the two-layer trainer vs p (docs/theory/rank.md)")
+    print("Part 1: rank-constrained capacity vs p, two-layer trainer (docs/theory/rank.md)")
     for d in arguments.dims:
         for kappa in KAPPAS:
             success_curve(d, kappa, arguments.seeds, arguments.restarts, arguments.steps)

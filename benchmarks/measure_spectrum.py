@@ -1,4 +1,6 @@
-r"""Measure the singular-value spectrum of optimal full-rank memories (docs/theory/mechanism.md, issue 4).
+r"""Measure the singular-value spectrum of optimal full-rank memories (issue 4).
+
+Prediction: the quarter circle of docs/theory/mechanism.md.
 
 Question: at capacity, does the optimal full-rank ``W`` (scaled to
 :math:`\|W\|_F^2 = d`) follow the quarter-circle law?  Two statistics per

@@ -1,4 +1,4 @@
-r"""Certified solvers for the recall feasibility problem (docs/theory/index.md, docs/theory/cone.md).
+r"""Certified solvers for the recall feasibility problem (docs/theory/cone.md).
 
 Storing all associations of an :class:`~lamcap.problems.Instance` asks for
 :math:`W` with :math:`(u_t - u_\rho)^\top W e_\mu > 0` for all

@@ -73,7 +73,8 @@ def solve_hebbian(
         s_{\mu\rho} = u_\rho^{(\mu)\top} W_H e_\mu, \qquad
         \text{feasible iff } \min_{\mu,\rho\ne t} m_{\mu\rho}(W_H) > 10^{-9}
 
-    (docs/theory/index.md, docs/theory/hebbian.md).  Hebbian failure says nothing about feasibility, so the
+    (docs/theory/index.md, docs/theory/hebbian.md).  Hebbian failure says nothing
+    about feasibility, so the
     verdict is ``"feasible"`` or ``"undecided"``, never ``"infeasible"``.
 
     Parameters

@@ -8,7 +8,8 @@ association asks for
     (u_t - u_\rho)^\top Q R^\top e_\mu \ \ge\ \text{margin}
     \qquad \forall \mu,\ \rho \ne t(\mu),
 
-a non-convex problem for :math:`m < d` (docs/theory/index.md, docs/theory/rank.md; arXiv:2605.10795).
+a non-convex problem for :math:`m < d` (docs/theory/rank.md;
+arXiv:2605.10795).
 Scaling :math:`(Q, R) \to (cQ, cR)` multiplies every score by :math:`c^2`, so
 the margin is a pure scale: the trainer works at margin 1, stops as soon as
 every raw margin is positive, and rescales its answer so that the smallest raw

@@ -81,7 +81,7 @@ def width_of_angle() -> sp.Expr:
 
 
 def capacity_of_angle() -> sp.Expr:
-    r""":math:`\alpha_c = F/2`; equals docs/theory/rank.md's :math:`1/2 - \theta/\pi + \sin 4\theta/(4\pi)`.
+    r""":math:`\alpha_c = F/2 = 1/2 - \theta/\pi + \sin 4\theta/(4\pi)` (docs/theory/rank.md).
 
     Examples
     --------

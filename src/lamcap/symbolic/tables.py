@@ -300,7 +300,8 @@ documented here (no numeric rank-$\kappa$ replica code uses it yet).
    $-a\,\mathbb{E}[C_p]/(2(1-q))$ gives $a_c = F(\kappa)/\mathbb{E}[C_p]$, i.e.
    $\alpha_c \to F(\kappa)/2$.
 
-**Assumptions.** Gaussian equivalence ([capacity page](../theory/capacity.md)); the ansatz of step 4 is
+**Assumptions.** Gaussian equivalence ([capacity page](../theory/capacity.md));
+the ansatz of step 4 is
 Gordon's comparison bound written as an entropic term: for the non-convex rank
 set it is an *upper bound* on the capacity unless the threshold is sharp, which
 this symbolic layer does not prove (the rank-constrained solver experiments test
@@ -366,7 +367,8 @@ _REPLICA_INTRO = r"""# Replica free entropy and saddle point
 
 **Assumptions.** Replica symmetry (exact here: the feasible set is a convex cone,
 the problem is a linear program); Gaussian equivalence of the map
-$W\mapsto$ scores ([capacity page](../theory/capacity.md)) for the decoupled model. For $p\ge3$ the average
+$W\mapsto$ scores ([capacity page](../theory/capacity.md)) for the decoupled
+model. For $p\ge3$ the average
 over the quenched $z$ is a Monte Carlo average (fixed seed, control variate
 $\operatorname{dist}(z,K_m)^2$ with its exact mean), so values carry a relative
 error of about $10^{-3}$ away from $q = 1$; at $p = 2$ everything is quadrature.

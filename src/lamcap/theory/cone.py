@@ -339,8 +339,8 @@ def statistical_dimension(
 
     References
     ----------
-    arXiv:2605.10795; docs/theory/cone.md, facts 1 and 5; docs/theory/mechanism.md (margin); Amelunxen, Lotz,
-    McCoy, Tropp (2014), *Living on the edge*.
+    arXiv:2605.10795; docs/theory/cone.md, facts 1 and 5; docs/theory/mechanism.md
+    (margin); Amelunxen, Lotz, McCoy, Tropp (2014), *Living on the edge*.
 
     Examples
     --------

@@ -56,7 +56,8 @@ up to logarithmic factors (:func:`hebbian_error_exponent`), with
 :math:`\alpha \le 1/8`: for :math:`\alpha < 1/8` the Laplace maximum moves
 into the interior (a moderately low target against one high competitor), and
 the decay is *slower* than the middle-branch formula, which over-estimates the
-exponent there (docs/theory/hebbian.md).  :math:`n\,p^{-e(\alpha)} \to 0` iff :math:`e(\alpha) > 1` iff
+exponent there (docs/theory/hebbian.md).  :math:`n\,p^{-e(\alpha)} \to 0` iff
+:math:`e(\alpha) > 1` iff
 :math:`\alpha < 1/8 =` :data:`HEBBIAN_CAPACITY`.
 """
 
@@ -85,7 +86,10 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 HEBBIAN_CAPACITY = 0.125
-"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8 (docs/theory/hebbian.md)."""
+"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8.
+
+See docs/theory/hebbian.md and arXiv:2605.10795.
+"""
 
 _Z_LIMIT = 39.0  # phi(39) ~ 1e-331: nothing beyond contributes in float64
 _PANEL_WIDTH = 0.5
