@@ -309,3 +309,21 @@ def test_sharded_solver_sweep_merges_to_the_whole_one(tmp_path: Path) -> None:
     assert len(rows) == 6
     assert {row["verdict"] for row in rows} <= {"feasible", "infeasible"}
     assert rows == _csv_rows(whole, tmp_path / "w.csv", "seconds")
+
+
+# ---------------------------------------------------------------------- progress
+
+
+def test_quiet_hides_progress_but_not_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*GRID, "--db", str(tmp_path / "q.sqlite"), "--quiet", *SYNTHETIC]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert "18 instances solved, 0 already stored" in quiet.out
+    assert "d=8 κ=1 decoupled/auto: p_c" in quiet.out
+    assert main([*GRID, "--db", str(tmp_path / "v.sqlite"), *SYNTHETIC]) == 0
+    verbose = capsys.readouterr()
+    assert verbose.out.split("(")[0] == quiet.out.split("(")[0]
+    assert "\r" not in verbose.err  # not a terminal: plain lines
+    assert verbose.err.splitlines()[-1].startswith("sweep: 18/18 instances (100%)")

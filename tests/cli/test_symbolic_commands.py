@@ -221,3 +221,18 @@ def test_tables_help_is_plain_text_with_help_for_every_option() -> None:
     for action in parser._actions:
         assert action.help, action.option_strings
     assert "{series,replica,rank,hebbian}" in text
+
+
+def test_progress_is_one_line_per_topic_in_logs(
+    fake_checkout: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(fake_checkout)
+    assert main(["tables", "--topic", "hebbian", "--topic", "rank"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(", ")[:2] for line in lines] == [
+        ["tables: 0/2 topics (0%)", "building hebbian"],
+        ["tables: 1/2 topics (50%)", "building rank"],
+        ["tables: 2/2 topics (100%)", "built"],
+    ]
+    assert main(["tables", "--topic", "hebbian", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

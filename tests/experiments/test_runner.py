@@ -135,3 +135,35 @@ def test_shard_of_an_adaptive_sweep_is_refused_before_writing(tmp_path: Path) ->
     with pytest.raises(ValueError, match="adaptive sweep"):
         run_sweep(Sweep(dims=(8,)), tmp_path / "r.sqlite", trial=synthetic_trial, shard=(1, 2))
     assert not (tmp_path / "r.sqlite").exists()
+
+
+# ---------------------------------------------------------------------- progress
+
+
+def test_library_call_is_quiet_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = Sweep(dims=(8,), p_grid=(10, 16), seeds_per_point=2)
+    run_sweep(sweep, tmp_path / "r.sqlite", trial=synthetic_trial, workers=0)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_adaptive_progress_counts_rounds_and_never_shrinks_the_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    sweep = Sweep(dims=(8, 12), seeds_per_point=4, rounds=2, name="demo")
+    outcome = run_sweep(
+        sweep, tmp_path / "r.sqlite", trial=synthetic_trial, workers=0, guess=_guess, progress=True
+    )
+    err = capsys.readouterr().err
+    assert "\r" not in err  # stderr is not a terminal here: plain lines
+    lines = err.splitlines()
+    totals = [int(re.match(r"demo: \d+/(\d+) instances", line).group(1)) for line in lines]
+    assert totals == sorted(totals)
+    assert totals[-1] == outcome.ran
+    rounds = [int(m.group(1)) for line in lines if (m := re.search(r"round (\d+) of 3", line))]
+    assert rounds == sorted(rounds)
+    assert rounds[0] == 1
+    assert re.search(r"demo: (\d+)/\1 instances \(100%\), done after [\d-]+ rounds", lines[-1])

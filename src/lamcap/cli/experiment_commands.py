@@ -73,7 +73,11 @@ def _add_execution_flags(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long to wait for the --scheduler (default 5)",
     )
-    group.add_argument("--quiet", action="store_true", help="no progress bar")
+    group.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (the final summary is still printed)",
+    )
 
 
 def _executor(arguments: argparse.Namespace) -> Any:

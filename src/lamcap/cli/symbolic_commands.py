@@ -87,6 +87,20 @@ def _nowhere(check: bool) -> int:
     return 2
 
 
+def _build(tables: Any, topics: list[str], *, progress: bool) -> dict[str, str]:
+    """Build the pages topic by topic, showing which one runs (series and replica take seconds)."""
+    from lamcap._progress import Progress  # noqa: PLC0415
+
+    pages: dict[str, str] = {}
+    notes = [f"building {topic}" for topic in topics[1:]] + ["built"]
+    first = f"building {topics[0]}"
+    with Progress("tables", total=len(topics), unit="topics", note=first, enabled=progress) as bar:
+        for topic, after in zip(topics, notes, strict=True):
+            pages.update(tables.build_all([topic]))
+            bar.advance(note=after)
+    return pages
+
+
 def run_tables(arguments: argparse.Namespace) -> int:
     """Handler of ``lamcap tables``; returns the exit code."""
     destinations = _destinations(arguments)
@@ -96,7 +110,7 @@ def run_tables(arguments: argparse.Namespace) -> int:
     from lamcap.symbolic import tables  # noqa: PLC0415 (sympy only when the command runs)
 
     topics = arguments.topic or list(TOPICS)
-    pages = tables.build_all(topics)
+    pages = _build(tables, topics, progress=not arguments.quiet)
     skipped_code = code is None and _CODE_TOPIC in topics
     if arguments.check:
         differing = tables.stale(pages, out, asymptotics=code)
@@ -149,5 +163,8 @@ def register(subparsers: Any) -> None:
         action="append",
         choices=TOPICS,
         help="only this topic (repeatable; default: all four)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress on stderr (the result lines remain)"
     )
     parser.set_defaults(handler=run_tables)

@@ -49,6 +49,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from lamcap._progress import Progress
 from lamcap.experiments.executors import open_executor
 from lamcap.experiments.fitting import TransitionFit, fit_transition
 from lamcap.experiments.store import ResultsStore
@@ -189,38 +190,40 @@ class SweepOutcome:
     fits: dict[Cell, TransitionFit | None]
 
 
-class _Progress:
-    """tqdm bar whose total grows as rounds are planned (no-op when disabled)."""
+class _SweepProgress:
+    """Instances done of those planned so far, and the round the slowest cell is in.
 
-    def __init__(self, enabled: bool, description: str, estimate: int) -> None:
-        self._bar: Any = None
-        self._planned = 0
-        self._estimate = estimate
-        if enabled:
-            from tqdm.auto import tqdm  # noqa: PLC0415
+    The total counts planned instances only (no estimate), so it never shrinks;
+    for adaptive sweeps the note says ``round k of K``: ``k`` is the round of the
+    slowest unfinished cell and ``K`` its planned rounds (bracket, extensions
+    so far, ``sweep.rounds`` refinements).  A cell may end before round K (when
+    nothing is left to refine); the last note then says how many rounds ran.
+    """
 
-            self._bar = tqdm(total=estimate, desc=description, unit="inst", dynamic_ncols=True)
+    def __init__(self, enabled: bool, sweep: Sweep, states: list[CellState]) -> None:
+        self._sweep = sweep
+        self._states = states
+        self.bar = Progress(sweep.name, unit="instances", enabled=enabled)
 
-    def grow(self, planned: int, already_done: int) -> None:
-        self._planned += planned
-        if self._bar is not None:
-            self._bar.total = max(self._planned, self._estimate)
-            self._bar.update(already_done)
-            self._bar.refresh()
+    def planned(self, tasks: int, already_done: int) -> None:
+        self.bar.grow(tasks, done=already_done)
+        self.update_note()
 
-    def settle(self) -> None:
-        """All rounds are planned: the total is exact."""
-        if self._bar is not None:
-            self._bar.total = self._planned
-            self._bar.refresh()
-
-    def step(self) -> None:
-        if self._bar is not None:
-            self._bar.update(1)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+    def update_note(self) -> None:
+        if not self._sweep.adaptive:
+            return
+        started = [state for state in self._states if state.round_index > 0]
+        running = [state for state in started if not state.finished]
+        if len(started) < len(self._states):
+            return  # the first rounds are still being planned
+        if running:
+            slowest = min(running, key=lambda state: state.round_index)
+            rounds = 1 + slowest.extensions + self._sweep.rounds
+            self.bar.note(f"round {slowest.round_index} of {rounds}")
+        else:
+            ran = sorted({state.round_index - 1 for state in self._states})
+            counts = str(ran[0]) if len(ran) == 1 else f"{ran[0]}-{ran[-1]}"
+            self.bar.note(f"done after {counts} rounds")
 
 
 def run_sweep(
@@ -230,7 +233,7 @@ def run_sweep(
     executor: Executor | None = None,
     workers: int | None = None,
     trial: TrialFunction = solver_trial,
-    progress: bool = True,
+    progress: bool = False,
     guess: Callable[[Cell], float] = theory_guess,
     shard: tuple[int, int] | None = None,
 ) -> SweepOutcome:
@@ -243,7 +246,8 @@ def run_sweep(
     executor : where instances run; default a local process pool of ``workers``.
     workers : local processes when ``executor`` is None (0: in-process).
     trial : picklable ``trial(task) -> record`` (default :func:`solver_trial`).
-    progress : show a tqdm bar with ETA.
+    progress : show progress on stderr (a bar with ETA on a terminal, plain
+        lines otherwise; see :mod:`lamcap._progress`).  Off by default.
     guess : starting estimate of the transition of a cell (adaptive sweeps).
     shard : ``(I, N)``: run only the I-th of N disjoint slices of a fixed-grid
         sweep (``ValueError`` for an adaptive sweep or I outside 1..N); the
@@ -269,15 +273,6 @@ def _drain(
                 record(future)
 
 
-def _estimate(sweep: Sweep) -> int:
-    """Expected number of instances (exact for fixed grids; typical for adaptive ones)."""
-    cells = sum(1 for _ in sweep.cells())
-    if not sweep.adaptive:
-        return sum(len(sweep.fixed_grid(cell.d)) for cell in sweep.cells()) * sweep.seeds_per_point
-    points = len(sweep.bracket) + len(_REFINE_PROBABILITIES) * sweep.rounds
-    return cells * points * sweep.seeds_per_point
-
-
 def _run(
     sweep: Sweep,
     store: ResultsStore,
@@ -298,7 +293,7 @@ def _run(
     ]
     pending: dict[Future[dict[str, Any]], tuple[int, Task]] = {}
     outstanding: dict[int, int] = {}
-    bar = _Progress(progress, sweep.name, _estimate(sweep) if keep is None else len(keep))
+    bar = _SweepProgress(progress, sweep, states)
     ran = skipped = 0
 
     def advance(index: int) -> None:
@@ -307,10 +302,11 @@ def _run(
         while True:
             tasks = state.next_round(verdicts)
             if not tasks:
+                bar.update_note()
                 return
             todo = [task for task in tasks if task.key() not in verdicts]
             skipped += len(tasks) - len(todo)
-            bar.grow(len(tasks), len(tasks) - len(todo))
+            bar.planned(len(tasks), len(tasks) - len(todo))
             if todo:
                 outstanding[index] = len(todo)
                 for task in todo:
@@ -327,7 +323,7 @@ def _run(
         store.add(task, result, sweep=sweep.name)
         verdicts[task.key()] = str(result["verdict"])
         ran += 1
-        bar.step()
+        bar.bar.advance()
         outstanding[index] -= 1
         if outstanding[index] == 0:
             advance(index)
@@ -346,11 +342,10 @@ def _run(
                     f"{type(error).__name__}: {error}"
                 )
                 raise RuntimeError(msg) from error
-        bar.settle()
     except BaseException:
         _drain(pending, record)
+        bar.bar.close(interrupted=True)
         raise
-    finally:
-        bar.close()
+    bar.bar.close()
     fits = {state.cell: state.fit(verdicts) for state in states}
     return SweepOutcome(ran=ran, skipped=skipped, seconds=time.perf_counter() - started, fits=fits)

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-from concurrent.futures import Executor
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
+from lamcap._progress import Progress
 from lamcap.experiments.analysis import cell_data, transition_table
 from lamcap.experiments.figures import (
     finite_size,
@@ -37,6 +39,23 @@ from lamcap.experiments.figures import (
 from lamcap.experiments.mechanism import SolutionSample, collect_solutions
 
 __all__ = ["draw_all", "mechanism_samples", "save_samples"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class _CountingExecutor(Executor):
+    """Forward to ``inner``; each submitted call adds one unit to ``progress``, done when it ends."""
+
+    def __init__(self, inner: Executor, progress: Progress) -> None:
+        self._inner = inner
+        self._progress = progress
+
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
+        self._progress.grow(1)
+        future = self._inner.submit(fn, *args, **kwargs)
+        future.add_done_callback(lambda _: self._progress.advance())
+        return future
 
 
 def mechanism_samples(
@@ -80,7 +99,7 @@ def draw_all(
     *,
     executor: Executor,
     quick: bool = False,
-    progress: bool = True,
+    progress: bool = False,
     mechanism_d: int | None = None,
     samples: list[SolutionSample] | None = None,
 ) -> list[Path]:
@@ -88,25 +107,34 @@ def draw_all(
 
     Figures 4–5 use ``samples`` if given, else fresh solutions at
     ``mechanism_d`` (default 12 with ``quick``, else 32) for κ = 1 and 0.5,
-    saved to ``mechanism_samples.npz``.
+    saved to ``mechanism_samples.npz``.  With ``progress`` it reports each
+    figure and each solved instance on stderr (:mod:`lamcap._progress`).
     """
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
-    cells = cell_data(database)
-    rows = transition_table(database)
+    first = "figure 1 (storable fraction)"
+    with Progress("figures", total=5, unit="steps", note=first, enabled=progress) as bar:
+        storable_fraction.draw(cell_data(database), directory)
+        rows = transition_table(database)
+        bar.advance(note="figure 2 (rank capacity)")
+        rank_capacity.draw(rows, directory)
+        bar.advance(note="figure 3 (finite size)")
+        finite_size.draw(rows, directory)
+        if samples is None:
+            d = mechanism_d if mechanism_d is not None else (12 if quick else 32)
+            seeds = 6 if quick else 16
+            bar.advance(note=f"solving {seeds} instances per κ at d = {d} for figures 4-5")
+            counted = _CountingExecutor(executor, bar) if progress else executor
+            samples = mechanism_samples(counted, d=d, kappas=(1.0, 0.5), seeds=seeds)
+            save_samples(samples, directory / "mechanism_samples.npz")
+            bar.note("figure 4 (spectrum)")
+        else:
+            bar.advance(note="figure 4 (spectrum)")
+        spectrum.draw(samples, directory)
+        bar.advance(note="figure 5 (scores)")
+        scores.draw(samples[0], directory)
+        bar.advance(note="done")
     paths: list[Path] = []
-    storable_fraction.draw(cells, directory)
-    rank_capacity.draw(rows, directory)
-    finite_size.draw(rows, directory)
-    if samples is None:
-        d = mechanism_d if mechanism_d is not None else (12 if quick else 32)
-        seeds = 6 if quick else 16
-        if progress:
-            sys.stderr.write(f"solving {seeds} instances per κ at d = {d} for figures 4-5\n")
-        samples = mechanism_samples(executor, d=d, kappas=(1.0, 0.5), seeds=seeds)
-        save_samples(samples, directory / "mechanism_samples.npz")
-    spectrum.draw(samples, directory)
-    scores.draw(samples[0], directory)
     for module in (storable_fraction, rank_capacity, finite_size, spectrum, scores):
         paths += [directory / f"{module.NAME}.png", directory / f"{module.NAME}.pdf"]
     return paths
