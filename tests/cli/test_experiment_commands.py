@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -33,7 +34,6 @@ def _count(path: Path) -> int:
         (["--d", "1"], "d must be an integer in"),
         (["--d", "8", "--kappa", "1.5"], "kappa must be"),
         (["--d", "8", "--kappa", "0"], "kappa must be"),
-        (["--d", "8", "--model", "sideways"], "model must be one of"),
         (["--d", "8", "--seeds", "0"], "seeds_per_point"),
         ([], "give the dimensions"),
         (
@@ -327,3 +327,49 @@ def test_quiet_hides_progress_but_not_the_summary(
     assert verbose.out.split("(")[0] == quiet.out.split("(")[0]
     assert "\r" not in verbose.err  # not a terminal: plain lines
     assert verbose.err.splitlines()[-1].startswith("sweep: 18/18 instances (100%)")
+
+
+# -------------------------------------------------------------------------- help
+
+
+def test_unknown_model_is_refused_by_the_parser(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["sweep", "--d", "8", "--model", "sideways", "--db", str(tmp_path / "r.sqlite")])
+    assert raised.value.code == 2
+    assert "invalid choice: 'sideways' (choose from 'decoupled', 'original')" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    """The parsers of the experiment sub-commands other than reproduce, by name."""
+    from lamcap.cli import build_parser
+
+    def children(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
+
+    top = children(build_parser())
+    found = {name: top[name] for name in ("sweep", "figures", "results")}
+    found |= {f"results {k}": v for k, v in children(top["results"]).items()}
+    return found
+
+
+@pytest.mark.parametrize(
+    "name", ["sweep", "figures", "results", "results summary", "results export", "results merge"]
+)
+def test_help_is_plain_text_with_help_for_every_option_and_the_choices(name: str) -> None:
+    parser = _parsers()[name]
+    text = parser.format_help()
+    assert parser.description, name
+    for markup in ("``", ":func:", ":mod:", ":math:", ":class:"):
+        assert markup not in text
+    for action in parser._actions:
+        assert action.help, (name, action.option_strings or action.dest)
+        for choice in action.choices or ():
+            assert str(choice) in text, (name, choice)

@@ -29,6 +29,8 @@ from typing import Any
 
 __all__ = ["register"]
 
+_DB_HELP = "results database (default results.sqlite)"
+
 _SWEEP_FLAGS = {
     "d": "dims",
     "kappa": "kappas",
@@ -93,6 +95,8 @@ def _executor(arguments: argparse.Namespace) -> Any:
 
 
 def _register_sweep(subparsers: Any) -> None:
+    from lamcap.experiments.sweep import METHODS, MODELS  # noqa: PLC0415
+
     parser = subparsers.add_parser(
         "sweep",
         help="empirical capacity sweep (resumable, local processes or Dask)",
@@ -103,38 +107,84 @@ def _register_sweep(subparsers: Any) -> None:
         "--config",
         type=Path,
         default=None,
-        help="JSON file with sweep parameters (flags override it)",
+        help="JSON file with sweep parameters (the Sweep fields; flags override it)",
     )
-    parser.add_argument("--d", type=int, nargs="+", default=None, help="dimensions d")
+    parser.add_argument(
+        "--d", type=int, nargs="+", default=None, help="dimensions d (whole numbers 2..1024)"
+    )
     parser.add_argument(
         "--kappa", type=float, nargs="+", default=None, help="rank ratios κ in (0, 1] (default 1)"
     )
     parser.add_argument(
-        "--model", nargs="+", default=None, help="decoupled and/or original (default decoupled)"
+        "--model",
+        nargs="+",
+        choices=MODELS,
+        default=None,
+        metavar="MODEL",
+        help=f"problem models, one or more of {', '.join(MODELS)} (default decoupled)",
     )
-    parser.add_argument("--method", nargs="+", default=None, help="solver methods (default auto)")
+    parser.add_argument(
+        "--method",
+        nargs="+",
+        choices=METHODS,
+        default=None,
+        metavar="METHOD",
+        help=f"solver methods, one or more of {', '.join(METHODS)}; hebbian measures the "
+        "Hebbian rule's perfect recall (default auto)",
+    )
     grid = parser.add_mutually_exclusive_group()
     grid.add_argument(
         "--p-grid",
         type=int,
         nargs="+",
         default=None,
-        help="fixed p values (default: adaptive refinement)",
+        help="fixed numbers of associations p (default: adaptive refinement)",
     )
     grid.add_argument(
-        "--loads", type=float, nargs="+", default=None, help="fixed loads α = p log p / d²"
+        "--loads",
+        type=float,
+        nargs="+",
+        default=None,
+        help="fixed loads α = p log p / d², converted to the nearest p at each d",
     )
-    parser.add_argument("--seeds", type=int, default=None, help="replicates per point (8)")
-    parser.add_argument("--seed", type=int, default=None, help="sweep seed (0)")
-    parser.add_argument("--margin", type=float, default=None, help="recall margin (1)")
-    parser.add_argument("--max-seconds", type=float, default=None, help="time limit per instance")
-    parser.add_argument("--rounds", type=int, default=None, help="refinement rounds (3)")
-    parser.add_argument("--name", default=None, help="label stored with the results")
+    parser.add_argument(
+        "--seeds", type=int, default=None, help="random instances per (cell, p) (default 8)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="sweep seed from which every instance seed derives (default 0)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        help="right-hand side of the recall constraints (target score minus any other score "
+        ">= margin, raw score units); a scale of W only, the verdict does not depend on it "
+        "(default 1)",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="time limit per instance in seconds; a solve that hits it is stored as "
+        "undecided (default: none)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="adaptive refinement rounds after the bracket (default 3)",
+    )
+    parser.add_argument(
+        "--name", default=None, help="label stored with the results (default sweep)"
+    )
     parser.add_argument(
         "--db",
         type=Path,
         default=Path("results.sqlite"),
-        help="results database (default results.sqlite)",
+        help=_DB_HELP,
     )
     parser.add_argument(
         "--shard",
@@ -228,16 +278,15 @@ def _sweep(arguments: argparse.Namespace) -> int:
     return 0
 
 
-_DB_HELP = "results database (default results.sqlite)"
-
-
 def _register_results(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "results",
         help="summarise, export or merge results databases",
         description="Summarise, export or merge the SQLite results databases of `lamcap sweep`.",
     )
-    actions = parser.add_subparsers(dest="action", metavar="{summary,export,merge}", required=True)
+    actions = parser.add_subparsers(
+        dest="action", metavar="{summary,export,merge}", required=True, help="what to do"
+    )
     export = actions.add_parser(
         "export",
         help="write every stored instance to CSV or Parquet",
@@ -306,12 +355,39 @@ def _summary(arguments: argparse.Namespace) -> int:
     return 0
 
 
+_FIGURES_DESCRIPTION = """\
+Draw the five figures (PNG and PDF) from a results database of `lamcap sweep`:
+
+  1  fraction of storable instances against the load, with the finite-size laws
+  2  critical load against the rank ratio κ
+  3  critical load against the dimension d, with the finite-size prediction and 1/2
+  4  singular values of solutions near capacity against the theoretical densities
+  5  normalised scores at capacity, optimal W against the Hebbian rule
+
+Figures 1-3 use the stored sweep; figures 4-5 solve fresh instances near capacity
+(16 per κ at d = 32, or 6 at d = 12 with --quick) on the chosen executor.
+"""
+
+
 def _register_figures(subparsers: Any) -> None:
-    parser = subparsers.add_parser("figures", help="draw the figures from a results database")
-    parser.add_argument("--db", type=Path, default=Path("results.sqlite"))
-    parser.add_argument("--out", type=Path, default=Path("figures"))
+    parser = subparsers.add_parser(
+        "figures",
+        help="draw the figures from a results database",
+        description=_FIGURES_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--db", type=Path, default=Path("results.sqlite"), help=_DB_HELP)
     parser.add_argument(
-        "--quick", action="store_true", help="small solution samples for the spectrum/score figures"
+        "--out",
+        type=Path,
+        default=Path("figures"),
+        metavar="DIR",
+        help="folder for the PNG and PDF files (default figures)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small solution samples for figures 4-5 (d = 12, 6 instances per κ)",
     )
     _add_execution_flags(parser)
     parser.set_defaults(handler=_figures)
