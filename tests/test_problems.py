@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import lamcap
 from lamcap import problems
-from lamcap.problems import hebbian_weights, make_instance, recall_accuracy, scores
+from lamcap.problems import Instance, hebbian_weights, make_instance, recall_accuracy, scores
 
 
 @pytest.fixture
@@ -158,3 +159,115 @@ def test_bad_weights_and_association_index() -> None:
         recall_accuracy(instance, np.full((3, 3), np.nan))
     with pytest.raises(ValueError, match="mu must be an integer"):
         instance.outputs(3)
+
+
+# --------------------------------------------------------------------------- Instance.from_arrays
+def _loop_scores(inputs: np.ndarray, outputs: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """s[mu, rho] = u_rho^(mu) . (W e_mu) by a plain loop (outputs (n, p, d))."""
+    n, p, _ = outputs.shape
+    return np.array(
+        [[outputs[mu, rho] @ (weights @ inputs[mu]) for rho in range(p)] for mu in range(n)]
+    )
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_from_arrays_holds_exactly_the_given_numbers(model: str) -> None:
+    rng = np.random.default_rng(5)
+    n, p, d = 6, 4, 5
+    inputs = rng.standard_normal((n, d))
+    outputs = rng.standard_normal((n, p, d) if model == "decoupled" else (p, d))
+    targets = rng.integers(0, p, size=n)
+    instance = Instance.from_arrays(inputs, outputs, targets, model=model)
+    assert (instance.d, instance.p, instance.n, instance.model, instance.seed) == (
+        d,
+        p,
+        n,
+        model,
+        -1,
+    )
+    full = outputs if model == "decoupled" else np.broadcast_to(outputs, (n, p, d))
+    for mu in range(n):
+        assert np.array_equal(instance.outputs(mu), full[mu])
+    weights = rng.standard_normal((d, d))
+    np.testing.assert_allclose(
+        scores(instance, weights), _loop_scores(inputs, full, weights), rtol=1e-13, atol=1e-13
+    )
+    hebbian = sum(np.outer(full[mu, targets[mu]], inputs[mu]) for mu in range(n))
+    np.testing.assert_allclose(hebbian_weights(instance), hebbian, rtol=1e-13, atol=1e-13)
+    inputs[0, 0] += 1.0  # the instance holds a copy
+    assert instance.inputs[0, 0] != inputs[0, 0]
+    with pytest.raises(ValueError, match="read-only"):
+        instance.inputs[0, 0] = 0.0
+
+
+@pytest.mark.usefixtures("streamed")
+def test_from_arrays_never_draws_outputs() -> None:
+    rng = np.random.default_rng(6)
+    outputs = rng.standard_normal((3, 4, 2))
+    instance = Instance.from_arrays(rng.standard_normal((3, 2)), outputs, [1, 0, 3])
+    assert instance.is_cached
+    assert np.array_equal(instance.output_block([2, 0]), outputs[[2, 0]])
+    assert np.array_equal(instance.target_outputs(), outputs[[0, 1, 2], [1, 0, 3]])
+
+
+def test_from_arrays_of_a_random_instance_reproduces_its_scores_and_verdict() -> None:
+    drawn = make_instance(6, 8, n=5, seed=2)
+    copy = Instance.from_arrays(drawn.inputs, drawn.output_block(range(5)), drawn.targets)
+    weights = np.random.default_rng(1).standard_normal((6, 6))
+    assert np.array_equal(scores(copy, weights), scores(drawn, weights))
+    assert copy.digest != drawn.digest  # a result is bound to the instance it was built for
+    assert lamcap.solve(copy).verdict == lamcap.solve(drawn).verdict
+
+
+@pytest.mark.parametrize(
+    ("arguments", "match"),
+    [
+        ((np.ones((2, 3)), np.ones((2, 4, 3)), 0, "cubic"), "model must be one of"),
+        ((np.ones(3), np.ones((2, 4, 3)), 0, "decoupled"), "inputs must be a non-empty 2-d array"),
+        (
+            (np.ones((2, 3)), np.ones((4, 3)), 0, "decoupled"),
+            "outputs must be a non-empty 3-d array",
+        ),
+        (
+            (np.ones((2, 3)), np.ones((3, 4, 3)), 0, "decoupled"),
+            r"outputs must have shape \(n, p, d\) = \(2, p, 3\)",
+        ),
+        ((np.ones((2, 3)), np.ones((2, 1, 3)), 0, "decoupled"), "with p >= 2"),
+        ((np.ones((2, 3)), np.ones((4, 2)), 0, "original"), r"outputs must have shape \(p, d\)"),
+        (
+            (np.ones((2, 3)), np.full((2, 4, 3), np.nan), 0, "decoupled"),
+            "outputs must contain finite values, got nan",
+        ),
+        (
+            (np.zeros((2, 3)), np.ones((2, 4, 3)), 0, "decoupled"),
+            r"inputs must have no zero row, got one at index \(0,\)",
+        ),
+        ((np.ones((2, 3)), np.zeros((4, 3)), 0, "original"), "outputs must have no zero row"),
+        (
+            (np.ones((2, 3)), np.ones((4, 3)), 4, "original"),
+            r"targets must contain integers in \[0, 3\], got 4",
+        ),
+        (
+            (np.ones((2, 3)), np.ones((4, 3)), [0, 1, 2], "original"),
+            r"targets must be an int or have shape \(2,\)",
+        ),
+        ((np.ones((2, 3)), np.ones((4, 3)), [0.5, 1], "original"), "targets must contain integers"),
+    ],
+)
+def test_from_arrays_rejects_bad_arrays(arguments: tuple[object, ...], match: str) -> None:
+    inputs, outputs, targets, model = arguments
+    with pytest.raises(ValueError, match=match):
+        Instance.from_arrays(inputs, outputs, targets, model=model)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: hebbian_weights("x"),  # type: ignore[arg-type]
+        lambda: scores("x", np.eye(2)),  # type: ignore[arg-type]
+        lambda: recall_accuracy(None, np.eye(2)),  # type: ignore[arg-type]
+    ],
+)
+def test_functions_taking_an_instance_reject_other_types(call) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="instance must be a lamcap Instance"):
+        call()

@@ -69,11 +69,13 @@ _EXPORTS: dict[str, str] = {
     "capacity_series": "lamcap.theory.asymptotics",
     # --- problems and solvers (issue: solvers)
     "make_instance": "lamcap.problems",
+    "Instance": "lamcap.problems",
     "scores": "lamcap.problems",
     "recall_accuracy": "lamcap.problems",
     "hebbian_weights": "lamcap.problems",
     "solve": "lamcap.solvers",
     "verify": "lamcap.solvers",
+    "Verification": "lamcap.solvers",
     "SolveResult": "lamcap.solvers",
 }
 

@@ -86,14 +86,14 @@ def check_integer_array(
     if np.issubdtype(array.dtype, np.floating):
         bad = ~np.isfinite(array) | (array != np.round(array))
         if np.any(bad):
-            msg = f"{name} must contain {description}, got {array[bad].flat[0]!r}"
+            msg = f"{name} must contain {description}, got {array[bad].flat[0].item()!r}"
             raise ValueError(msg)
     result = array.astype(np.int64)
     if minimum is not None and np.any(result < minimum):
-        msg = f"{name} must contain {description}, got {result[result < minimum].flat[0]!r}"
+        msg = f"{name} must contain {description}, got {result[result < minimum].flat[0].item()!r}"
         raise ValueError(msg)
     if maximum is not None and np.any(result > maximum):
-        msg = f"{name} must contain {description}, got {result[result > maximum].flat[0]!r}"
+        msg = f"{name} must contain {description}, got {result[result > maximum].flat[0].item()!r}"
         raise ValueError(msg)
     return result
 
@@ -149,7 +149,8 @@ def check_finite_array(
     if maximum is not None:
         bad |= (array > maximum) if closed[1] == "]" else (array >= maximum)
     if np.any(bad):
-        msg = f"{name} must contain finite values {description}, got {array[bad].flat[0]!r}"
+        wanted = "finite values" if description == "finite" else f"finite values {description}"
+        msg = f"{name} must contain {wanted}, got {array[bad].flat[0].item()!r}"
         raise ValueError(msg)
     return array
 

@@ -39,6 +39,7 @@ Conventions (stable; the solvers rely on them)
 
 from __future__ import annotations
 
+import hashlib
 import math
 import numbers
 from collections.abc import Iterator
@@ -48,13 +49,14 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._validation import check_finite_array, check_integer
+from lamcap._validation import check_finite_array, check_integer, check_integer_array
 
 __all__ = [
     "CACHE_LIMIT",
     "MODELS",
     "Instance",
     "ScoredBlock",
+    "check_instance",
     "hebbian_weights",
     "make_instance",
     "recall_accuracy",
@@ -105,7 +107,9 @@ class ScoredBlock(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Instance:
-    r"""One random recall instance (see the module docstring for conventions).
+    r"""One recall instance: random (:func:`make_instance`) or given (:meth:`from_arrays`).
+
+    See the module docstring for the conventions of random instances.
 
     Attributes
     ----------
@@ -114,7 +118,8 @@ class Instance:
     model : str
         ``"decoupled"`` or ``"original"``.
     seed : int
-        The seed every number is derived from.
+        The seed every number is derived from; ``-1`` for an instance built
+        by :meth:`from_arrays`, whose numbers are the given arrays.
     inputs : ndarray, shape (n, d), read-only
         :math:`e_\mu` as rows.
     targets : ndarray of int64, shape (n,), read-only
@@ -141,10 +146,114 @@ class Instance:
         """Number of recall constraints, :math:`n(p-1)`."""
         return self.n * (self.p - 1)
 
+    @classmethod
+    def from_arrays(
+        cls, inputs: ArrayLike, outputs: ArrayLike, targets: ArrayLike, *, model: str = "decoupled"
+    ) -> Instance:
+        r"""An instance holding given embeddings: inputs, outputs and each input's target.
+
+        .. math::
+
+            s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu, \qquad
+            \text{recall of } \mu \iff s_{\mu, t(\mu)} > s_{\mu\rho}\ \forall \rho \ne t(\mu)
+
+        (arXiv:2605.10795; docs/howto/own-embeddings.md).  Every lamcap
+        function that takes an instance (``solve``, ``verify``, ``scores``,
+        ``recall_accuracy``, ``hebbian_weights``) then runs on your embeddings
+        (unit-norm, learnt, taken from a model...); nothing is random.  The
+        arrays are copied (float64, read-only).
+
+        Parameters
+        ----------
+        inputs : array_like, shape (n, d)
+            :math:`e_\mu` as rows: finite, none of them zero.
+        outputs : array_like
+            ``model="decoupled"``: shape ``(n, p, d)``, row ``rho`` of
+            ``outputs[mu]`` is :math:`u^{(\mu)}_\rho`; ``model="original"``:
+            shape ``(p, d)``, shared by all associations.  Finite, no zero row,
+            ``p >= 2``.
+        targets : int or array_like of int, shape (n,)
+            Index of each association's target among its ``p`` outputs, in
+            ``[0, p - 1]`` (an int applies to every association).  Several
+            associations may share a target.
+        model : {"decoupled", "original"}
+            Whether each association has its own outputs.
+
+        Returns
+        -------
+        Instance
+            With ``seed = -1``; ``outputs(mu)``, ``scored_blocks`` and the
+            solvers read the given arrays.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> e = rng.standard_normal((5, 8))
+        >>> u = rng.standard_normal((5, 3, 8))
+        >>> instance = Instance.from_arrays(e, u, 0)
+        >>> instance.d, instance.p, instance.n, instance.targets.tolist()
+        (8, 3, 5, [0, 0, 0, 0, 0])
+        >>> Instance.from_arrays(e, u[0], [0, 1, 2, 0, 1], model="original").p
+        3
+        """
+        if model not in MODELS:
+            msg = f"model must be one of {MODELS}, got {model!r}"
+            raise ValueError(msg)
+        rows = _nonzero_rows("inputs", inputs, ndim=2)
+        n, d = rows.shape
+        shape = "(n, p, d)" if model == "decoupled" else "(p, d)"
+        values = _nonzero_rows("outputs", outputs, ndim=3 if model == "decoupled" else 2)
+        p = values.shape[-2]
+        if values.shape[-1] != d or (model == "decoupled" and values.shape[0] != n) or p < 2:
+            msg = (
+                f"outputs must have shape {shape} = {shape.replace('n', str(n)).replace('d', str(d))}"
+                f" with p >= 2 for model={model!r} and inputs of shape ({n}, {d}), "
+                f"got {values.shape}"
+            )
+            raise ValueError(msg)
+        indices = np.broadcast_to(np.asarray(targets), (n,)) if np.ndim(targets) == 0 else targets
+        chosen = check_integer_array("targets", indices, minimum=0, maximum=p - 1)
+        if chosen.shape != (n,):
+            msg = f"targets must be an int or have shape ({n},), got shape {chosen.shape}"
+            raise ValueError(msg)
+        chosen = chosen.copy()
+        for array in (rows, values, chosen):
+            array.setflags(write=False)
+        return cls(
+            d=d,
+            p=p,
+            n=n,
+            model=model,
+            seed=-1,
+            inputs=rows,
+            targets=chosen,
+            _cache={"outputs": values},
+        )
+
     @property
     def is_cached(self) -> bool:
-        """Whether all outputs are held in memory (original model, or small decoupled)."""
-        return self.model == "original" or self.n * self.p * self.d <= CACHE_LIMIT
+        """Whether all outputs are held in memory (given arrays, original model, small decoupled)."""
+        return self.seed < 0 or self.model == "original" or self.n * self.p * self.d <= CACHE_LIMIT
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the numbers that define the instance (what a result is bound to).
+
+        Model, sizes, seed, inputs and targets; the outputs too when they were
+        given (a random instance's outputs are a function of its seed).
+
+        Examples
+        --------
+        >>> make_instance(3, 4, seed=1).digest == make_instance(3, 4, seed=1).digest
+        True
+        """
+        hasher = hashlib.sha256(repr((self.model, self.d, self.p, self.n, self.seed)).encode())
+        arrays = [self.inputs, self.targets]
+        if self.seed < 0:
+            arrays.append(self._shared_outputs())
+        for array in arrays:
+            hasher.update(np.ascontiguousarray(array).tobytes())
+        return hasher.hexdigest()
 
     def _shared_outputs(self) -> NDArray[np.float64]:
         if "outputs" not in self._cache:
@@ -362,7 +471,7 @@ class Instance:
             if self.model == "original":
                 rows = self._shared_outputs()[self.targets]
             elif self.is_cached:
-                rows = self._shared_outputs()[:, 0, :]
+                rows = self._shared_outputs()[np.arange(self.n), self.targets]
             else:
                 rows = np.stack(
                     [
@@ -374,6 +483,38 @@ class Instance:
             rows.setflags(write=False)
             self._cache["targets"] = rows
         return self._cache["targets"]
+
+
+def _nonzero_rows(name: str, value: ArrayLike, *, ndim: int) -> NDArray[np.float64]:
+    """``value`` as a finite float64 copy with ``ndim`` dimensions and no zero row."""
+    array = np.array(check_finite_array(name, value), dtype=np.float64)
+    if array.ndim != ndim or 0 in array.shape:
+        msg = f"{name} must be a non-empty {ndim}-d array, got shape {array.shape}"
+        raise ValueError(msg)
+    zero = np.argwhere(~np.any(array != 0.0, axis=-1))
+    if zero.size:
+        msg = f"{name} must have no zero row, got one at index {tuple(zero[0].tolist())}"
+        raise ValueError(msg)
+    return array
+
+
+def check_instance(instance: object, name: str = "instance") -> Instance:
+    """Return ``instance`` if it is an :class:`Instance`, else raise ``ValueError``.
+
+    Examples
+    --------
+    >>> check_instance("x")
+    Traceback (most recent call last):
+        ...
+    ValueError: instance must be a lamcap Instance (make_instance or Instance.from_arrays), got str
+    """
+    if not isinstance(instance, Instance):
+        msg = (
+            f"{name} must be a lamcap Instance (make_instance or Instance.from_arrays), "
+            f"got {type(instance).__name__}"
+        )
+        raise ValueError(msg)
+    return instance
 
 
 def _check_seed(seed: Any) -> int:
@@ -447,6 +588,7 @@ def check_weights(instance: Instance, weights: ArrayLike, name: str = "W") -> ND
     >>> check_weights(make_instance(2, 2, seed=0), [[1, 0], [0, 1]]).dtype
     dtype('float64')
     """
+    instance = check_instance(instance)
     array = check_finite_array(name, weights)
     if array.shape != (instance.d, instance.d):
         msg = f"{name} must have shape ({instance.d}, {instance.d}), got {array.shape}"
@@ -547,4 +689,5 @@ def hebbian_weights(instance: Instance) -> NDArray[np.float64]:
     >>> bool(np.allclose(W, np.outer(u[0], e[0]) + np.outer(u[1], e[1])))
     True
     """
+    instance = check_instance(instance)
     return np.asarray(instance.target_outputs().T @ instance.inputs, dtype=np.float64)

@@ -59,7 +59,9 @@ def test_first_order_alone_is_never_wrong() -> None:
     result = _solve(infeasible, exact="none", max_rounds=5)
     assert result.verdict == "undecided"
     assert result.weights is not None
-    assert verify(infeasible, result)
+    check = verify(infeasible, result)
+    assert check.consistent  # every claim re-checks
+    assert not check  # and an undecided result proves nothing
     feasible = make_instance(16, 12, n=8, seed=0)
     assert _solve(feasible, exact="none").verdict == "feasible"
 
@@ -70,7 +72,9 @@ def test_time_limit_gives_undecided_with_best_weights() -> None:
     assert result.verdict == "undecided"
     assert result.weights is not None
     assert np.isfinite(result.min_margin)
-    assert verify(instance, result)
+    check = verify(instance, result)
+    assert check.consistent  # every claim re-checks
+    assert not check  # and an undecided result proves nothing
     assert result.details["stopped"] == "time_limit"
 
 
@@ -91,7 +95,9 @@ def test_exact_stage_that_cannot_fit_the_time_left_is_skipped() -> None:
     assert result.details["stage"] == "nnls"
     assert result.details["stopped"] == "time_limit"
     assert result.weights is not None
-    assert verify(instance, result)
+    check = verify(instance, result)
+    assert check.consistent  # every claim re-checks
+    assert not check  # and an undecided result proves nothing
 
 
 @pytest.mark.parametrize(("d", "p", "seed"), [(4, 40, 1), (10, 31, 2), (12, 44, 5), (12, 36, 0)])
@@ -132,7 +138,7 @@ def test_wolfe_stage_that_does_not_finish_still_gives_a_checked_result(
         options=CuttingPlaneOptions(first_order_rounds=1),
     )
     assert result.details["stage"] == "wolfe"
-    assert verify(instance, result)
+    assert verify(instance, result).consistent  # re-checks; proves a verdict or nothing
     if status == "iterations":
         assert result.verdict == "undecided"
         assert result.details["stopped"] == "time_limit"

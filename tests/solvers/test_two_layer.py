@@ -83,7 +83,9 @@ def test_infeasible_only_with_full_rank_certificate() -> None:
     assert without.verdict == "undecided"
     assert without.certificate is None
     assert without.weights is not None
-    assert verify(instance, without)
+    check = verify(instance, without)
+    assert check.consistent  # every claim re-checks
+    assert not check  # and an undecided result proves nothing
 
 
 def test_failure_above_rank_capacity_is_undecided_not_infeasible() -> None:
@@ -95,7 +97,9 @@ def test_failure_above_rank_capacity_is_undecided_not_infeasible() -> None:
     assert result.verdict == "undecided"
     assert result.details["full_rank_verdict"] == "feasible"
     assert result.weights is not None
-    assert verify(instance, result)
+    check = verify(instance, result)
+    assert check.consistent  # every claim re-checks
+    assert not check  # and an undecided result proves nothing
 
 
 def test_same_seed_same_factors_other_seed_other_factors() -> None:
@@ -115,7 +119,9 @@ def test_time_limit_gives_undecided_with_weights() -> None:
     assert result.verdict == "undecided"
     assert result.details["timed_out"]
     assert result.weights is not None
-    assert verify(instance, result)
+    check = verify(instance, result)
+    assert check.consistent  # every claim re-checks
+    assert not check  # and an undecided result proves nothing
 
 
 def test_registry_runs_the_trainer_below_full_rank() -> None:

@@ -6,8 +6,9 @@ Storing all associations of an :class:`~lamcap.problems.Instance` asks for
 :math:`W = QR^\top` of rank :math:`m < d`.  :func:`solve` dispatches to a method
 of :data:`METHODS`; every method returns a :class:`SolveResult` built by
 :func:`build_result`, whose verdict is certified (see
-:mod:`lamcap.solvers.certificates`), and :func:`verify` re-checks any result
-from scratch.
+:mod:`lamcap.solvers.certificates`), and :func:`verify`
+(:mod:`lamcap.solvers.verification`) re-checks any result, or a user's own
+weights, from scratch.
 
 Method signature (the registry contract)::
 
@@ -24,17 +25,12 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from lamcap._validation import check_integer, check_real
-from lamcap.problems import Instance
-from lamcap.solvers.certificates import (
-    FEASIBILITY_TOLERANCE,
-    FarkasCertificate,
-    certificate_bound,
-    check_margins,
-)
+from lamcap.problems import Instance, check_instance
+from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, FarkasCertificate
 from lamcap.solvers.result import SolveResult, build_result
+from lamcap.solvers.verification import Verification, verify
 
 __all__ = [
     "FEASIBILITY_TOLERANCE",
@@ -72,10 +68,7 @@ def _method_function(name: str) -> Callable[..., SolveResult]:
 
 
 def _check_instance(instance: object) -> Instance:
-    if not isinstance(instance, Instance):
-        msg = f"instance must be a lamcap Instance (see make_instance), got {type(instance)!r}"
-        raise ValueError(msg)
-    return instance
+    return check_instance(instance)
 
 
 OBJECTIVES = ("feasible", "max_margin")
@@ -231,110 +224,3 @@ def solve(
             raise ValueError(msg)
         arguments.update(objective=objective, tolerance=tolerance)
     return _method_function(method)(instance, **arguments)
-
-
-@dataclass(frozen=True)
-class Verification:
-    """Outcome of :func:`verify`; truthy iff the result's claims all re-check.
-
-    Attributes
-    ----------
-    valid : bool
-    reason : str
-        Why not (empty when valid).
-    min_margin : float
-        Recomputed minimum normalised margin of the weights (NaN without weights).
-    bound : float
-        Recomputed certificate bound (``inf`` without certificate).
-    """
-
-    valid: bool
-    reason: str
-    min_margin: float
-    bound: float
-
-    def __bool__(self) -> bool:
-        return self.valid
-
-
-def _same(stored: float, recomputed: float) -> bool:
-    if math.isnan(stored) or math.isnan(recomputed):
-        return math.isnan(stored) and math.isnan(recomputed)
-    return abs(stored - recomputed) <= 1e-9 * max(1.0, abs(recomputed))
-
-
-def verify(instance: Instance, result: SolveResult) -> Verification:
-    r"""Re-check a :class:`SolveResult` from scratch against ``instance``.
-
-    Recomputes the weights' minimum normalised margin on all :math:`n(p-1)`
-    constraints and the certificate's bound, then checks: the stored
-    ``min_margin`` matches (to :math:`10^{-9}` relative); ``"feasible"`` has
-    margin :math:`> 10^{-9}`; ``"infeasible"`` has a well-formed certificate with
-    bound :math:`\le 10^{-9}` (and weights, if any, not feasible); a result is
-    never ``"undecided"`` with a feasible ``W``.  A tampered ``W`` (margin
-    changes) or a tampered certificate (bound grows, indices invalid) fails.
-    The margin is :math:`\min_{\mu,\rho \ne t(\mu)} m_{\mu\rho}(W)`, the
-    normalised value of the constraints of docs/theory/index.md (arXiv:2605.10795) as
-    defined by :func:`~lamcap.solvers.certificates.min_margin`, recomputed in
-    float64.
-
-    Parameters
-    ----------
-    instance : Instance
-        The instance the result claims to solve.
-    result : SolveResult
-        Any result (from :func:`solve` or :func:`build_result`, possibly edited).
-
-    Returns
-    -------
-    Verification
-        Truthy iff every claim re-checks; ``reason`` says what failed, and the
-        recomputed ``min_margin`` and ``bound`` are attached.
-
-    Examples
-    --------
-    >>> from lamcap.problems import make_instance, hebbian_weights
-    >>> instance = make_instance(48, 3, n=2, seed=0)
-    >>> result = build_result(instance, hebbian_weights(instance), method="hebbian")
-    >>> bool(verify(instance, result))
-    True
-    >>> import dataclasses
-    >>> bad = dataclasses.replace(result, weights=-result.weights)
-    >>> bool(verify(instance, bad))
-    False
-    """
-    margin = math.nan
-    bound = math.inf
-    feasible = False
-    reasons: list[str] = []
-    if result.weights is not None:
-        try:
-            check = check_margins(instance, result.weights)
-            margin, feasible = check.min_margin, check.verified
-        except ValueError as error:
-            reasons.append(f"weights are malformed: {error}")
-    if result.certificate is not None:
-        try:
-            bound = certificate_bound(instance, result.certificate)
-        except ValueError as error:
-            reasons.append(f"certificate is malformed: {error}")
-    if not _same(float(result.min_margin), margin):
-        reasons.append(
-            f"stored min_margin {result.min_margin!r} does not match the recomputed {margin!r}"
-        )
-    if result.verdict == "feasible" and not feasible:
-        reasons.append(
-            f"verdict 'feasible' but the weights are not verified (min margin {margin!r})"
-        )
-    if result.verdict == "infeasible" and (bound > FEASIBILITY_TOLERANCE or feasible):
-        reasons.append(
-            f"verdict 'infeasible' but certificate bound {bound!r} > "
-            f"{FEASIBILITY_TOLERANCE} or weights feasible"
-        )
-    if result.verdict == "undecided" and feasible:
-        reasons.append("verdict 'undecided' with feasible weights")
-    if result.verdict not in ("feasible", "infeasible", "undecided"):
-        reasons.append(f"unknown verdict {result.verdict!r}")
-    return Verification(
-        valid=not reasons, reason="; ".join(reasons), min_margin=margin, bound=bound
-    )

@@ -103,13 +103,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_finite_array
-from lamcap.problems import Instance, check_weights
+from lamcap.problems import Instance, check_instance, check_weights
 
 __all__ = [
     "FEASIBILITY_TOLERANCE",
     "FarkasCertificate",
     "MarginCheck",
     "certificate_bound",
+    "certificate_precision",
     "check_margins",
     "constraint_margins",
     "margin_error",
@@ -523,6 +524,7 @@ def check_margins(instance: Instance, weights: Any) -> MarginCheck:
     >>> check.verified, check.failing_associations > 0
     (False, True)
     """
+    instance = check_instance(instance)
     matrix, product_error = _checked_matrix(weights, instance.d)
     error = margin_error(instance.d) + product_error
     threshold = max(FEASIBILITY_TOLERANCE, error)
@@ -569,8 +571,12 @@ def min_margin(instance: Instance, weights: Any) -> float:
 
 
 def _check_certificate_arrays(
-    instance: Instance, certificate: FarkasCertificate
+    instance: Instance, certificate: object
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    instance = check_instance(instance)
+    if not isinstance(certificate, FarkasCertificate):
+        msg = f"certificate must be a FarkasCertificate, got {type(certificate).__name__}"
+        raise ValueError(msg)
     associations = np.asarray(certificate.associations)
     competitors = np.asarray(certificate.competitors)
     alpha = check_finite_array("alpha", certificate.alpha, minimum=0.0)
@@ -642,5 +648,31 @@ def certificate_bound(instance: Instance, certificate: FarkasCertificate) -> flo
         + np.einsum("kd,kd->k", competitor_rows, competitor_rows)
     )
     denominator = float(np.sum(alpha * input_norms * output_scale))
-    allowance = 2.0 * math.sqrt(2.0) * (2 * alpha.size + instance.d + 2) * _UNIT_ROUNDOFF
-    return float(np.linalg.norm(residual)) / denominator + float(allowance)
+    allowance = _certificate_allowance(alpha.size, instance.d)
+    return float(np.linalg.norm(residual)) / denominator + allowance
+
+
+def _certificate_allowance(size: int, d: int) -> float:
+    return 2.0 * math.sqrt(2.0) * (2 * size + d + 2) * _UNIT_ROUNDOFF
+
+
+def certificate_precision(bound: float, size: int, d: int) -> float:
+    r"""How far two correct evaluations of a certificate bound can differ.
+
+    .. math::
+
+        2\sqrt2\,(2k + d + 2)\,2^{-53} + 2(k + d^2 + d + 5)\,2^{-53}\,\varepsilon
+
+    The first term is the residual's rounding (the allowance that
+    :func:`certificate_bound` adds); the second the relative rounding of the
+    norms and sums in the quotient (``k`` constraints, dimension ``d``).  A
+    stored bound further than this from the recomputed one was not computed
+    from this certificate.
+
+    Examples
+    --------
+    >>> f"{certificate_precision(1e-15, 10, 8):.2e}"
+    '9.42e-15'
+    """
+    relative = 2.0 * (size + d * d + d + 5) * _UNIT_ROUNDOFF
+    return _certificate_allowance(size, d) + relative * abs(bound)

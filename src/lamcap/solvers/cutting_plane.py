@@ -17,8 +17,10 @@ Algorithm
    join :math:`S`.  The first pass uses the Hebbian matrix.
 2. **Block dual coordinate ascent** (numba, :func:`~lamcap.solvers.kernels.dual_epochs`)
    on the max-margin QP restricted to :math:`S`: a first-order method whose
-   iterate ``W`` feeds the next pass, whose duals give the certified upper bound
-   :math:`\|W\|_F/\sum\alpha` and whose support seeds the LP.
+   iterate ``W`` feeds the next pass, whose duals give the upper estimate
+   :math:`\|W\|_F/\sum\alpha` of :math:`\gamma^*` (weak duality, up to the
+   drift of the incrementally updated ``W``; not re-checked) and whose support
+   seeds the LP.
 3. **Exact stage on the working set** (for :math:`d \le`
    ``exact_max_dimension``, after ``first_order_rounds`` passes), a
    column-generation / cutting-plane loop on the min-norm point
@@ -65,7 +67,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap.problems import Instance, hebbian_weights
+from lamcap.problems import Instance, check_instance, hebbian_weights
 from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
@@ -401,8 +403,10 @@ def solve_cutting_plane(
     must be ``d``, ``margin`` is a pure scale (the returned ``W`` is at the
     solver's own scale, rescale it freely: the problem is homogeneous) and
     ``seed`` is unused (deterministic).  ``details`` reports the working-set
-    size, the certified interval ``[min_margin, upper_bound]`` for the best
-    normalised margin :math:`\gamma^*`, pass / ascent / LP seconds, the
+    size, ``upper_bound`` (an estimate of an upper bound on the best
+    normalised margin :math:`\gamma^*` from the ascent's duals, or the
+    certificate's re-checked bound when smaller; not re-checked by
+    :func:`~lamcap.solvers.verify`), pass / ascent / LP seconds, the
     stage reached and why the run stopped (``"stopped"``: ``"decided"``,
     ``"time_limit"``, ``"max_rounds"``, ``"exact_failed"`` or
     ``"nnls_iteration_cap"``).
@@ -451,6 +455,7 @@ def solve_cutting_plane(
     ('feasible', True)
     """
     del rank, seed
+    instance = check_instance(instance)
     opts = options or CuttingPlaneOptions()
     if objective not in OBJECTIVES:
         msg = f"objective must be one of {OBJECTIVES}, got {objective!r}"

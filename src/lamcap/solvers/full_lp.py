@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap.problems import Instance
+from lamcap.problems import Instance, check_instance
 from lamcap.solvers.certificates import FarkasCertificate
 from lamcap.solvers.result import SolveResult, build_result
 
@@ -116,6 +116,7 @@ def all_constraints(instance: Instance) -> tuple[NDArray[np.int64], NDArray[np.i
     >>> mus.tolist(), rhos.tolist()
     ([0, 0, 1, 1], [1, 2, 1, 2])
     """
+    instance = check_instance(instance)
     mus = np.repeat(np.arange(instance.n, dtype=np.int64), instance.p)
     rhos = np.tile(np.arange(instance.p, dtype=np.int64), instance.n)
     keep = rhos != instance.targets[mus]
@@ -136,7 +137,7 @@ def constraint_rows(
     >>> bool(np.isclose(row @ np.eye(3).ravel(), (u[0] - u[1]) @ e))
     True
     """
-    targets, competitors = instance.constraint_outputs(mus, rhos)
+    targets, competitors = check_instance(instance).constraint_outputs(mus, rhos)
     differences = targets - competitors
     rows = differences[:, :, None] * instance.inputs[mus][:, None, :]
     return rows.reshape(mus.size, instance.d * instance.d)
@@ -327,6 +328,7 @@ def solve_full_lp(
     >>> solve_full_lp(instance, rank=6, margin=1.0, max_seconds=None, seed=0).verdict
     'feasible'
     """
+    instance = check_instance(instance)
     del rank, seed
     start = time.perf_counter()
     mus, rhos = all_constraints(instance)

@@ -33,9 +33,12 @@ coordinate step costs :math:`O(k)` instead of :math:`O(d)`.  Together:
 the ascent of a d = 128, 0.9 p_c original-model solve took 3.1 s instead of
 9.6 s (same iterates up to rounding; ``tests/solvers/test_kernels.py``).
 
-Weak duality gives a certified upper bound on the best normalised margin at
-any time: :math:`\gamma^* \le \|W\|_F / \sum_i \alpha_i` (the Farkas bound of
-:mod:`lamcap.solvers.certificates` with weights :math:`\alpha`).
+Weak duality gives an upper bound on the best normalised margin at any time,
+:math:`\gamma^* \le \|W\|_F / \sum_i \alpha_i` (the Farkas bound of
+:mod:`lamcap.solvers.certificates` with weights :math:`\alpha`), in exact
+arithmetic for :math:`W = \sum_i \alpha_i \hat A_i`; the iterate ``W`` is
+updated incrementally in floating point, so the solvers report it as an
+estimate only (a Farkas certificate is what gets re-checked).
 """
 
 from __future__ import annotations

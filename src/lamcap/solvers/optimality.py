@@ -56,7 +56,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap._validation import check_finite_array, check_real
-from lamcap.problems import Instance
+from lamcap.problems import Instance, check_instance
 from lamcap.solvers.certificates import weights_matrix
 from lamcap.solvers.two_layer import raw_min_margin
 
@@ -168,6 +168,7 @@ def dual_value(instance: Instance, dual: MarginDual) -> float:
     >>> dual_value(instance, MarginDual(np.array([0]), np.array([1]), np.array([0.0]), 1.0))
     0.0
     """
+    instance = check_instance(instance)
     margin = check_real("margin", dual.margin, minimum=0.0, closed="()")
     associations, competitors = _check_dual(instance, dual)
     y = np.asarray(dual.y, dtype=np.float64)
@@ -196,6 +197,7 @@ def primal_value(instance: Instance, W: object, margin: float) -> tuple[float, f
     >>> primal_value(instance, np.zeros((4, 4)), 1.0)
     (inf, 0.0)
     """
+    instance = check_instance(instance)
     weights = weights_matrix(W, instance.d)
     level = check_real("margin", margin, minimum=0.0, closed="()")
     lowest = raw_min_margin(instance, weights)
@@ -222,6 +224,7 @@ def optimality_gap(instance: Instance, W: object, dual: MarginDual) -> Optimalit
     >>> gap.relative_gap <= 1e-4, round(gap.raw_min_margin, 9)
     (True, 1.0)
     """
+    instance = check_instance(instance)
     weights = weights_matrix(W, instance.d)
     primal, lowest = primal_value(instance, weights, dual.margin)
     lower = dual_value(instance, dual)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap.problems import Instance
+from lamcap.problems import Instance, check_instance
 from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
@@ -63,7 +63,11 @@ class SolveResult:
     method : str
         Name of the method in the registry.
     details : mapping
-        Solver-specific diagnostics (constraints used, LP sizes, bound ...).
+        Solver-specific diagnostics (constraints used, LP sizes, ...); not
+        re-checked by :func:`~lamcap.solvers.verify`.
+    instance_digest : str
+        :attr:`Instance.digest <lamcap.problems.Instance.digest>` of the
+        instance the verdict is about (``verify`` refuses another instance).
 
     Examples
     --------
@@ -82,6 +86,7 @@ class SolveResult:
     seconds: float
     method: str
     details: Mapping[str, Any] = field(default_factory=dict)
+    instance_digest: str = ""
 
 
 def _rechecked(instance: Instance, certificate: FarkasCertificate) -> FarkasCertificate | None:
@@ -124,9 +129,11 @@ def build_result(
     >>> build_result(instance, None, method="none").verdict
     'undecided'
     """
+    instance = check_instance(instance)
     margin = math.nan
     verified = False
     if weights is not None:
+        check = check_margins(instance, weights)  # also shape and finiteness checks
         if isinstance(weights, tuple):
             weights = (
                 np.asarray(weights[0], dtype=np.float64),
@@ -134,7 +141,6 @@ def build_result(
             )
         else:
             weights = np.asarray(weights, dtype=np.float64)
-        check = check_margins(instance, weights)  # also shape and finiteness checks
         margin = check.min_margin
         verified = check.verified
     verdict: Literal["feasible", "infeasible", "undecided"] = "undecided"
@@ -153,4 +159,5 @@ def build_result(
         seconds=float(seconds),
         method=method,
         details=dict(details or {}),
+        instance_digest=instance.digest,
     )

@@ -66,7 +66,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap._validation import check_integer, check_real
-from lamcap.problems import Instance
+from lamcap.problems import Instance, check_instance
 from lamcap.solvers.certificates import running_minimum, weights_matrix
 from lamcap.solvers.result import SolveResult, build_result
 
@@ -290,9 +290,7 @@ def check_solver_arguments(
         ...
     ValueError: rank must be an integer in [1, 4], got 5
     """
-    if not isinstance(instance, Instance):
-        msg = f"instance must be a lamcap Instance (see make_instance), got {type(instance)!r}"
-        raise ValueError(msg)
+    instance = check_instance(instance)
     rank = check_integer("rank", rank, minimum=1, maximum=instance.d)
     margin = check_real("margin", margin, minimum=0.0, closed="()")
     limit = (
