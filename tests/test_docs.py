@@ -229,3 +229,58 @@ def test_site_builds_strictly_without_importing_lamcap(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-4000:]
     assert (tmp_path / "index.html").is_file()
     assert (tmp_path / "reference" / "lamcap.theory.capacity" / "index.html").is_file()
+    _assert_served_from_the_site(tmp_path)
+
+
+_EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
+_SCRIPT_SOURCE = re.compile(r"<script\b[^>]*?\bsrc\s*=\s*[\"']?([^\"'\s>]+)", re.IGNORECASE)
+_STYLESHEET = re.compile(r"<link\b[^>]*?\brel\s*=\s*[\"']?stylesheet[^>]*>", re.IGNORECASE)
+_HREF = re.compile(r"\bhref\s*=\s*[\"']?([^\"'\s>]+)", re.IGNORECASE)
+
+
+def external_resources(html: str) -> list[str]:
+    """Scripts and stylesheets of a page that are loaded from another host."""
+    sources = _SCRIPT_SOURCE.findall(html)
+    sources += [m.group(1) for tag in _STYLESHEET.findall(html) if (m := _HREF.search(tag))]
+    return [source for source in sources if _EXTERNAL.match(source)]
+
+
+def test_external_resources_are_recognised() -> None:
+    page = (
+        '<script src="../javascripts/mathjax/tex-chtml.js"></script>'
+        '<script defer src="https://cdn.example/mathjax.js"></script>'
+        "<script src=//cdn.example/x.js></script>"
+        '<link rel="stylesheet" href="https://fonts.example/css">'
+        '<link rel="canonical" href="https://lamcap.invalid/">'
+        '<link rel="stylesheet" href="../assets/main.css">'
+    )
+    assert external_resources(page) == [
+        "https://cdn.example/mathjax.js",
+        "//cdn.example/x.js",
+        "https://fonts.example/css",
+    ]
+
+
+def _assert_served_from_the_site(site: Path) -> None:
+    """Every page loads its scripts and styles from the site; MathJax is there."""
+    pages = sorted(site.rglob("*.html"))
+    assert pages
+    for page in pages:
+        found = external_resources(page.read_text(encoding="utf-8"))
+        assert not found, f"{page.relative_to(site)} loads {found}"
+    mathjax = site / "javascripts" / "mathjax"
+    assert (mathjax / "tex-chtml.js").stat().st_size > 500_000
+    assert (
+        mathjax / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff"
+    ).is_file()
+    index = (site / "theory" / "capacity" / "index.html").read_text(encoding="utf-8")
+    assert 'src="../../javascripts/mathjax/tex-chtml.js"' in index
+
+
+@needs_mkdocs
+def test_mathjax_files_come_from_the_installed_package() -> None:
+    hook = _load_hook()
+    files = hook.mathjax_files(hook.mathjax_root())
+    assert files["javascripts/mathjax/tex-chtml.js"].is_file()
+    assert any(uri.startswith("javascripts/mathjax/input/tex/extensions/") for uri in files)
+    assert all(path.is_file() for path in files.values())

@@ -1,6 +1,6 @@
 """MkDocs hook for the lamcap site (registered under ``hooks:`` in mkdocs.yml).
 
-It does three things, all without importing lamcap (the build stays static):
+It does four things, all without importing lamcap (the build stays static):
 
 1. Renders the reStructuredText math used in numpy docstrings. Docstrings follow the
    numpy convention (``.. math::`` blocks and ``:math:`` roles) so that they read
@@ -13,11 +13,16 @@ It does three things, all without importing lamcap (the build stays static):
    ``lamcap._EXPORTS`` read from ``src/lamcap/__init__.py`` with :mod:`ast`.
 3. Fills the "Derivations" section of the navigation with the pages that the symbolic
    layer writes to ``docs/derivations/`` (whatever exists at build time).
+4. Serves MathJax from the site itself, so that formulas render without network
+   access: the MathJax 3 files shipped by the PyPI package ``django-static-mathjax``
+   (a dependency of the ``docs`` extra; it needs no Django to be read) are added to
+   the site under ``javascripts/mathjax/`` (:func:`mathjax_files`).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import re
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,7 @@ from typing import Any
 from markdown import Markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
@@ -238,6 +244,50 @@ def derivation_pages(docs_dir: Path) -> list[str]:
     return ([index] if index in pages else []) + [p for p in pages if p != index]
 
 
+# ------------------------------------------------------------------------ MathJax
+
+MATHJAX_DISTRIBUTION = "django-static-mathjax"
+MATHJAX_SITE_DIR = "javascripts/mathjax"
+# What the tex-chtml component needs: the bundle, its fonts, the TeX extensions it
+# autoloads, and the menu's accessibility parts (loaded only when a reader asks).
+MATHJAX_PARTS = (
+    "tex-chtml.js",
+    "output/chtml/fonts/woff-v2",
+    "input/tex/extensions",
+    "ui",
+    "a11y",
+    "sre",
+)
+
+
+def mathjax_root() -> Path:
+    """The ``es5`` folder of the installed MathJax 3 distribution (PluginError if missing)."""
+    try:
+        distribution = importlib.metadata.distribution(MATHJAX_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        msg = (
+            f"MathJax is served from the site and comes from the package {MATHJAX_DISTRIBUTION}, "
+            'which is not installed: python -m pip install ".[docs]"'
+        )
+        raise PluginError(msg) from None
+    root = Path(str(distribution.locate_file("mathjax/static/mathjax/es5")))
+    if not (root / "tex-chtml.js").is_file():
+        msg = f"{MATHJAX_DISTRIBUTION} has no mathjax/static/mathjax/es5/tex-chtml.js"
+        raise PluginError(msg)
+    return root
+
+
+def mathjax_files(root: Path) -> dict[str, Path]:
+    """Site path (under ``javascripts/mathjax/``) -> source file, for :data:`MATHJAX_PARTS`."""
+    found: dict[str, Path] = {}
+    for part in MATHJAX_PARTS:
+        source = root / part
+        paths = [source] if source.is_file() else sorted(p for p in source.rglob("*") if p.is_file())
+        for path in paths:
+            found[f"{MATHJAX_SITE_DIR}/{path.relative_to(root).as_posix()}"] = path
+    return found
+
+
 # ----------------------------------------------------------------------- events
 
 
@@ -284,6 +334,8 @@ def on_files(files: Files, config: Any) -> Files:
     )
     for module in modules:
         files.append(File.generated(config, module_page(module), content=_module_markdown(module)))
+    for uri, path in mathjax_files(mathjax_root()).items():
+        files.append(File.generated(config, uri, abs_src_path=str(path)))
     return files
 
 
