@@ -6,6 +6,7 @@ Run (quick: d = 16, 24, 32 with 3 instances per point)::
     python benchmarks/bench_solvers.py --instances 10 --large 64 128 --max-seconds 600
     python benchmarks/bench_solvers.py --dims 32 --instances 10 --factors 1.0 --full-lp-seconds 120
     python benchmarks/bench_solvers.py --dims --score-pass 128 256 --exact 32 48 64
+    python benchmarks/bench_solvers.py --objective max-margin --dims 16 32 64 --factors 0.95
 
 For each d in ``--dims`` and each p in {0.9, 1.0, 1.1} x critical_p(d), the
 same instances (decoupled model, seeds 0..instances-1) go through
@@ -25,12 +26,24 @@ the obvious numpy code (the same generator and numbers, then einsum);
 min-norm point against scipy's NNLS on the dense rows (NNLS only up to d = 48).
 numba kernels are compiled and warmed before any timing.  Timings taken on a
 shared machine are noisy.
+
+``--objective max-margin`` times ``lamcap.solve(instance, objective="max_margin",
+tolerance=...)`` (dual ascent, then Wolfe's min-norm point with column
+generation) on the same grid against the alternatives a user would write: the
+first-order stage alone (``exact="none"``: block dual ascent with full passes,
+the routine the spectrum measurement used before), and HiGHS' QP solver on
+all n(p-1) dense rows (min 1/2 ||w||^2 s.t. rows w >= 1; up to
+``--qp-max-d``).  Each row reports wall and CPU seconds, the certified
+relative gap reached, and the 1-minute load average before and after (the
+machine may be shared: wall time grows with the load, CPU time much less).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
+import os
 import statistics
 import sys
 import time
@@ -42,6 +55,7 @@ import numpy as np
 import lamcap
 from lamcap.solvers import solve, verify
 from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers.full_lp import all_constraints, constraint_rows, new_highs
 
 
 def _critical_p(d: int) -> int:
@@ -204,6 +218,100 @@ def exact_stages(dims: Sequence[int], instances: int, max_seconds: float) -> Non
             print(row, flush=True)
 
 
+def _timed_max_margin(
+    instance: Any, tolerance: float, max_seconds: float, exact: str
+) -> tuple[Any, float]:
+    """Max-margin solve with the given exact stage; the result and its CPU seconds."""
+    options = CuttingPlaneOptions(exact=exact, max_rounds=200 if exact != "none" else 10**6)
+    tick = time.process_time()
+    result = solve_cutting_plane(
+        instance,
+        rank=instance.d,
+        margin=1.0,
+        max_seconds=max_seconds,
+        seed=0,
+        options=options,
+        objective="max_margin",
+        tolerance=tolerance,
+    )
+    assert verify(instance, result)
+    return result, time.process_time() - tick
+
+
+def _highs_qp(instance: Any, max_seconds: float) -> tuple[float, float]:
+    """HiGHS QP on all dense rows: min 1/2 ||w||^2 s.t. rows w >= 1; (||w||, wall seconds)."""
+    import highspy  # noqa: PLC0415
+
+    tick = time.perf_counter()
+    rows = constraint_rows(instance, *all_constraints(instance))
+    count, size = rows.shape
+    highs = new_highs()
+    highs.setOptionValue("time_limit", max_seconds)
+    infinity = highs.getInfinity()
+    highs.addVars(size, np.full(size, -infinity), np.full(size, infinity))
+    highs.addRows(
+        count,
+        np.ones(count),
+        np.full(count, infinity),
+        rows.size,
+        np.arange(0, rows.size, size, dtype=np.int32),
+        np.tile(np.arange(size, dtype=np.int32), count),
+        rows.ravel(),
+    )
+    identity = np.arange(size, dtype=np.int32)
+    highs.passHessian(size, size, 1, np.arange(size + 1, dtype=np.int32), identity, np.ones(size))
+    highs.run()
+    seconds = time.perf_counter() - tick
+    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return math.nan, seconds
+    return float(np.linalg.norm(highs.getSolution().col_value)), seconds
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def max_margin(
+    dims: Sequence[int],
+    instances: int,
+    factors: Sequence[float],
+    max_seconds: float,
+    tolerance: float,
+    qp_max_d: int,
+    first_order: bool,
+) -> None:
+    """lamcap's max-margin solve vs the first-order stage alone vs HiGHS QP, same instances."""
+    print(
+        f"{'d':>4} {'p':>5} {'seed':>4} {'verdict':>10} {'wall':>8} {'cpu':>8} {'gap':>9} "
+        f"{'ws':>6} {'1st-order wall':>14} {'gap':>9} {'HiGHS QP wall':>13} "
+        f"{'|W| rel.diff':>12} {'load':>9}"
+    )
+    for d in dims:
+        for factor in factors:
+            p = round(factor * _critical_p(d))
+            for seed in range(instances):
+                instance = lamcap.make_instance(d, p, seed=seed)
+                load = _load()
+                ours, cpu = _timed_max_margin(instance, tolerance, max_seconds, "wolfe")
+                details = ours.details
+                row = (
+                    f"{d:>4} {p:>5} {seed:>4} {ours.verdict:>10} {ours.seconds:>8.1f} "
+                    f"{cpu:>8.1f} {details['relative_gap']:>9.1e} {details['working_set']:>6}"
+                )
+                if first_order and ours.verdict == "feasible":
+                    alone, _ = _timed_max_margin(instance, tolerance, max_seconds, "none")
+                    row += f" {alone.seconds:>14.1f} {alone.details['relative_gap']:>9.1e}"
+                else:
+                    row += f" {'-':>14} {'-':>9}"
+                if d <= qp_max_d and ours.verdict == "feasible":
+                    norm, seconds = _highs_qp(instance, max_seconds)
+                    ratio = abs(norm / details["primal_norm"] - 1)
+                    row += f" {seconds:>13.1f} {ratio:>12.1e}"
+                else:
+                    row += f" {'-':>13} {'-':>12}"
+                print(row + f" {load:>4}-{_load():<4}", flush=True)
+
+
 def main(argv: Sequence[str] = ()) -> None:
     """Run the solver benchmark (see the module docstring); ``argv`` as on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -216,7 +324,28 @@ def main(argv: Sequence[str] = ()) -> None:
     parser.add_argument("--full-lp-max-d", type=int, default=32)
     parser.add_argument("--no-adam", action="store_true")
     parser.add_argument(
-        "--factors", type=float, nargs="*", default=[0.9, 1.0, 1.1], help="p / p_c compared"
+        "--factors",
+        type=float,
+        nargs="*",
+        default=None,
+        help="p / p_c compared (default 0.9 1.0 1.1; 0.9 0.95 with --objective max-margin)",
+    )
+    parser.add_argument(
+        "--objective",
+        choices=("feasible", "max-margin"),
+        default="feasible",
+        help="feasible: verdict benchmark (default); max-margin: the optimal W, certified",
+    )
+    parser.add_argument(
+        "--tolerance", type=float, default=1e-4, help="max-margin relative gap (default 1e-4)"
+    )
+    parser.add_argument(
+        "--qp-max-d", type=int, default=16, help="largest d for the HiGHS QP (max-margin)"
+    )
+    parser.add_argument(
+        "--no-first-order",
+        action="store_true",
+        help="max-margin: skip the first-order-only alternative",
     )
     parser.add_argument(
         "--full-lp-seconds", type=float, default=None, help="HiGHS limit (default --max-seconds)"
@@ -229,6 +358,17 @@ def main(argv: Sequence[str] = ()) -> None:
     )
     arguments = parser.parse_args(argv)
     _warm_up()
+    if arguments.objective == "max-margin":
+        max_margin(
+            arguments.dims,
+            arguments.instances,
+            arguments.factors or [0.9, 0.95],
+            arguments.max_seconds,
+            arguments.tolerance,
+            arguments.qp_max_d,
+            not arguments.no_first_order,
+        )
+        return
     with_adam = _has_adam() and not arguments.no_adam
     compare(
         arguments.dims,
@@ -236,7 +376,7 @@ def main(argv: Sequence[str] = ()) -> None:
         arguments.max_seconds,
         arguments.full_lp_max_d,
         with_adam,
-        arguments.factors,
+        arguments.factors or [0.9, 1.0, 1.1],
         arguments.full_lp_seconds,
     )
     for d in arguments.score_pass:
