@@ -76,6 +76,7 @@ from lamcap.solvers.certificates import (
 )
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
+from lamcap.solvers.memory import available_memory, exact_stage_bytes
 from lamcap.solvers.min_norm_point import CorralState, constraint_levels
 from lamcap.solvers.optimality import MarginDual, optimality_gap
 from lamcap.solvers.result import SolveResult, build_result
@@ -374,6 +375,7 @@ class _Progress:
     nnls_cost_factor: float = 4.0
     corral: CorralState | None = None
     corral_keys: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    memory: dict[str, int] = field(default_factory=dict)
 
     def offer(self, weights: NDArray[np.float64], margin: float) -> None:
         if not margin <= self.margin:  # NaN-safe: replaces a NaN best
@@ -408,8 +410,13 @@ def solve_cutting_plane(
     certificate's re-checked bound when smaller; not re-checked by
     :func:`~lamcap.solvers.verify`), pass / ascent / LP seconds, the
     stage reached and why the run stopped (``"stopped"``: ``"decided"``,
-    ``"time_limit"``, ``"max_rounds"``, ``"exact_failed"`` or
-    ``"nnls_iteration_cap"``).
+    ``"time_limit"``, ``"max_rounds"``, ``"exact_failed"``,
+    ``"nnls_iteration_cap"`` or ``"memory"``).  Before the exact stage starts
+    its memory is estimated (:func:`~lamcap.solvers.memory.exact_stage_bytes`)
+    and compared with :func:`~lamcap.solvers.memory.available_memory`; both
+    go into ``details`` (``"exact_memory_bytes"``, ``"available_memory_bytes"``),
+    and when the estimate does not fit the run ends ``"undecided"`` with
+    ``"stopped": "memory"`` instead of being killed.
 
     ``max_seconds`` is checked between rounds and bounds the exact stage
     itself: HiGHS gets the remaining time as its limit, and NNLS (which cannot
@@ -490,6 +497,7 @@ def solve_cutting_plane(
         "pass_seconds": progress.pass_seconds,
         "ascent_seconds": progress.ascent_seconds,
         "exact_seconds": progress.exact_seconds,
+        **progress.memory,
     }
     weights = progress.weights
     if bounds is None:
@@ -505,6 +513,17 @@ def solve_cutting_plane(
         seconds=time.perf_counter() - start,
         details=details,
     )
+
+
+def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress: _Progress) -> bool:
+    """Whether the exact stage's estimated memory is available; if not, the run stops undecided."""
+    needed = exact_stage_bytes(instance.d, working.size, exact, instance.n, instance.p)
+    available = available_memory()
+    progress.memory = {"exact_memory_bytes": needed, "available_memory_bytes": available}
+    if needed <= available:
+        return True
+    progress.stopped = "memory"
+    return False
 
 
 def _finished(progress: _Progress, bounds: _Bounds | None) -> bool:
@@ -546,6 +565,8 @@ def _rounds(
             if progress.rounds > _first_order_rounds(opts, instance.d):
                 progress.stage = exact
                 _keep(working, working.alpha > 0, member)
+                if not _memory_fits(instance, working, exact, progress):
+                    break
                 if exact == "highs":
                     lp = MarginLP(instance.d * instance.d)
                     lp.add(_lp_rows(working, unit_inputs, np.arange(working.size)))
