@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 import numpy as np
 import pytest
+from scipy.special import lambertw
 
 from lamcap.experiments.analysis import CellData, TransitionRow
 from lamcap.experiments.figures import (
@@ -69,6 +72,27 @@ def test_backend_is_headless() -> None:
     )
 
 
+def _inside_and_apart(figure: Any) -> None:
+    """Every title and text lies inside the figure; titles of panels do not overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    frame = figure.bbox
+    titles = [
+        axis.title.get_window_extent(renderer) for axis in figure.get_axes() if axis.get_title()
+    ]
+    texts = [t for axis in figure.get_axes() for t in axis.texts] + list(figure.texts)
+    for box in titles + [t.get_window_extent(renderer) for t in texts]:
+        assert frame.x0 - 0.5 <= box.x0, (box, frame)
+        assert box.x1 <= frame.x1 + 0.5, (box, frame)
+        assert frame.y0 - 0.5 <= box.y0, (box, frame)
+        assert box.y1 <= frame.y1 + 0.5, (box, frame)
+    for a, b in itertools.combinations(titles, 2):
+        assert not a.overlaps(b)
+
+
 @pytest.mark.slow
 def test_storable_fraction_panels_and_theory_curves(tmp_path: Path) -> None:
     cells = {
@@ -80,20 +104,54 @@ def test_storable_fraction_panels_and_theory_curves(tmp_path: Path) -> None:
         ),
     }
     figure = storable_fraction.draw(cells, tmp_path)
-    axes = figure.get_axes()
+    axes = [axis for axis in figure.get_axes() if axis.get_title()]
     assert [a.get_title() for a in axes] == [
         "decoupled problem, optimal W",
         "original problem, optimal W",
     ]
     for axis in axes:
         assert len(axis.containers) == 1  # one errorbar per d
-        theory = [line for line in axis.get_lines() if len(line.get_xdata()) > 2]
-        assert theory, "the Crofton curve is drawn"
-        assert np.all(np.diff(theory[0].get_ydata()) <= 1e-12)  # decreasing in p
+        measured_colour = axis.containers[0].lines[0].get_color()
+        theory = _curves(axis)
+        assert len(theory) == 1, "the Crofton curve is drawn"
+        (curve,) = theory
+        assert curve.get_color() == measured_colour  # the theory of d has d's colour
+        assert np.all(np.diff(curve.get_ydata()) <= 1e-12)  # decreasing in p
+        # the law is drawn at every integer p of its range (fine grid, no kinks)
+        p = np.rint(np.exp(np.real(lambertw(np.asarray(curve.get_xdata()) * 36))))
+        assert np.all(np.diff(p) == 1)
+        assert len(p) >= 15
+        # the asymptote 1/2 is drawn and labelled above the axes
+        assert any(np.allclose(line.get_xdata(), 0.5) for line in axis.get_lines())
+        (top,) = axis.child_axes
+        assert [label.get_text() for label in top.get_xticklabels()] == ["1/2 (d → ∞)"]
+    (legend,) = figure.legends
+    assert legend.get_texts()[0].get_text() == "d = 6"
+    _inside_and_apart(figure)
     first = (tmp_path / f"{storable_fraction.NAME}.png").read_bytes()
     storable_fraction.draw(cells, tmp_path)
     assert (tmp_path / f"{storable_fraction.NAME}.png").read_bytes() == first
     assert (tmp_path / f"{storable_fraction.NAME}.pdf").stat().st_size > 0
+
+
+def _curves(axis: Any) -> list[Any]:
+    """Theory lines of an axes (not the asymptotes, not the markers of measurements)."""
+    return [
+        line
+        for line in axis.get_lines()
+        if len(line.get_xdata()) > 2 and line.get_linestyle() != "None"
+    ]
+
+
+def test_hebbian_panel_draws_both_laws_in_the_colour_of_d() -> None:
+    cell = Cell(8, 1.0, "decoupled", "hebbian")
+    figure = storable_fraction.draw({cell: _cell_data(cell, [6, 10, 14], [4, 3, 0], 4)})
+    (axis,) = (a for a in figure.get_axes() if a.get_title())
+    colour = axis.containers[0].lines[0].get_color()
+    assert {line.get_linestyle() for line in _curves(axis)} == {"-", ":"}  # exact, d → ∞
+    assert {line.get_color() for line in _curves(axis)} == {colour}
+    (top,) = axis.child_axes
+    assert [label.get_text() for label in top.get_xticklabels()] == ["1/8 (d → ∞)"]
 
 
 def test_rank_and_finite_size_figures(tmp_path: Path) -> None:
@@ -122,13 +180,40 @@ def test_spectrum_and_scores_figures(tmp_path: Path) -> None:
     assert len(axes) == 2
     for axis in axes:
         assert len(axis.patches) == 30  # histogram bars
-        assert len(axis.get_lines()) == 2  # learnt and initial densities
+    # κ = 1: the learnt law and the Gaussian start are one quarter circle, said once
+    (line,) = axes[0].get_lines()
+    assert "quarter circle at κ = 1" in line.get_label()
+    assert len(axes[1].get_lines()) == 2  # learnt and initial densities differ below
     assert "κ = 0.5" in axes[1].get_title()
+    _inside_and_apart(figure)
     figure = scores.draw(_sample(1.0), tmp_path)
     left, right = figure.get_axes()
     assert len(left.get_lines()) == 2
     assert len(right.get_lines()) == 2
+    _inside_and_apart(figure)
     assert (tmp_path / f"{scores.NAME}.pdf").exists()
+
+
+def test_at_full_rank_the_learnt_and_initial_laws_are_the_same() -> None:
+    """Why figure 4 draws one curve at κ = 1: both laws are the quarter circle."""
+    from lamcap import singular_value_density
+
+    s = np.linspace(0.0, 2.2, 301)
+    quarter_circle = np.sqrt(np.maximum(4 - s * s, 0.0)) / np.pi  # independent closed form
+    for law in ("optimum", "gaussian"):
+        values = singular_value_density(s, 1.0, law=law, normalization="raw")
+        assert np.allclose(values, quarter_circle, atol=1e-12)
+    below = singular_value_density(s, 0.5, law="optimum", normalization="raw")
+    assert not np.allclose(below, quarter_circle)
+
+
+def test_one_style_for_every_figure() -> None:
+    from lamcap.experiments.figures import style
+
+    assert style.new_figure(1)[0].get_figwidth() == style.COLUMN_WIDTH
+    assert style.new_figure(3)[0].get_figwidth() == style.PAGE_WIDTH
+    for module in (storable_fraction, rank_capacity, finite_size, spectrum, scores):
+        assert hasattr(module.draw, "__wrapped__"), module.__name__  # drawn inside style.context()
 
 
 def test_fourth_moment_ratio_of_the_quarter_circle() -> None:

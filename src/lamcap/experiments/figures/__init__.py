@@ -12,7 +12,11 @@ module                   figure
 
 Each module has ``draw(data, out=None) -> Figure`` (matplotlib ``Figure``
 without pyplot, so headless) and writes ``<NAME>.png`` and ``<NAME>.pdf``
-with fixed metadata.  :func:`draw_all` draws all five from a results database
+with fixed metadata.  All of them share one look, defined once in
+:mod:`lamcap.experiments.figures.style` (journal widths, 8 pt text, the
+Okabe–Ito colours, one colour per d for a measurement and its theory,
+asymptotes as labelled grey dashed lines, PNG at 300 dpi and PDF with
+embedded fonts).  :func:`draw_all` draws all five from a results database
 (figures 1–3) and a small batch of fresh solutions (figures 4–5).
 """
 

@@ -16,14 +16,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lamcap.experiments.analysis import TransitionRow
-from lamcap.experiments.figures._common import (
-    OPTIMAL_METHODS,
-    colour,
-    load_of,
-    new_figure,
-    save,
-    theory_or_none,
-)
+from lamcap.experiments.figures._common import OPTIMAL_METHODS, load_of, theory_or_none
+from lamcap.experiments.figures.style import colour, mark_asymptote, new_figure, save, styled
 
 __all__ = ["NAME", "draw"]
 
@@ -37,16 +31,17 @@ def _prediction(dims: np.ndarray) -> np.ndarray:
     return np.asarray(p_c * np.log(p_c) / dims.astype(float) ** 2, dtype=float)
 
 
+@styled
 def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
     """Draw figure 3 from fitted transitions; save PNG + PDF into ``out`` if given."""
     figure, (axis,) = new_figure(1)
     chosen = [r for r in rows if r.cell.kappa == 1.0 and r.cell.method in OPTIMAL_METHODS]
     largest = max([r.cell.d for r in chosen], default=64)
-    dims = np.unique(np.geomspace(4, max(256, 2 * largest), 40).round().astype(int))
+    dims = np.unique(np.geomspace(4, max(256, 2 * largest), 60).round().astype(int))
     prediction = theory_or_none(lambda: _prediction(dims))
     if prediction is not None:
-        axis.plot(dims, prediction, color="k", lw=1.2, label=r"finite-size $p\,E[C_p] = d^2$")
-    axis.axhline(0.5, color="0.5", lw=0.8, ls=":", label=r"asymptote $1/2$")
+        axis.plot(dims, prediction, color="k", label=r"finite-size law $p\,E[C_p] = w^2$")
+    mark_asymptote(axis, 0.5, r"asymptote $1/2$ ($d\to\infty$)")
     for index, model in enumerate(("decoupled", "original")):
         points = sorted((r for r in chosen if r.cell.model == model), key=lambda r: r.cell.d)
         if not points:
@@ -62,21 +57,20 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
                 np.maximum(alpha[:, 2] - alpha[:, 0], 0),
             ],
             fmt="os"[index],
-            ms=3,
-            capsize=1.5,
             color=colour(index),
+            zorder=3,
             label=f"measured, {model}",
         )
         crofton = [
             load_of(r.finite_theory, r.cell.d) for r in points if np.isfinite(r.finite_theory)
         ]
         if index == 0 and len(crofton) == len(points):
-            axis.plot(d, crofton, "x", color="k", ms=4, label="Crofton median (measured d)")
+            axis.plot(d, crofton, "x", color="k", ms=4, label="Crofton median at measured d")
     axis.set_xscale("log")
     axis.set_xlabel("dimension d")
     axis.set_ylabel(r"critical load $\alpha_c(d)$")
     axis.set_ylim(0.4, None)
-    axis.legend(loc="lower left", frameon=False, fontsize=7)
+    axis.legend(loc="upper right")
     if out is not None:
         save(figure, out, NAME)
     return figure
