@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+from lamcap.geometry import project_onto_cone
+from lamcap.theory.capacity import critical_p
+from lamcap.theory.cone import active_set_law, statistical_dimension
+from lamcap.theory.margin import max_margin
+from lamcap.theory.scores import score_law
 from lamcap.theory.spectrum import (
+    _finite_size,
+    _fourth_moment,
+    _orthant_moments,
+    _residual_moments,
     sample_singular_values,
     singular_value_cdf,
     singular_value_density,
@@ -217,5 +226,182 @@ def test_shapes_are_preserved():
     ],
 )
 def test_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# ----------------------------------------------------------------------------
+# finite-size law of the max-margin W (d=, p=)
+# ----------------------------------------------------------------------------
+
+
+def _residual_samples(p, margin, size, seed):
+    """Monte Carlo of the projection residual: |A|, S = l* - g_t, D = |g - Pi(g)|^2."""
+    g = np.random.default_rng(seed).standard_normal((size, p))
+    projected, active = project_onto_cone(g, margin=margin)
+    return active, projected[:, 0] - g[:, 0], np.sum((g - projected) ** 2, axis=1)
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.4])
+def test_orthant_moments_match_projection_monte_carlo(margin):
+    active, lift, _ = _residual_samples(40, margin, 60000, seed=3)
+    for k in range(1, 7):
+        chosen = lift[active == k]
+        mean, square = _orthant_moments(k, margin)
+        assert abs(chosen.mean() - mean) < 4 * chosen.std() / math.sqrt(chosen.size)
+        assert abs(np.mean(chosen**2) - square) < 4 * np.std(chosen**2) / math.sqrt(chosen.size)
+
+
+def test_orthant_moments_single_competitor_closed_form():
+    # k = 1: density of e proportional to exp(m e - e^2) on e > 0
+    mean, square = _orthant_moments(1, 0.0)
+    assert mean == pytest.approx(1 / math.sqrt(math.pi), abs=1e-13)
+    assert square == pytest.approx(0.5, abs=1e-13)
+    m = 0.7
+    weight = integrate.quad(lambda e: math.exp(m * e - e * e), 0, np.inf)[0]
+    first = integrate.quad(lambda e: e * math.exp(m * e - e * e), 0, np.inf)[0]
+    assert _orthant_moments(1, m)[0] == pytest.approx(first / weight, abs=1e-12)
+
+
+@pytest.mark.parametrize(("p", "margin"), [(59, 0.0769), (173, 0.3), (536, 0.0999)])
+def test_residual_moments_reproduce_independent_kernels(p, margin):
+    moments = _residual_moments(p, margin)
+    # E D = E|A| + m E S against the hinge-sum inversion of statistical_dimension
+    assert moments.mean == pytest.approx(float(statistical_dimension(p, margin=margin)), rel=1e-10)
+    assert moments.level == pytest.approx(score_law(p, margin=margin).target_mean(), abs=1e-10)
+
+
+def test_residual_square_is_chi_square_mixture_at_capacity():
+    law = active_set_law(173)
+    k = np.arange(law.size)
+    moments = _residual_moments(173, 0.0)
+    assert moments.square == pytest.approx(float(np.dot(law, k * (k + 2))), rel=1e-10)
+    assert moments.active == pytest.approx(float(np.dot(law, k)), rel=1e-10)
+
+
+@pytest.mark.slow
+def test_residual_heterogeneity_matches_monte_carlo():
+    p, margin = 59, 0.0769
+    _, _, residual = _residual_samples(p, margin, 200000, seed=5)
+    moments = _residual_moments(p, margin)
+    square, mean = np.mean(residual**2), np.mean(residual)
+    assert abs(square - moments.square) < 4 * np.std(residual**2) / math.sqrt(residual.size)
+    assert abs(mean - moments.mean) < 4 * np.std(residual) / math.sqrt(residual.size)
+
+
+def _rank_one_sum_ratio(d, n, squares, draws, seed, reaction=0.0):
+    r"""Monte Carlo of E tr(WW^T)^2/d / (E tr WW^T/d)^2 for W = sum c a b^T (I + b E E^T)^{-1}.
+
+    ``a`` and ``b = e / |e|`` uniform unit vectors (``e`` with N(0, I/d) entries, also
+    in the reaction term), ``c^2`` drawn by ``squares(rng, n)``; returns the ratio and
+    its delta-method standard error.
+    """
+    rng = np.random.default_rng(seed)
+    second, fourth = np.empty(draws), np.empty(draws)
+    for i in range(draws):
+        directions = rng.standard_normal((d, n))
+        directions /= np.linalg.norm(directions, axis=0)
+        inputs = rng.standard_normal((d, n)) / math.sqrt(d)
+        unit_inputs = inputs / np.linalg.norm(inputs, axis=0)
+        weights = (directions * np.sqrt(squares(rng, n))) @ unit_inputs.T
+        if reaction:
+            weights = np.linalg.solve(np.eye(d) + reaction * inputs @ inputs.T, weights.T).T
+        gram = weights @ weights.T
+        second[i], fourth[i] = np.trace(gram) / d, np.trace(gram @ gram) / d
+    ratio = fourth.mean() / second.mean() ** 2
+    gradient = fourth / second.mean() ** 2 - 2 * fourth.mean() * second / second.mean() ** 3
+    return ratio, gradient.std() / math.sqrt(draws)
+
+
+@pytest.mark.parametrize(("d", "n"), [(8, 20), (16, 60)])
+def test_rank_one_sum_moments_are_exact_at_finite_d(d, n):
+    # c^2 exponential: E c^4 / (E c^2)^2 = 2; no reaction (u = 1)
+    measured, error = _rank_one_sum_ratio(d, n, lambda rng, k: rng.exponential(size=k), 6000, 7)
+    predicted = _fourth_moment(d, d / n, 2.0, 1.0)
+    assert abs(measured - predicted) < 4 * error
+
+
+def test_reaction_factor_one_minus_two_u_squared():
+    # W = H E^T (I + b E E^T)^{-1} with b n / d = u / (1 - u): the fluctuation term of
+    # E E^T enters with (1 - 2u)^2 at first order in d/n (second order bounded by 2 (d/n)^2)
+    d, n = 30, 300
+    ratio = d / n
+
+    def constant(_rng, k):
+        return np.ones(k)
+
+    values = {}
+    for u in (0.5, 0.999):
+        reaction = u / (1 - u) * d / n
+        values[u] = _rank_one_sum_ratio(d, n, constant, 400, 11, reaction)
+    difference = values[0.999][0] - values[0.5][0]
+    predicted = _fourth_moment(d, ratio, 1.0, 0.999) - _fourth_moment(d, ratio, 1.0, 0.5)
+    error = math.hypot(values[0.999][1], values[0.5][1])
+    assert abs(difference - predicted) < 4 * error + 2 * ratio**2
+    assert predicted > 8 * error  # the test can tell the factor from no reaction at all
+
+
+@pytest.mark.slow
+def test_finite_size_fourth_moment_formula():
+    law = _finite_size(32, 173)
+    residual = _residual_moments(173, law.margin)
+    assert law.margin == pytest.approx(max_margin(173 / 32**2, 173), rel=1e-12)
+    assert law.heterogeneity == pytest.approx(residual.square / residual.mean**2, rel=1e-14)
+    assert law.constrained == pytest.approx(residual.active / residual.mean, rel=1e-14)
+    # u < 1 below capacity: the margin makes E D exceed E|A|
+    assert 0.9 < law.constrained < 1.0
+    assert singular_value_moment(4, d=32, p=173) == law.fourth
+    assert singular_value_moment(2, d=32, p=173) == 1.0
+    assert singular_value_moment(0, d=32, p=173) == 1.0
+
+
+@pytest.mark.slow
+def test_finite_size_law_tends_to_quarter_circle():
+    values = []
+    for d in (16, 64, 256, 1024):
+        p = round(0.95 * float(critical_p(d)))
+        values.append(singular_value_moment(4, d=d, p=p) - singular_value_moment(4))
+        law = _finite_size(d, p)
+        # excess bounded by 1/d + (d/p) (kappa_D - 1 + (1 - 2u)^2), each term -> 0
+        assert 0 < values[-1] <= 1 / d + law.ratio * (law.heterogeneity - 1 + 1)
+    assert all(a > b for a, b in itertools.pairwise(values))
+    assert values[-1] < 0.02
+
+
+def test_moment_broadcasts_over_kappa():
+    kappas = np.array([[1.0, 0.5], [0.25, 1.0]])
+    values = singular_value_moment(4, kappas)
+    assert values.shape == (2, 2)
+    assert values[0, 1] == singular_value_moment(4, 0.5)
+    assert singular_value_moment(4, [1.0, 1.0], d=16, p=59).shape == (2,)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: singular_value_moment(4, d=16), r"p must be given together with d .*d=16"),
+        (lambda: singular_value_moment(4, p=59), r"d must be given together with p .*p=59"),
+        (
+            lambda: singular_value_moment(4, d=4, p=10),
+            r"d must be an integer in \[8, 1024\], got 4",
+        ),
+        (
+            lambda: singular_value_moment(4, d=16, p=70),
+            r"p must be an integer in \[47, 61\].*got 70",
+        ),
+        (
+            lambda: singular_value_moment(4, d=16, p=20),
+            r"p must be an integer in \[47, 61\].*got 20",
+        ),
+        (lambda: singular_value_moment(4, 0.5, d=16, p=59), r"kappa must be 1 .*got 0\.5"),
+        (lambda: singular_value_moment(3, d=16, p=59), r"order must be 0, 2 or 4 .*got 3"),
+        (lambda: singular_value_moment(4, d=16, p=59, law="gaussian"), "law must be 'optimum'"),
+        (
+            lambda: singular_value_moment(4, d=16, p=59, normalization="raw"),
+            "normalization must be 'frobenius'",
+        ),
+    ],
+)
+def test_finite_size_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()

@@ -50,6 +50,32 @@ Normalisations
     :math:`[0, 2]`, i.e. the top singular values of a matrix with entries of
     variance ``1/d``; for ``"product"`` raw and frobenius coincide).
 
+Finite-size law (``d=``, ``p=``; docs/theory/spectrum-finite-size.md)
+    The max-margin ``W`` of ``n = p`` decoupled associations at dimension
+    ``d``, full rank, normalised to :math:`E s^2 = 1`.  With the dual
+    decomposition :math:`W = \sum_\mu c_\mu a_\mu b_\mu^\top` (unit
+    :math:`a_\mu, b_\mu`), :math:`c_\mu^2` distributed like the squared
+    projection residual :math:`D = \operatorname{dist}(g, K_m)^2`, and the
+    reaction of each association on the others reducing the fluctuation of
+    :math:`\sum_\mu e_\mu e_\mu^\top` by the factor :math:`(1 - 2u)^2`,
+    :math:`u = E|A|/E D` (the fraction of the :math:`d^2` directions held by
+    active constraints),
+
+    .. math::
+
+        \frac{E s^4}{(E s^2)^2} = 2 + \frac1d + \lambda\Big[(\kappa_D - 1)
+        + (1 - 2u)^2\Big(1 - \frac{2d+1}{d^2}\Big)\Big], \qquad \lambda = d/p,
+
+    exact in ``d`` for the rank-one sum at :math:`u = 1` and first order in
+    :math:`\lambda` for the reaction.  :math:`\kappa_D = E D^2/(E D)^2` is exact:
+    given :math:`|A| = k` the active excesses have the density
+    :math:`\propto e^{mS - (S^2 + Q)/2}` on the orthant, so
+    :math:`E[D \mid k] = k + m E[S \mid k]` and
+    :math:`E[D^2 \mid k] = k(k+2) + m(2k+3)E[S \mid k] + m^2 E[S^2 \mid k]`,
+    with the moments of :math:`S` from one contour integral each and
+    :math:`P(|A| = k)` from :func:`lamcap.theory.scores.score_law`;
+    :math:`m` solves :math:`p\,E D = d^2` (:func:`lamcap.theory.margin.max_margin`).
+
 Outside the support the density is 0 and the cdf is 0 or 1; NaN raises.
 
 Precision: closed forms to a few ulp in the bulk (relative error grows like
@@ -60,6 +86,7 @@ conditioning); quantiles by monotone Newton iterations to machine precision.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +95,7 @@ import mpmath
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import optimize, special
 
 from lamcap._validation import check_dps, check_finite_array, check_integer, check_kappa
 from lamcap.theory.rank import retained_energy, singular_value_threshold, threshold_angle
@@ -485,6 +513,186 @@ def _mp_scale(law: _Law) -> Any:
 
 
 # ----------------------------------------------------------------------------
+# finite-size law of the max-margin W (docs/theory/spectrum-finite-size.md)
+# ----------------------------------------------------------------------------
+
+#: Fraction of the finite-size critical p below which ``p`` is rejected: the law
+#: is derived near capacity and checked against certified max-margin W from
+#: 0.8 to 0.95 critical_p(d) (docs/measurements/spectrum.md).
+_LOWEST_LOAD = 0.75
+#: Dimensions accepted with ``d=`` (above 1024 the exact active-set law of
+#: :func:`lamcap.theory.scores.score_law` is not available in float64).
+_SMALLEST_D = 8
+_LARGEST_D = 1024
+#: Trapezoid rule of the orthant integrals (step, half-width): the integrand is
+#: entire and bounded by ``phi(t) h(a)^k``, so the error is far below 1e-14.
+_ORTHANT_STEP = 0.02
+_ORTHANT_HALF_WIDTH = 12.0
+
+
+def _log_h(z: Any) -> Any:
+    r""":math:`\log h(z)`, :math:`h(z) = \int_0^\infty e^{ze - e^2/2}\,de = \sqrt{\pi/2}\,w(-iz/\sqrt2)`."""
+    return np.log(math.sqrt(math.pi / 2.0) * special.wofz(-1j * np.asarray(z) / math.sqrt(2.0)))
+
+
+def _orthant_saddle(k: int, margin: float) -> float:
+    r"""Contour shift :math:`\eta \ge 0` at the saddle of :math:`e^{\eta^2/2} h(m - \eta)^k`."""
+
+    def slope(eta: float) -> float:
+        x = margin - eta
+        h = math.sqrt(math.pi / 2.0) * float(special.erfcx(-x / math.sqrt(2.0)))
+        return eta - k * (1.0 + x * h) / h
+
+    if slope(0.0) >= 0.0:
+        return 0.0
+    return float(optimize.brentq(slope, 0.0, math.sqrt(k) + abs(margin) + 10.0, xtol=1e-12))
+
+
+@functools.lru_cache(maxsize=4096)
+def _orthant_moments(k: int, margin: float) -> tuple[float, float]:
+    r""":math:`E[S \mid |A| = k]` and :math:`E[S^2 \mid |A| = k]` of the projection residual.
+
+    Given :math:`|A| = k`, the excesses :math:`e_i = c_i - \ell^* > 0` of the
+    active competitors have the density :math:`\propto e^{mS - (S^2 + Q)/2}` on
+    the positive orthant (:math:`S = \sum e_i`, :math:`Q = \sum e_i^2`),
+    independently of the target level.  With
+    :math:`e^{-S^2/2} = E_\xi e^{i\xi S}` the normaliser is
+    :math:`Z_k(m) = E_\xi[h(m + i\xi)^k]`; its ``m``-derivatives give the
+    moments of :math:`S`.  The contour is shifted to the saddle point
+    (:func:`_orthant_saddle`) so that no cancellation occurs.
+    """
+    if k == 0:
+        return 0.0, 0.0
+    eta = _orthant_saddle(k, margin)
+    t = np.arange(-_ORTHANT_HALF_WIDTH, _ORTHANT_HALF_WIDTH + _ORTHANT_STEP / 2, _ORTHANT_STEP)
+    z = margin - eta + 1j * t
+    log_h = _log_h(z)
+    h = np.exp(log_h)
+    first = 1.0 + z * h  # h'
+    second = h + z * first  # h''
+    log_weight = k * log_h - 1j * eta * t - 0.5 * t * t
+    weight = np.exp(log_weight - np.max(log_weight.real))
+    ratio_1 = first / h
+    zeroth = np.sum(weight)
+    mean = np.sum(weight * k * ratio_1) / zeroth
+    square = np.sum(weight * (k * (k - 1) * ratio_1**2 + k * second / h)) / zeroth
+    return float(mean.real), float(square.real)
+
+
+@dataclass(frozen=True)
+class _ResidualMoments:
+    r"""Moments of :math:`D = \operatorname{dist}(g, K_m)^2` and :math:`|A|` at margin ``m``."""
+
+    margin: float
+    active: float  # E|A|
+    mean: float  # E D
+    square: float  # E D^2
+    level: float  # E S = E l*
+
+
+def _residual_moments(p: int, margin: float) -> _ResidualMoments:
+    r"""Exact :math:`E|A|`, :math:`E D`, :math:`E D^2`, :math:`E S` at margin ``m`` (Stein identities).
+
+    Scaling :math:`e \to e/\sqrt\beta` in the orthant integral gives
+    :math:`E[D \mid k] = k + m\,E[S \mid k]` and
+    :math:`E[D^2 \mid k] = k(k+2) + m(2k+3)\,E[S \mid k] + m^2 E[S^2 \mid k]`
+    (at :math:`m = 0`: :math:`D \mid k \sim \chi^2_k`).  :math:`P(|A| = k)` is
+    :meth:`lamcap.theory.scores.ScoreLaw.active_probabilities`.
+    """
+    from lamcap.theory.scores import score_law  # noqa: PLC0415  (scores imports geometry)
+
+    law = np.asarray(score_law(p, margin=margin).active_probabilities(), dtype=np.float64)
+    k = np.arange(law.size, dtype=np.float64)
+    moments = np.array([_orthant_moments(int(j), margin) for j in range(law.size)])
+    s1, s2 = moments[:, 0], moments[:, 1]
+    mean_d = k + margin * s1
+    square_d = k * (k + 2.0) + margin * (2.0 * k + 3.0) * s1 + margin**2 * s2
+    return _ResidualMoments(
+        margin,
+        float(np.dot(law, k)),
+        float(np.dot(law, mean_d)),
+        float(np.dot(law, square_d)),
+        float(np.dot(law, s1)),
+    )
+
+
+@dataclass(frozen=True)
+class _FiniteSize:
+    r"""The finite-size law at ``(d, p)``, ``n = p`` associations (module docstring)."""
+
+    d: int
+    p: int
+    ratio: float  # lambda = d / n
+    margin: float  # m solving n E dist(g, K_m)^2 = d^2
+    constrained: float  # u = E|A| / E D
+    heterogeneity: float  # kappa_D = E D^2 / (E D)^2
+    fourth: float  # E s^4 / (E s^2)^2, exact finite-d moments
+
+
+def _check_size(d: Any, p: Any) -> tuple[int, int]:
+    """Validate ``d`` and ``p`` of the finite-size law (both or neither must be given)."""
+    from lamcap.theory.capacity import critical_p  # noqa: PLC0415
+
+    if d is None or p is None:
+        missing, given, value = ("p", "d", d) if p is None else ("d", "p", p)
+        msg = (
+            f"{missing} must be given together with {given} (got {given}={value!r}, {missing}=None)"
+        )
+        raise ValueError(msg)
+    dimension = check_integer("d", d, minimum=_SMALLEST_D, maximum=_LARGEST_D)
+    critical = float(critical_p(dimension))
+    low, high = math.ceil(_LOWEST_LOAD * critical), math.floor(critical)
+    try:
+        outputs = check_integer("p", p, minimum=low, maximum=high)
+    except ValueError:
+        msg = (
+            f"p must be an integer in [{low}, {high}] ({_LOWEST_LOAD:g} to 1 times "
+            f"critical_p({dimension}) = {critical:.6g}), got {p!r}"
+        )
+        raise ValueError(msg) from None
+    return dimension, outputs
+
+
+@functools.lru_cache(maxsize=256)
+def _finite_size(d: int, p: int) -> _FiniteSize:
+    """Parameters and fourth moment of the finite-size law (module docstring)."""
+    from lamcap.theory.margin import max_margin  # noqa: PLC0415
+
+    margin = float(max_margin(min(p / d**2, _capacity_load(p)), p))
+    residual = _residual_moments(p, margin)
+    ratio = d / p
+    heterogeneity = residual.square / residual.mean**2
+    constrained = residual.active / residual.mean
+    return _FiniteSize(
+        d,
+        p,
+        ratio,
+        margin,
+        constrained,
+        heterogeneity,
+        _fourth_moment(d, ratio, heterogeneity, constrained),
+    )
+
+
+def _capacity_load(p: int) -> float:
+    from lamcap.theory.cone import statistical_dimension  # noqa: PLC0415
+
+    return 1.0 / float(statistical_dimension(p))
+
+
+def _fourth_moment(d: int, ratio: float, heterogeneity: float, constrained: float) -> float:
+    r"""Finite-size :math:`E s^4/(E s^2)^2` (module docstring, "finite-size law").
+
+    .. math::
+
+        2 + \frac1d + \lambda\Big[(\kappa_D - 1)
+        + (1 - 2u)^2\Big(1 - \frac{2d + 1}{d^2}\Big)\Big].
+    """
+    fluctuation = (1.0 - 2.0 * constrained) ** 2 * (1.0 - (2.0 * d + 1.0) / d**2)
+    return 2.0 + 1.0 / d + ratio * (heterogeneity - 1.0 + fluctuation)
+
+
+# ----------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------
 
@@ -673,27 +881,63 @@ def singular_value_support(
 
 
 def singular_value_moment(
-    order: int, kappa: float = 1.0, *, normalization: str = "frobenius", law: str = "optimum"
-) -> float:
-    r"""Moment :math:`E[s^k]` of the singular-value law (``law="optimum"`` or ``"gaussian"``).
+    order: int,
+    kappa: ArrayLike = 1.0,
+    *,
+    normalization: str = "frobenius",
+    law: str = "optimum",
+    d: int | None = None,
+    p: int | None = None,
+) -> Any:
+    r"""Moment :math:`E[s^k]` of the singular-value law, asymptotic or at finite ``(d, p)``.
 
-    Computed in the angle variable, :math:`E[s^k] = \frac{c^k}{\kappa}
+    *Asymptotic* (``d`` and ``p`` not given; ``law="optimum"`` or ``"gaussian"``):
+    computed in the angle variable, :math:`E[s^k] = \frac{c^k}{\kappa}
     \int_{\theta_\kappa}^{\pi/2} (2\sin\theta)^k \frac{4\cos^2\theta}{\pi}\,d\theta`
     (``c`` the normalisation scale), by 64-point Gauss–Legendre quadrature of an
     entire integrand: machine precision.  For the product law the even moments
     are free-probability polynomials, e.g. :math:`E s^4 = 1 + 2\kappa`.
-    Reference: docs/theory/mechanism.md.
+
+    *Finite size* (``d`` and ``p`` given, full rank, ``n = p`` associations, the
+    max-margin ``W`` normalised to :math:`E s^2 = 1`): orders 0, 2, 4, with
+
+    .. math::
+
+        E s^4 = 2 + \frac1d + \frac dp\Big[(\kappa_D - 1)
+        + (1 - 2u)^2\Big(1 - \frac{2d+1}{d^2}\Big)\Big],
+        \qquad \kappa_D = \frac{E D^2}{(E D)^2},\quad u = \frac{E|A|}{E D},
+
+    :math:`D = \operatorname{dist}(g, K_m)^2` the squared projection residual of
+    one association, :math:`|A|` its active set and :math:`m` the normalised
+    margin solving :math:`p\,E D = d^2` (:func:`lamcap.theory.margin.max_margin`);
+    see docs/theory/spectrum-finite-size.md and the module docstring.
+    :math:`\kappa_D`, :math:`u` and :math:`m` are computed to about 1e-12; the
+    formula is a model (first order in :math:`d/p` for the :math:`(1-2u)^2`
+    factor), checked against certified max-margin ``W`` at d = 16–64,
+    0.8–0.95 critical_p(d) (docs/measurements/spectrum.md).
+
+    Reference: arXiv:2605.10795 (quarter-circle law);
+    docs/theory/spectrum-finite-size.md (finite-size law).
 
     Parameters
     ----------
     order : int
-        :math:`k \ge 0`.
-    kappa, normalization, law
-        As in :func:`singular_value_density` (``law="product"`` raises).
+        :math:`k \ge 0`; with ``d`` and ``p`` only 0, 2 and 4.
+    kappa : float or array_like
+        Rank ratio(s) in (0, 1]; the result has its shape.  With ``d`` and
+        ``p``: 1 only (the finite-size law is derived at full rank).
+    normalization, law
+        As in :func:`singular_value_density` (``law="product"`` raises; with
+        ``d`` and ``p`` only ``"frobenius"`` and ``"optimum"``).
+    d : int, optional
+        Dimension, an integer in [8, 1024]; give together with ``p``.
+    p : int, optional
+        Outputs (= associations), an integer between 0.75 and 1 times
+        :func:`lamcap.critical_p` of ``d``; give together with ``d``.
 
     Returns
     -------
-    float
+    float or ndarray (the shape of ``kappa``)
 
     Examples
     --------
@@ -701,9 +945,23 @@ def singular_value_moment(
     2.0
     >>> round(singular_value_moment(2, 0.3), 12)
     1.0
+    >>> [round(float(v), 6) for v in singular_value_moment(4, [1.0, 0.5])]
+    [2.0, 1.226163]
+    >>> round(singular_value_moment(4, d=32, p=173), 3)  # max-margin W at 0.95 p_c
+    2.282
     """
-    resolved = _resolve_law(kappa, law, normalization)
+    if d is not None or p is not None:
+        return _finite_size_moment(order, kappa, normalization, law, d, p)
     power = check_integer("order", order, minimum=0)
+    kappas = check_kappa(kappa)
+    values = np.array(
+        [_asymptotic_moment(power, float(k), normalization, law) for k in kappas.ravel()]
+    )
+    return float(values[0]) if kappas.ndim == 0 else values.reshape(kappas.shape)
+
+
+def _asymptotic_moment(power: int, kappa: float, normalization: str, law: str) -> float:
+    resolved = _resolve_law(kappa, law, normalization)
     if resolved.name == "product":
         msg = "law='product' moments are not implemented; use E s^2 = 1, E s^4 = 1 + 2 kappa"
         raise ValueError(msg)
@@ -713,6 +971,38 @@ def singular_value_moment(
     theta = theta_low + half * (nodes + 1.0)
     integrand = (2.0 * np.sin(theta)) ** power * 4.0 * np.cos(theta) ** 2 / np.pi
     return float(resolved.scale**power * half * np.dot(weights, integrand) / resolved.kappa)
+
+
+def _check_finite_size_options(kappa: ArrayLike, normalization: str, law: str) -> FloatArray:
+    """Options allowed with ``d`` and ``p``: full rank, frobenius units, the optimum."""
+    kappas = check_kappa(kappa)
+    if np.any(kappas != 1.0):
+        bad = float(kappas[kappas != 1.0].flat[0])
+        msg = (
+            f"kappa must be 1 when d and p are given (the finite-size law is derived "
+            f"at full rank), got {bad!r}"
+        )
+        raise ValueError(msg)
+    if law != "optimum":
+        msg = f"law must be 'optimum' when d and p are given, got {law!r}"
+        raise ValueError(msg)
+    if normalization != "frobenius":
+        msg = f"normalization must be 'frobenius' when d and p are given, got {normalization!r}"
+        raise ValueError(msg)
+    return kappas
+
+
+def _finite_size_moment(
+    order: int, kappa: ArrayLike, normalization: str, law: str, d: Any, p: Any
+) -> Any:
+    power = check_integer("order", order, minimum=0)
+    if power not in (0, 2, 4):
+        msg = f"order must be 0, 2 or 4 when d and p are given, got {order!r}"
+        raise ValueError(msg)
+    kappas = _check_finite_size_options(kappa, normalization, law)
+    dimension, outputs = _check_size(d, p)
+    value = {0: 1.0, 2: 1.0, 4: _finite_size(dimension, outputs).fourth}[power]
+    return value if kappas.ndim == 0 else np.full(kappas.shape, value)
 
 
 def sample_singular_values(

@@ -1,0 +1,247 @@
+r"""Singular values of certified max-margin memories against the finite-size law (issue 11).
+
+For each ``(d, p/p_c, seed)`` this script solves the max-margin problem
+
+.. math::
+
+    \min \|W\|_F \quad\text{s.t.}\quad (u_t - u_\rho)^\top W e_\mu \ge 1
+    \quad \forall \mu,\ \rho \ne t
+
+on the decoupled instance ``lamcap.make_instance(d, p, seed=seed)`` at full
+rank, checks that the returned ``W`` satisfies every raw margin, and appends one
+row to a CSV: the certified relative distance to the exact optimum, the
+fourth-moment ratio :math:`E[s^4]/E[s^2]^2` of the ``d`` singular values, their
+KS distance to the quarter circle, the dual heterogeneity
+:math:`d\sum_\mu c_\mu^4/(\sum_\mu c_\mu^2)^2` where the solver exposes the dual
+decomposition, and the singular values themselves (frobenius units, space
+separated) so that any law can be compared later without solving again.
+
+Solver: ``lamcap.solve(instance, objective="max_margin")`` when the installed
+lamcap has it; otherwise the working-set dual ascent of
+``benchmarks/measure_spectrum.py`` (imported, not copied), whose certificate is
+the duality-gap bound on :math:`\|W - W^*\|_F/\|W\|_F`.
+
+Resumable: rows already in the CSV (same ``d, kappa, p, seed``) are skipped, new
+rows are appended one at a time.  Keep CPU use bounded::
+
+    NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/measure_spectrum_finite_size.py \
+        --d 16,24,32,64 --fractions 0.95 --seeds 0-40 --per-point 8
+
+The analysis (table, KS against the finite-size law, the figure) is
+``docs/measurements/spectrum_finite_size.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import inspect
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import lamcap
+from lamcap.empirical import empirical_spectrum
+
+COLUMNS = (
+    "verdict",
+    "d",
+    "kappa",
+    "fraction",
+    "p",
+    "seed",
+    "solver",
+    "distance_bound",
+    "min_raw_margin",
+    "passes",
+    "seconds",
+    "ratio",
+    "ks_quarter_circle",
+    "heterogeneity",
+    "singular_values",
+)
+DEFAULT_CSV = Path(__file__).resolve().parents[1] / "docs/measurements/spectrum_finite_size.csv"
+
+
+def _benchmark_routine() -> Any:
+    """``max_margin_weights`` of ``benchmarks/measure_spectrum.py`` (imported by path)."""
+    path = Path(__file__).with_name("measure_spectrum.py")
+    spec = importlib.util.spec_from_file_location("_measure_spectrum", path)
+    if spec is None or spec.loader is None:
+        msg = f"cannot load {path}"
+        raise RuntimeError(msg)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_measure_spectrum"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _package_has_max_margin() -> bool:
+    return "objective" in inspect.signature(lamcap.solve).parameters
+
+
+def raw_margin_minimum(instance: lamcap.Instance, weights: np.ndarray) -> float:
+    """Smallest raw margin ``(u_t - u_rho)^T W e_mu`` over all associations and competitors."""
+    low = math.inf
+    start = 0
+    for _, block in instance.blocks():
+        inputs = instance.inputs[start : start + block.shape[0]]
+        start += block.shape[0]
+        scores = np.einsum("npd,nd->np", block, inputs @ weights.T)
+        low = min(low, float((scores[:, :1] - scores[:, 1:]).min()))
+    return low
+
+
+def solve_max_margin(
+    instance: lamcap.Instance, tolerance: float, max_passes: int, feasibility_seconds: float
+) -> dict[str, Any]:
+    """Certified max-margin ``W`` with its certificate and, if known, the dual heterogeneity.
+
+    ``lamcap.solve`` first decides feasibility (an infeasible instance ends here,
+    with its Farkas certificate checked by the solver).
+    """
+    start = time.perf_counter()
+    first = lamcap.solve(instance, max_seconds=feasibility_seconds)
+    if first.verdict == "infeasible":
+        return {"verdict": "infeasible", "seconds": time.perf_counter() - start}
+    if _package_has_max_margin():
+        result = lamcap.solve(instance, objective="max_margin", tolerance=tolerance)
+        if result.verdict != "feasible":
+            return {"verdict": result.verdict}
+        details = result.details
+        return {
+            "verdict": "feasible",
+            "weights": np.asarray(result.weights),
+            "solver": "lamcap.solve(objective='max_margin')",
+            "distance_bound": float(details.get("relative_gap", math.nan)),
+            "passes": int(getattr(result, "iterations", -1)),
+            "heterogeneity": float(details.get("heterogeneity", math.nan)),
+            "seconds": time.perf_counter() - start,
+        }
+    module = _benchmark_routine()
+    result = module.max_margin_weights(instance, tolerance=tolerance, max_passes=max_passes)
+    return {
+        "verdict": "feasible",
+        "weights": result.weights,
+        "solver": "measure_spectrum.max_margin_weights",
+        "distance_bound": result.distance_bound,
+        "passes": result.passes,
+        "heterogeneity": result.heterogeneity,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def _rows(path: Path, d: int, p: int) -> list[dict[str, str]]:
+    """Rows already measured at full rank, ``(d, p)``."""
+    if not path.exists():
+        return []
+    with path.open() as handle:
+        return [
+            r
+            for r in csv.DictReader(handle)
+            if int(r["d"]) == d and int(r["p"]) == p and float(r["kappa"]) == 1.0
+        ]
+
+
+def _append(path: Path, row: dict[str, Any]) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def measure_one(
+    d: int, fraction: float, seed: int, tolerance: float, max_passes: int, seconds: float
+) -> dict[str, Any]:
+    """One certified max-margin solve at ``p = round(fraction * critical_p(d))``; a CSV row."""
+    p = max(2, round(fraction * float(lamcap.critical_p(d))))
+    instance = lamcap.make_instance(d, p, seed=seed)
+    solved = solve_max_margin(instance, tolerance, max_passes, seconds)
+    blank = dict.fromkeys(COLUMNS, "")
+    blank.update(d=d, kappa=1.0, fraction=fraction, p=p, seed=seed)
+    if solved["verdict"] != "feasible":
+        return {**blank, "verdict": solved["verdict"], "seconds": f"{solved['seconds']:.1f}"}
+    weights = solved["weights"]
+    low = raw_margin_minimum(instance, weights)
+    if not low >= 1.0 - 1e-9:
+        return {**blank, "verdict": "unverified", "min_raw_margin": f"{low:.6f}"}
+    spectrum = empirical_spectrum(weights)
+    values = np.asarray(spectrum.singular_values)
+    return {
+        "verdict": "feasible",
+        "d": d,
+        "kappa": 1.0,
+        "fraction": fraction,
+        "p": p,
+        "seed": seed,
+        "solver": solved["solver"],
+        "distance_bound": f"{solved['distance_bound']:.3e}",
+        "min_raw_margin": f"{low:.6f}",
+        "passes": solved["passes"],
+        "seconds": f"{solved['seconds']:.1f}",
+        "ratio": f"{spectrum.moment_ratio():.6f}",
+        "ks_quarter_circle": f"{spectrum.ks_distance(law='optimum'):.6f}",
+        "heterogeneity": f"{solved['heterogeneity']:.6f}",
+        "singular_values": " ".join(f"{v:.8f}" for v in values),
+    }
+
+
+def _ints(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        if "-" in part:
+            low, high = part.split("-")
+            out += list(range(int(low), int(high) + 1))
+        else:
+            out.append(int(part))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line entry point: solve what is missing, append to the CSV."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--d", type=_ints, default=[16, 24, 32, 64])
+    parser.add_argument(
+        "--fractions", type=lambda s: [float(x) for x in s.split(",")], default=[0.95]
+    )
+    parser.add_argument("--seeds", type=_ints, default=list(range(41)))
+    parser.add_argument("--tolerance", type=float, default=1e-3)
+    parser.add_argument("--max-passes", type=int, default=4000)
+    parser.add_argument(
+        "--per-point", type=int, default=8, help="stop a point after this many feasible seeds"
+    )
+    parser.add_argument(
+        "--feasibility-seconds", type=float, default=600.0, help="time cap of lamcap.solve"
+    )
+    parser.add_argument("--csv", type=Path, default=DEFAULT_CSV)
+    args = parser.parse_args(argv)
+    for d in args.d:
+        for fraction in args.fractions:
+            p = max(2, round(fraction * float(lamcap.critical_p(d))))
+            for seed in args.seeds:
+                rows = _rows(args.csv, d, p)
+                if sum(r["verdict"] == "feasible" for r in rows) >= args.per_point:
+                    break
+                if any(int(r["seed"]) == seed for r in rows):
+                    continue
+                row = measure_one(
+                    d, fraction, seed, args.tolerance, args.max_passes, args.feasibility_seconds
+                )
+                _append(args.csv, row)
+                print(
+                    f"d={d} p={p} seed={seed}: {row['verdict']} ratio={row['ratio']}"
+                    f" ks={row['ks_quarter_circle']} dist<={row['distance_bound']}"
+                    f" {row['seconds']}s",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
