@@ -104,8 +104,8 @@ def test_exact_stage_that_cannot_fit_the_time_left_is_skipped() -> None:
 def test_wolfe_and_nnls_exact_stages_agree(d: int, p: int, seed: int) -> None:
     instance = make_instance(d, p, seed=seed)
     verdicts = set()
-    for exact in ("wolfe", "nnls"):
-        options = CuttingPlaneOptions(first_order_rounds=1, exact=exact)
+    for exact in ("wolfe", "nnls"):  # without the feasibility stage, which would decide first
+        options = CuttingPlaneOptions(first_order_rounds=1, exact=exact, feasibility_first=False)
         result = solve_cutting_plane(
             instance, rank=d, margin=1.0, max_seconds=None, seed=0, options=options
         )

@@ -132,6 +132,7 @@ class CuttingPlaneOptions:
     max_rounds: int = 200
     nnls_cost_factor: float = 4.0
     max_margin_exact_max_dimension: int = 128
+    feasibility_first: bool = True
 
 
 @dataclass
@@ -194,14 +195,19 @@ class _Pass:
 def _select(
     levels: NDArray[np.float64], below: float, count: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Per row, up to ``count`` column indices of the smallest ``levels`` that are ``< below``."""
+    """Per row, up to ``count`` column indices of the smallest ``levels`` that are ``< below``.
+
+    Only rows with a level below ``below`` are partitioned (rows ascending).
+    """
     count = min(count, levels.shape[1])
+    candidates = np.nonzero(levels.min(axis=1) < below)[0]
+    levels = levels[candidates]
     if count < levels.shape[1]:
         columns = np.argpartition(levels, count - 1, axis=1)[:, :count]
     else:
         columns = np.broadcast_to(np.arange(levels.shape[1]), levels.shape).copy()
     chosen = np.take_along_axis(levels, columns, axis=1) < below
-    rows = np.nonzero(chosen)[0]
+    rows = candidates[np.nonzero(chosen)[0]]
     return rows.astype(np.int64), columns[chosen].astype(np.int64)
 
 
@@ -487,6 +493,7 @@ def solve_cutting_plane(
     )
     if bounds is not None:
         bounds.offer_primal(initial, found.lowest)
+    stage = _feasibility_first(instance, opts, bounds, initial, found, deadline, progress)
     certificate = _rounds(
         instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
     )
@@ -497,6 +504,7 @@ def solve_cutting_plane(
         "pass_seconds": progress.pass_seconds,
         "ascent_seconds": progress.ascent_seconds,
         "exact_seconds": progress.exact_seconds,
+        **stage,
         **progress.memory,
     }
     weights = progress.weights
@@ -513,6 +521,31 @@ def solve_cutting_plane(
         seconds=time.perf_counter() - start,
         details=details,
     )
+
+
+def _feasibility_first(
+    instance: Instance,
+    opts: CuttingPlaneOptions,
+    bounds: _Bounds | None,
+    initial: NDArray[np.float64],
+    found: _Pass,
+    deadline: float,
+    progress: _Progress,
+) -> dict[str, object]:
+    """Run :mod:`lamcap.solvers.feasibility_stage` first (objective ``"feasible"`` only).
+
+    Its best ``W`` is offered to ``progress``; a verified one ends the run
+    before any round, otherwise the rounds start as without the stage.
+    """
+    if bounds is not None or not opts.feasibility_first:
+        return {}
+    from lamcap.solvers.feasibility_stage import run_feasibility_stage  # noqa: PLC0415 (cycle)
+
+    outcome = run_feasibility_stage(instance, initial, found, deadline)
+    progress.offer(outcome.weights, outcome.min_margin)
+    if outcome.found:
+        progress.stage = "feasibility"
+    return outcome.details()
 
 
 def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress: _Progress) -> bool:

@@ -1,0 +1,246 @@
+"""Feasibility-first stage of the certified solver (lamcap.solvers.feasibility_stage).
+
+References are independent: verdicts and margins are recomputed by
+``lamcap.solvers.verify`` / ``certificates`` (plain numpy), the loss against
+``numpy.logaddexp`` and central differences, the L-BFGS direction against the
+explicit inverse-BFGS matrix, and every compiled kernel against its py_func.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from lamcap.problems import hebbian_weights, make_instance
+from lamcap.solvers import solve, verify
+from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, min_margin
+from lamcap.solvers.cutting_plane import CuttingPlaneOptions, _score_pass, solve_cutting_plane
+from lamcap.solvers.feasibility_stage import (
+    FeasibilityOptions,
+    _Memory,
+    _stage_pass,
+    lowest_constraints,
+    run_feasibility_stage,
+    softmin_loss,
+)
+
+
+def _critical(d: int) -> float:
+    import lamcap
+
+    return float(lamcap.critical_p(d))
+
+
+def _solve(instance, **options):  # type: ignore[no-untyped-def]
+    return solve_cutting_plane(
+        instance,
+        rank=instance.d,
+        margin=1.0,
+        max_seconds=None,
+        seed=0,
+        options=CuttingPlaneOptions(**options),
+    )
+
+
+def _stage(instance, options=None, deadline=math.inf):  # type: ignore[no-untyped-def]
+    weights = hebbian_weights(instance)
+    member = np.zeros((instance.n, instance.p), dtype=bool)
+    first = _score_pass(instance, weights, member, math.inf, 8)
+    return run_feasibility_stage(instance, weights, first, deadline, options)
+
+
+# --------------------------------------------------------------------------- kernels
+def _working_set(n: int, d: int, per: int, seed: int):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, per + 1, size=n)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    pool = rng.standard_normal((3 * n, d)) / math.sqrt(d)
+    target_rows = rng.integers(0, 3 * n, size=n).astype(np.int64)
+    rows = rng.integers(0, 3 * n, size=int(offsets[-1])).astype(np.int64)
+    scales = rng.uniform(0.5, 2.0, size=rows.size)
+    hidden = rng.standard_normal((n, d)) * 3.0
+    return hidden, offsets, pool, target_rows, rows, scales
+
+
+def _reference_loss(hidden, offsets, pool, target_rows, rows, scales):  # type: ignore[no-untyped-def]
+    total = 0.0
+    for mu in range(hidden.shape[0]):
+        block = slice(offsets[mu], offsets[mu + 1])
+        directions = scales[block, None] * (pool[target_rows[mu]] - pool[rows[block]])
+        margins = directions @ hidden[mu]
+        total += np.logaddexp.reduce(np.concatenate([[0.0], -margins]))
+    return total
+
+
+@pytest.mark.parametrize("kernel", [softmin_loss, softmin_loss.py_func])
+def test_softmin_loss_matches_logaddexp_and_central_differences(kernel) -> None:  # type: ignore[no-untyped-def]
+    hidden, offsets, pool, target_rows, rows, scales = _working_set(12, 5, 4, seed=1)
+    gradient = np.empty_like(hidden)
+    levels = np.empty(rows.size)
+    loss, lowest = kernel(hidden, offsets, pool, target_rows, rows, scales, gradient, levels)
+    reference = _reference_loss(hidden, offsets, pool, target_rows, rows, scales)
+    assert loss == pytest.approx(reference, rel=1e-13)
+    owners = np.repeat(np.arange(12), np.diff(offsets))
+    expected_levels = scales * np.einsum(
+        "kd,kd->k", pool[target_rows[owners]] - pool[rows], hidden[owners]
+    )
+    np.testing.assert_allclose(levels, expected_levels, rtol=1e-12, atol=1e-12)
+    assert lowest == levels.min()
+    step = 1e-6
+    for mu, t in [(0, 0), (3, 2), (11, 4)]:
+        shifted = [hidden.copy(), hidden.copy()]
+        shifted[0][mu, t] += step
+        shifted[1][mu, t] -= step
+        values = [_reference_loss(h, offsets, pool, target_rows, rows, scales) for h in shifted]
+        assert gradient[mu, t] == pytest.approx((values[0] - values[1]) / (2 * step), abs=1e-7)
+
+
+def test_softmin_loss_survives_huge_margins_and_empty_blocks() -> None:
+    hidden, offsets, pool, target_rows, rows, scales = _working_set(6, 4, 3, seed=2)
+    hidden *= 1e6  # exp(-margin) over- and underflows without the shift
+    offsets[3] = offsets[2]  # association 2 owns nothing (its rows go to 3)
+    gradient = np.full_like(hidden, np.nan)
+    levels = np.empty(rows.size)
+    loss, _ = softmin_loss(hidden, offsets, pool, target_rows, rows, scales, gradient, levels)
+    assert math.isfinite(loss)
+    assert np.all(np.isfinite(gradient))
+    assert np.all(gradient[2] == 0.0)
+
+
+def _reference_lowest(scores, norms2, targets, input_norms, member, level, cuts):  # type: ignore[no-untyped-def]
+    picked, lowest = [], math.inf
+    for b in range(scores.shape[0]):
+        t = targets[b]
+        values = (scores[b, t] - scores[b]) / (input_norms[b] * np.sqrt(norms2[b, t] + norms2[b]))
+        values[t] = np.inf
+        lowest = min(lowest, float(values.min()))
+        allowed = [rho for rho in np.argsort(values, kind="stable") if rho != t]
+        chosen = [rho for rho in allowed if values[rho] < level and not member[b, rho]]
+        picked += [(b, int(rho)) for rho in chosen[:cuts]]
+    return picked, lowest
+
+
+@pytest.mark.parametrize("kernel", [lowest_constraints, lowest_constraints.py_func])
+@pytest.mark.parametrize("cuts", [1, 3, 50])
+def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(cuts)
+    scores = rng.standard_normal((9, 20))
+    norms2 = rng.uniform(0.5, 1.5, size=(9, 20))
+    targets = rng.integers(0, 20, size=9).astype(np.int64)
+    input_norms = rng.uniform(0.5, 1.5, size=9)
+    member = rng.random((9, 20)) < 0.2
+    level = 0.3
+    picked = np.empty(2 * 9 * cuts, dtype=np.int64)
+    count, lowest = kernel(scores, norms2, targets, input_norms, member, level, cuts, picked)
+    expected, expected_lowest = _reference_lowest(
+        scores, norms2, targets, input_norms, member, level, cuts
+    )
+    assert lowest == pytest.approx(expected_lowest, rel=1e-15)
+    assert list(zip(picked[: 2 * count : 2], picked[1 : 2 * count : 2], strict=True)) == expected
+
+
+def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:
+    scores = np.array([[1.0, np.inf, 0.0]])
+    norms2 = np.ones((1, 3))
+    picked = np.empty(6, dtype=np.int64)
+    args = (np.zeros(1, dtype=np.int64), np.ones(1), np.zeros((1, 3), dtype=bool), 1.0, 3, picked)
+    for kernel in (lowest_constraints, lowest_constraints.py_func):
+        count, lowest = kernel(scores, norms2, *args)
+        assert math.isnan(lowest)
+        assert count == 1  # the finite constraint is still a cut
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_stage_pass_margin_is_the_certified_margin(model: str) -> None:
+    instance = make_instance(12, 30, model=model, seed=4)
+    weights = hebbian_weights(instance) + 0.1 * np.eye(12)
+    member = np.zeros((instance.n, instance.p), dtype=bool)
+    cuts = _stage_pass(instance, weights, member, math.inf, 2)
+    assert cuts.min_margin == pytest.approx(min_margin(instance, weights), rel=1e-12)
+    assert cuts.mus.size == 2 * instance.n
+    if model == "decoupled":
+        assert cuts.directions is not None
+        targets, competitors = instance.constraint_outputs(cuts.mus, cuts.rhos)
+        scale = np.sqrt((targets**2).sum(axis=1) + (competitors**2).sum(axis=1))
+        np.testing.assert_allclose(cuts.directions, (targets - competitors) / scale[:, None])
+
+
+def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient() -> None:
+    rng = np.random.default_rng(5)
+    memory = _Memory(size=3)
+    pairs = []
+    for _ in range(5):
+        step = rng.standard_normal(6)
+        change = step + 0.3 * rng.standard_normal(6)  # s.y > 0 with high probability
+        if step @ change > 0:
+            memory.update(step, change)
+            pairs.append((step, change))
+    pairs = pairs[-3:]
+    step, change = pairs[-1]
+    inverse = (step @ change) / (change @ change) * np.eye(6)
+    for step, change in pairs:  # H <- (I - r s y^T) H (I - r y s^T) + r s s^T
+        r = 1.0 / (step @ change)
+        left = np.eye(6) - r * np.outer(step, change)
+        inverse = left @ inverse @ left.T + r * np.outer(step, step)
+    gradient = rng.standard_normal(6)
+    np.testing.assert_allclose(memory.direction(gradient), -inverse @ gradient, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- the stage
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+@pytest.mark.parametrize("d", [16, 24])
+def test_stage_finds_a_verified_w_below_the_transition(model: str, d: int) -> None:
+    for seed in range(2):
+        instance = make_instance(d, round(0.9 * _critical(d)), model=model, seed=seed)
+        outcome = _stage(instance)
+        assert outcome.found
+        assert outcome.stopped == "found"
+        assert min_margin(instance, outcome.weights) > FEASIBILITY_TOLERANCE
+        result = _solve(instance)
+        assert result.verdict == "feasible"
+        assert result.details["stage"] == "feasibility"
+        assert result.details["feasibility_stopped"] == "found"
+        assert result.details["feasibility_passes"] >= 2  # Hebbian alone fails here
+        assert verify(instance, result)
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_stage_never_changes_an_infeasible_verdict(model: str) -> None:
+    for d, p, seed in [(4, 40, 1), (10, 36, 0), (12, 50, 2)]:
+        instance = make_instance(d, p, model=model, seed=seed)
+        outcome = _stage(instance)
+        assert not outcome.found
+        assert outcome.stopped in ("not_separated", "no_progress", "max_passes")
+        assert np.all(np.isfinite(outcome.weights))
+        with_stage = _solve(instance)
+        without = _solve(instance, feasibility_first=False)
+        assert with_stage.verdict == without.verdict == "infeasible"
+        assert verify(instance, with_stage)
+        assert with_stage.details["feasibility_stopped"] == outcome.stopped
+        assert "feasibility_stopped" not in without.details
+
+
+def test_a_time_limit_too_small_for_any_stage_gives_undecided_with_the_reason() -> None:
+    instance = make_instance(16, round(0.9 * _critical(16)), seed=0)
+    assert _stage(instance).found  # decided with time (see above)
+    result = solve(instance, max_seconds=1e-9)
+    assert result.verdict == "undecided"
+    assert result.details["stopped"] == "time_limit"
+    assert result.details["feasibility_stopped"] == "time_limit"
+    assert result.details["feasibility_passes"] == 1  # the solver's first pass only
+    check = verify(instance, result)
+    assert check.consistent
+    assert not check
+    stage = _stage(instance, deadline=0.0)
+    assert (stage.found, stage.stopped) == (False, "time_limit")
+
+
+def test_max_passes_and_max_margin_leave_the_stage_out_or_stop_it() -> None:
+    instance = make_instance(16, round(0.9 * _critical(16)), seed=1)
+    outcome = _stage(instance, FeasibilityOptions(max_passes=1))
+    assert (outcome.found, outcome.stopped, outcome.passes) == (False, "max_passes", 1)
+    best = solve(instance, objective="max_margin")
+    assert best.verdict == "feasible"
+    assert "feasibility_stopped" not in best.details
