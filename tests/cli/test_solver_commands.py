@@ -49,8 +49,9 @@ def test_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert summary["min_margin"] > 0
     assert summary["method"] == "cutting_plane"
     assert summary["objective"] == "feasible"
-    assert {"iterations", "seconds", "certificate_bound"} <= set(summary)
+    assert {"iterations", "seconds", "certificate_bound", "certificate_exact"} <= set(summary)
     assert "relative_gap" not in summary
+    assert summary["proven"].startswith("W recalls every association")
 
 
 def test_solve_text_reports_certificate_and_units(capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,6 +59,7 @@ def test_solve_text_reports_certificate_and_units(capsys: pytest.CaptureFixture[
     assert main(arguments) == 0
     out = capsys.readouterr().out
     assert "verdict: infeasible" in out
+    assert "proven: no W recalls every association (gamma* <= 0, proven exactly" in out
     assert "certificate:" in out
     assert "no W has a normalised margin above" in out
     assert "min normalised margin:" in out

@@ -152,6 +152,8 @@ def _summary(result: Any, instance: Any, objective: str) -> dict[str, Any]:
         "min_margin": _finite(result.min_margin),
         "certificate_bound": None if certificate is None else certificate.epsilon,
         "certificate_size": None if certificate is None else int(certificate.alpha.size),
+        "certificate_exact": None if certificate is None else bool(certificate.exact),
+        "proven": result.proven,
         "iterations": result.iterations,
         "seconds": result.seconds,
         "method": result.method,
@@ -223,6 +225,7 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
         f"seed={instance.seed}"
     )
     print(f"verdict: {result.verdict}")
+    print(f"proven: {result.proven}")
     print(
         f"min normalised margin: {result.min_margin:.6g} (dimensionless: {MARGIN_FORMULA}; "
         "float64, accurate to 1e-12)"

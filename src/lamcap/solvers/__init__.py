@@ -163,8 +163,15 @@ def solve(
     -------
     SolveResult
         ``"feasible"`` (verified ``W``: recomputed min normalised margin
-        :math:`> 10^{-9}`), ``"infeasible"`` (Farkas certificate with recomputed
-        bound :math:`\le 10^{-9}`) or ``"undecided"``.  With
+        :math:`> 10^{-9}` and above its proven rounding error),
+        ``"infeasible"`` (Farkas certificate with recomputed bound
+        :math:`\varepsilon \le 10^{-9}`) or ``"undecided"``.  An infeasible
+        verdict carries one of two proofs, stated by ``result.proven``:
+        *exact* when ``result.certificate.exact`` (no ``W`` recalls every
+        association, :math:`\gamma^* \le 0`; proven near the transition for
+        the supports the solvers find), otherwise only
+        :math:`\gamma^* \le \varepsilon` (no ``W`` has a minimum normalised
+        margin above :math:`\varepsilon`).  With
         ``objective="max_margin"``, ``details`` also holds ``"relative_gap"``
         (recomputed from the instance on all :math:`n(p-1)` constraints),
         ``"gap_reached"``, ``"dual"``, ``"dual_value"`` :math:`D`,

@@ -85,9 +85,12 @@ every :math:`W \ne 0` satisfies :math:`\min_i m_i(W) \le \varepsilon`
 rounding allowance :math:`2\sqrt2(2|S| + d + 2)2^{-53}` to the recomputed
 :math:`\varepsilon`.  **Infeasible** is claimed iff that bound is
 :math:`\le` :data:`FEASIBILITY_TOLERANCE`: no ``W`` reaches a normalised
-margin above :math:`10^{-9}`.  (This proves infeasibility up to that margin,
-not :math:`\max_W \min_i m_i \le 0` exactly; the two verdicts can never both
-hold for one instance.)
+margin above :math:`\varepsilon \le 10^{-9}` (:math:`\gamma^* \le \varepsilon`).
+That alone does not exclude a ``W`` with positive margins below
+:math:`\varepsilon`; :func:`lamcap.solvers.infeasibility.prove_infeasible`
+then tries to prove :math:`\gamma^* \le 0` exactly (no ``W`` recalls every
+association), and the certificate's ``exact`` flag says which of the two it
+carries.  The two verdicts can never both hold for one instance.
 
 References: docs/theory/index.md, docs/theory/cone.md; arXiv:2605.10795.
 """
@@ -112,6 +115,7 @@ __all__ = [
     "certificate_bound",
     "certificate_precision",
     "check_margins",
+    "checked_certificate_arrays",
     "constraint_margins",
     "margin_error",
     "min_margin",
@@ -139,8 +143,13 @@ class FarkasCertificate:
     alpha : ndarray of float64, shape (k,)
         Non-negative weights, not all zero (any positive scale).
     epsilon : float
-        The bound the producer claims; checking recomputes it
-        (:func:`certificate_bound`).
+        The bound :math:`\gamma^* \le \varepsilon` the producer claims;
+        checking recomputes it (:func:`certificate_bound`).
+    exact : bool
+        True when the certificate was proven to be an exact Farkas vector on
+        its support (:func:`lamcap.solvers.infeasibility.prove_infeasible`):
+        no ``W`` recalls every association, :math:`\gamma^* \le 0`.  False:
+        it proves only :math:`\gamma^* \le \varepsilon`.
 
     Examples
     --------
@@ -153,6 +162,7 @@ class FarkasCertificate:
     competitors: NDArray[np.int64]
     alpha: NDArray[np.float64]
     epsilon: float
+    exact: bool = False
 
 
 _SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's constant, splits a float into two 26-bit halves
@@ -570,9 +580,22 @@ def min_margin(instance: Instance, weights: Any) -> float:
     return check_margins(instance, weights).min_margin
 
 
-def _check_certificate_arrays(
+def checked_certificate_arrays(
     instance: Instance, certificate: object
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """The certificate's ``(associations, competitors, alpha)``, checked against ``instance``.
+
+    ``ValueError`` for anything but a :class:`FarkasCertificate` with 1-d
+    arrays of equal length, integer indices in range, competitors that are not
+    their association's target and finite ``alpha >= 0``.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> cert = FarkasCertificate(np.array([0]), np.array([1]), np.array([0.5]), 0.0)
+    >>> checked_certificate_arrays(make_instance(2, 3, seed=0), cert)[2].tolist()
+    [0.5]
+    """
     instance = check_instance(instance)
     if not isinstance(certificate, FarkasCertificate):
         msg = f"certificate must be a FarkasCertificate, got {type(certificate).__name__}"
@@ -631,7 +654,7 @@ def certificate_bound(instance: Instance, certificate: FarkasCertificate) -> flo
     >>> bool(bound < 1e-12) == bool(e[0] * e[1] > 0)
     True
     """
-    associations, competitors, alpha = _check_certificate_arrays(instance, certificate)
+    associations, competitors, alpha = checked_certificate_arrays(instance, certificate)
     if alpha.size == 0 or not np.any(alpha > 0):
         return math.inf
     alpha = alpha / alpha.max()

@@ -9,12 +9,19 @@ that all of them obey the same rules (module :mod:`lamcap.solvers.certificates`)
   and above its proven rounding error, every margin finite
   (:func:`~lamcap.solvers.certificates.check_margins`);
 * ``"infeasible"`` only with a :class:`~lamcap.solvers.certificates.FarkasCertificate`
-  whose recomputed bound is :math:`\le 10^{-9}`;
+  whose recomputed bound is :math:`\le 10^{-9}`.  It then carries one of two
+  proofs, stated by :attr:`SolveResult.proven`: **exact** (``certificate.exact``:
+  no ``W`` recalls every association, :math:`\gamma^* \le 0`, proven by
+  :func:`~lamcap.solvers.infeasibility.prove_infeasible`), or **bounded**
+  (:math:`\gamma^* \le \varepsilon`: no ``W`` has a minimum normalised margin
+  above ``certificate.epsilon``, which does not exclude smaller positive
+  margins);
 * ``"undecided"`` otherwise (time limit, no convergence, rank-constrained failure).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,8 +37,9 @@ from lamcap.solvers.certificates import (
     certificate_bound,
     check_margins,
 )
+from lamcap.solvers.infeasibility import prove_infeasible
 
-__all__ = ["VERDICTS", "SolveResult", "Weights", "build_result"]
+__all__ = ["VERDICTS", "SolveResult", "Weights", "build_result", "statement"]
 
 VERDICTS = ("feasible", "infeasible", "undecided")
 
@@ -55,7 +63,9 @@ class SolveResult:
         :mod:`lamcap.solvers.certificates`); NaN without weights.
     certificate : FarkasCertificate or None
         For ``"infeasible"``: weights on constraints whose recomputed bound
-        :math:`\varepsilon \le 10^{-9}` proves no ``W`` has a larger margin.
+        :math:`\varepsilon \le 10^{-9}` proves no ``W`` has a larger margin,
+        and, when ``certificate.exact``, that no ``W`` recalls every
+        association at all (see :attr:`proven`).
     iterations : int
         Solver-specific count (cutting-plane rounds, epochs, ...).
     seconds : float
@@ -88,6 +98,42 @@ class SolveResult:
     details: Mapping[str, Any] = field(default_factory=dict)
     instance_digest: str = ""
 
+    @property
+    def proven(self) -> str:
+        """What the verdict claims to prove, in words (:func:`~lamcap.solvers.verify` re-checks it).
+
+        ``"infeasible"`` says whether it is exact (:math:`\\gamma^* \\le 0`) or
+        only :math:`\\gamma^* \\le \varepsilon`.
+        """
+        return statement(self.verdict, self.min_margin, self.certificate)
+
+
+def statement(verdict: str, margin: float, certificate: FarkasCertificate | None) -> str:
+    r"""The claim of a verdict in words: what a feasible or infeasible result proves.
+
+    Examples
+    --------
+    >>> cert = FarkasCertificate(np.array([0]), np.array([1]), np.array([1.0]), 3e-14)
+    >>> statement("infeasible", float("nan"), cert)
+    'only gamma* <= 3e-14 is proven: no W has min normalised margin above 3e-14 (Farkas certificate on 1 constraint); exact infeasibility (gamma* <= 0) is not proven'
+    """
+    if verdict == "feasible":
+        return f"W recalls every association (min normalised margin {margin:.6g})"
+    if verdict != "infeasible" or certificate is None:
+        return "nothing"
+    size = int(np.size(certificate.alpha))
+    constraints = f"{size} constraint" + ("s" if size != 1 else "")
+    if certificate.exact:
+        return (
+            f"no W recalls every association (gamma* <= 0, proven exactly; Farkas certificate "
+            f"on {constraints}, float bound {certificate.epsilon:.3g})"
+        )
+    return (
+        f"only gamma* <= {certificate.epsilon:.3g} is proven: no W has min normalised margin "
+        f"above {certificate.epsilon:.3g} (Farkas certificate on {constraints}); exact "
+        "infeasibility (gamma* <= 0) is not proven"
+    )
+
 
 def _rechecked(instance: Instance, certificate: FarkasCertificate) -> FarkasCertificate | None:
     """``certificate`` with its recomputed bound, or None when it is malformed."""
@@ -118,7 +164,10 @@ def build_result(
     error (NaN or infinite margins never do), else ``"infeasible"`` iff
     ``certificate`` re-checks to a bound :math:`\le 10^{-9}`
     (:func:`~lamcap.solvers.certificates.certificate_bound`), else
-    ``"undecided"``.  A malformed certificate is dropped (verdict not
+    ``"undecided"``.  An infeasible verdict's certificate is then marked
+    ``exact`` iff :func:`~lamcap.solvers.infeasibility.prove_infeasible`
+    proves :math:`\gamma^* \le 0` (its method and numbers go to
+    ``details["proof"]``).  A malformed certificate is dropped (verdict not
     ``"infeasible"``) rather than raising.  Solvers should call this instead of
     choosing a verdict themselves.
 
@@ -150,6 +199,9 @@ def build_result(
         certificate = _rechecked(instance, certificate)
         if certificate is not None and certificate.epsilon <= FEASIBILITY_TOLERANCE:
             verdict = "infeasible"
+            proof = prove_infeasible(instance, certificate)
+            certificate = dataclasses.replace(certificate, exact=proof.proven)
+            details = {**(details or {}), "proof": f"{proof.method or 'none'}: {proof.detail}"}
     return SolveResult(
         verdict=verdict,
         weights=weights,

@@ -9,8 +9,12 @@ that is truthy **only when it proves a verdict**:
 * ``"feasible"``: the weights recall every association, i.e. every normalised
   margin :math:`m_{\mu\rho}(W)` (docs/theory/index.md; arXiv:2605.10795) exceeds
   :math:`10^{-9}` and its proven rounding error;
-* ``"infeasible"``: a Farkas certificate re-checks (what it proves is stated in
-  :attr:`Verification.proven`).
+* ``"infeasible"``: a Farkas certificate re-checks.  It proves either that no
+  ``W`` recalls every association (:math:`\gamma^* \le 0`, when the certificate
+  is marked ``exact`` and :func:`~lamcap.solvers.infeasibility.prove_infeasible`
+  proves it again), or only that no ``W`` has a minimum normalised margin above
+  its bound :math:`\varepsilon \le 10^{-9}`; :attr:`Verification.proven` says
+  which.
 
 Anything else (an ``"undecided"`` result, weights that fail some association,
 a result whose stored numbers do not match the recomputation, a result built for
@@ -20,6 +24,7 @@ associations fail and by how much, or which claim does not re-check.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -29,12 +34,14 @@ import numpy as np
 from lamcap.problems import Instance, check_instance
 from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
+    FarkasCertificate,
     MarginCheck,
     certificate_bound,
     certificate_precision,
     check_margins,
 )
-from lamcap.solvers.result import VERDICTS, SolveResult
+from lamcap.solvers.infeasibility import prove_infeasible
+from lamcap.solvers.result import VERDICTS, SolveResult, statement
 
 __all__ = ["Verification", "verify"]
 
@@ -100,13 +107,6 @@ def _check_target(result_or_weights: object) -> SolveResult | Any:
     raise ValueError(msg)
 
 
-def _infeasible_statement(bound: float, size: int) -> str:
-    return (
-        f"no W recalls every association with min normalised margin above {bound:.3g} "
-        f"(gamma* <= {bound:.3g}; Farkas certificate on {size} constraints)"
-    )
-
-
 def _verify_weights(instance: Instance, weights: Any) -> Verification:
     check = check_margins(instance, weights)
     return Verification(
@@ -163,6 +163,21 @@ def _verdict_problems(
     return problems
 
 
+def _exactness_problems(instance: Instance, certificate: FarkasCertificate) -> list[str]:
+    """A claim of exact infeasibility must be proven again (nothing to check otherwise)."""
+    flag: object = certificate.exact
+    if flag is False:
+        return []
+    if flag is not True:
+        return [f"certificate exact flag {flag!r} is not a bool"]
+    proof = prove_infeasible(instance, certificate)
+    if proof.proven:
+        return []
+    return [
+        f"certificate claims exact infeasibility but the proof does not re-check ({proof.detail})"
+    ]
+
+
 def _verify_result(instance: Instance, result: SolveResult) -> Verification:
     reasons: list[str] = []
     digest = getattr(result, "instance_digest", "")
@@ -182,6 +197,7 @@ def _verify_result(instance: Instance, result: SolveResult) -> Verification:
         except ValueError as error:
             reasons.append(f"certificate is malformed: {error}")
         else:
+            reasons += _exactness_problems(instance, certificate)
             stored = _stored_number(certificate.epsilon)
             size = int(np.size(certificate.alpha))
             if stored != bound and not (
@@ -205,7 +221,7 @@ def _verify_result(instance: Instance, result: SolveResult) -> Verification:
         proven = check.describe()
     elif valid:
         assert certificate is not None
-        proven = _infeasible_statement(bound, int(np.size(certificate.alpha)))
+        proven = statement("infeasible", math.nan, dataclasses.replace(certificate, epsilon=bound))
     if consistent and not valid:
         reasons.append("the result is undecided: it proves nothing")
         if check is not None:
@@ -240,8 +256,13 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
     (``instance.digest``).
 
     The answer is truthy **only when it proves a verdict**: ``"feasible"``
-    (verified weights) or ``"infeasible"`` (a re-checked Farkas certificate;
-    :attr:`Verification.proven` says what it proves).  It is falsy for an
+    (verified weights) or ``"infeasible"`` (a re-checked Farkas certificate).
+    An infeasible verdict carries one of two proofs, and
+    :attr:`Verification.proven` says which: *exact* (no ``W`` recalls every
+    association, :math:`\gamma^* \le 0`; a certificate marked ``exact`` is
+    proven again by :func:`~lamcap.solvers.infeasibility.prove_infeasible`)
+    or *bounded* (:math:`\gamma^* \le \varepsilon`, the recomputed bound:
+    no ``W`` has a minimum normalised margin above it).  It is falsy for an
     ``"undecided"`` result, for weights that fail some association, and for
     any claim that does not re-check; :attr:`Verification.reason` then says
     why, e.g. which associations fail and by how much.
