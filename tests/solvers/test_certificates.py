@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import lamcap
 from lamcap.problems import make_instance
 from lamcap.solvers.certificates import (
     FEASIBILITY_TOLERANCE,
@@ -82,17 +83,31 @@ def test_exact_farkas_certificate_bound_is_rounding_level() -> None:
     assert certificate_bound(instance, tampered) > FEASIBILITY_TOLERANCE
 
 
-def test_bound_dominates_every_weight_margin() -> None:
-    """Weak duality: for any alpha >= 0 and any W, min margin(W) <= bound(alpha)."""
+def test_bound_dominates_every_weight_margin(loop_margins, dense_farkas_bound) -> None:  # type: ignore[no-untyped-def]
+    """Weak duality: min margin(W) <= bound(alpha) for every alpha >= 0 and every W.
+
+    The W are the max-margin matrix of a feasible instance and small perturbations of
+    it, so their margins are positive (about 0.15): a bound that is too small (0, say)
+    fails.  Each bound is also compared with a dense recomputation by a plain loop
+    (tests/solvers/conftest.py), which a bound that is too large fails; the two agree
+    to the rounding allowance the bound adds, 2 sqrt2 (2k + d + 2) 2^-53 < 1e-13.
+    """
+    instance = make_instance(4, 4, n=5, seed=9)  # n E|A| ~ 10 < d^2 = 16: feasible
+    best = lamcap.solve(instance, objective="max_margin", tolerance=1e-8)
     rng = np.random.default_rng(4)
-    instance = make_instance(3, 4, n=6, seed=9)
-    mus = np.repeat(np.arange(6), 3)
-    rhos = np.tile(np.arange(1, 4), 6)
-    for _ in range(20):
-        certificate = FarkasCertificate(mus, rhos, rng.exponential(size=18), 0.0)
+    weights = [best.weights] + [
+        best.weights + 0.01 * np.linalg.norm(best.weights) * rng.standard_normal((4, 4))
+        for _ in range(4)
+    ]
+    lowest = [float(loop_margins(instance, w).min()) for w in weights]
+    assert min(lowest) > 0.1
+    mus = np.repeat(np.arange(5), 3)
+    rhos = np.tile(np.arange(1, 4), 5)
+    for _ in range(40):
+        certificate = FarkasCertificate(mus, rhos, rng.exponential(size=15), 0.0)
         bound = certificate_bound(instance, certificate)
-        for _ in range(5):
-            assert min_margin(instance, rng.standard_normal((3, 3))) <= bound
+        assert abs(bound - dense_farkas_bound(instance, certificate)) < 1e-13
+        assert max(lowest) <= bound
 
 
 @pytest.mark.parametrize(

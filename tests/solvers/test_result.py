@@ -24,23 +24,26 @@ def _clash():  # type: ignore[no-untyped-def]
     raise AssertionError
 
 
-def test_hebbian_at_low_load_is_verified_feasible() -> None:
+def test_hebbian_at_low_load_is_verified_feasible(loop_margins) -> None:  # type: ignore[no-untyped-def]
     instance = make_instance(64, 3, n=2, seed=0)
     result = build_result(
         instance, hebbian_weights(instance), method="hebbian", iterations=1, seconds=0.5
     )
     assert result.verdict == "feasible"
-    assert result.min_margin > 0
+    reference = loop_margins(instance, result.weights).min()
+    assert reference > 0
+    assert abs(result.min_margin - reference) < 1e-12
     assert verify(instance, result)
 
 
-def test_rank_constrained_pair_is_accepted() -> None:
+def test_rank_constrained_pair_is_accepted(loop_margins) -> None:  # type: ignore[no-untyped-def]
     instance = make_instance(64, 3, n=2, seed=0)
     weights = hebbian_weights(instance)
     u, s, vt = np.linalg.svd(weights)
     pair = (u[:, :2] * s[:2], vt[:2].T)
     result = build_result(instance, pair, method="two_layer")
     assert result.verdict == "feasible"
+    assert loop_margins(instance, pair).min() > 0
     assert verify(instance, result)
 
 
