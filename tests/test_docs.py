@@ -143,7 +143,7 @@ def test_every_referenced_figure_exists_and_is_small() -> None:
         match.group(1)
         for page in PAGES
         for match in re.finditer(
-            r"\(\.\./figures/([\w-]+\.png)\)", page.read_text(encoding="utf-8")
+            r"\((?:\.\./)*figures/([\w-]+\.png)\)", page.read_text(encoding="utf-8")
         )
     }
     assert referenced

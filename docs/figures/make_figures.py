@@ -1,4 +1,4 @@
-"""Regenerate the figures of the theory pages (docs/figures/*.png).
+"""Regenerate the figures of the documentation (docs/figures/*.png).
 
 Usage::
 
@@ -7,16 +7,33 @@ Usage::
     python docs/figures/make_figures.py --out /tmp/figs
 
 Each figure is one small function that calls lamcap's public API only, so the
-figures show what the package computes. The PNGs are small (about 30-60 kB) and
+figures show what the package computes, in the one style of every lamcap figure
+(``lamcap.experiments.figures.style``). The PNGs are small (about 30-120 kB) and
 committed; the site build does not run this script (it stays static and fast).
+
+* theory pages: ``capacity``, ``cone``, ``crofton``, ``rank``, ``hebbian``,
+  ``mechanism``, ``replica``;
+* getting started: ``transition`` (the Crofton transition curve at d = 12);
+* measurements: ``measured-capacity`` and ``measured-hebbian`` plot the tables of
+  ``docs/measurements/capacity.md`` (read from the page itself, so a new row is
+  plotted on the next run) against the finite-size laws;
+* reproduce how-to: ``reproduce-fig1`` ... ``reproduce-fig5``, the figures of
+  ``lamcap figures`` for a small sweep run here (d = 8 and 12, 3 seeds per point,
+  about two minutes on 2 cores);
+* own weights: ``own-weights``, the spectrum and the scores of a max-margin W of
+  ``lamcap.solve`` against the laws, as ``lamcap.empirical`` computes them.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 
@@ -27,10 +44,22 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import lamcap
+from lamcap.experiments import Sweep, open_executor, run_sweep
+from lamcap.experiments.analysis import cell_data, hebbian_transition, transition_table
+from lamcap.experiments.figures import (
+    finite_size,
+    mechanism_samples,
+    rank_capacity,
+    scores,
+    spectrum,
+    storable_fraction,
+    style,
+)
 
 HERE = Path(__file__).resolve().parent
-FIGSIZE = (5.6, 3.4)
-DPI = 100
+MEASUREMENTS = HERE.parent / "measurements" / "capacity.md"
+FIGSIZE = (style.COLUMN_WIDTH * 1.25, style.COLUMN_WIDTH * 0.8)
+DPI = 150
 _SETTINGS = {"quick": False}  # --quick: coarse grids, to test the script fast
 
 
@@ -40,7 +69,8 @@ def _points(count: int) -> int:
 
 
 def _new_figure(ncols: int = 1) -> tuple[Figure, list[plt.Axes]]:
-    fig, axes = plt.subplots(1, ncols, figsize=(FIGSIZE[0] * (1 + 0.5 * (ncols - 1)), FIGSIZE[1]))
+    width = FIGSIZE[0] if ncols == 1 else style.PAGE_WIDTH
+    fig, axes = plt.subplots(1, ncols, figsize=(width, FIGSIZE[1]), layout="constrained")
     return fig, list(np.atleast_1d(axes))
 
 
@@ -73,9 +103,10 @@ def crofton_figure() -> Figure:
     fig, (ax,) = _new_figure()
     for d in (8, 16, 32):
         p_c = float(lamcap.critical_p(d))
-        p = np.unique(np.linspace(0.6 * p_c, 1.5 * p_c, _points(20)).round().astype(np.int64))
+        p = np.unique(np.linspace(0.6 * p_c, 1.5 * p_c, _points(160)).round().astype(np.int64))
         load = p * np.log(p) / d**2
-        ax.plot(load, lamcap.feasibility_probability(d, p), label=f"$d = {d}$")
+        marker = "." if p.size < 40 else None  # few integers p: show where the law lives
+        ax.plot(load, lamcap.feasibility_probability(d, p), marker=marker, label=f"$d = {d}$")
     ax.set(xlabel=r"load $\alpha = p \log p / d^2$", ylabel="P(all storable)")
     ax.legend()
     return fig
@@ -97,7 +128,7 @@ def hebbian_figure() -> Figure:
     """Hebbian recall: fraction recalled and probability that all are recalled."""
     alpha = np.linspace(0.02, 0.8, _points(200))
     fig, (ax,) = _new_figure()
-    for p, color in ((10**2, "C0"), (10**4, "C1"), (10**6, "C2")):
+    for p, color in zip((10**2, 10**4, 10**6), style.PALETTE, strict=False):
         ax.plot(
             alpha,
             lamcap.hebbian_recall(p, alpha),
@@ -105,8 +136,8 @@ def hebbian_figure() -> Figure:
             label=f"$p = 10^{{{round(math.log10(p))}}}$",
         )
         ax.plot(alpha, lamcap.hebbian_recall(p, alpha, all_associations=True), color=color, ls="--")
-    for threshold in (lamcap.HEBBIAN_CAPACITY, 0.5):
-        ax.axvline(threshold, color="k", lw=0.8, ls=":")
+    for threshold, text in ((lamcap.HEBBIAN_CAPACITY, "1/8: all"), (0.5, "1/2: fraction")):
+        style.mark_asymptote(ax, threshold, text, vertical=True)
     ax.set(xlabel=r"load $\alpha$", ylabel="recall probability", ylim=(0, 1.02))
     ax.legend(title="solid: fraction, dashed: all")
     return fig
@@ -124,14 +155,13 @@ def mechanism_figure() -> Figure:
     law = lamcap.score_law(p)
     sample = lamcap.sample_scores(p, _points(20000), seed=0)
     x = np.linspace(1.5, 4.0, _points(60))  # competitor_pdf costs ~0.2 s per point
-    right.hist(sample.target, bins=60, density=True, alpha=0.4, color="C0")
-    right.hist(sample.competitor, bins=60, density=True, alpha=0.4, color="C1")
-    right.plot(x, law.target_pdf(x), color="C0", label=r"target level $\ell^*$")
-    right.plot(x, law.competitor_pdf(x), color="C1", label="largest free competitor")
+    right.hist(sample.target, bins=60, density=True, alpha=0.4, color=style.colour(0))
+    right.hist(sample.competitor, bins=60, density=True, alpha=0.4, color=style.colour(1))
+    right.plot(x, law.target_pdf(x), color=style.colour(0), label=r"target level $\ell^*$")
+    right.plot(x, law.competitor_pdf(x), color=style.colour(1), label="largest free competitor")
     right.axvline(math.sqrt(2 * math.log(p)), color="k", ls=":", lw=1, label=r"$\sqrt{2\log p}$")
     right.set(xlabel=f"normalised score ($p = {p}$)", ylabel="density")
-    right.legend(fontsize="small")
-    fig.tight_layout()
+    right.legend()
     return fig
 
 
@@ -147,6 +177,157 @@ def replica_figure() -> Figure:
     return fig
 
 
+def transition_figure() -> Figure:
+    """The transition curve at d = 12: P(all p associations storable) against p."""
+    d = 12
+    p = np.arange(25, 56)
+    p_c = float(lamcap.critical_p(d))
+    fig, (ax,) = _new_figure()
+    ax.plot(p, lamcap.feasibility_probability(d, p), color=style.colour(0), marker="o", ms=2.5)
+    ax.axvline(p_c, color="k", lw=0.8, ls="--")
+    ax.text(p_c, 0.98, f" critical_p(12) = {p_c:.1f}", va="top", fontsize=7)
+    ax.axhline(0.5, color="0.6", lw=0.6, ls=":")
+    ax.set(
+        xlabel="number of associations $p$ ($d = 12$)",
+        ylabel="P(all associations storable)",
+        ylim=(-0.02, 1.02),
+    )
+    return fig
+
+
+# ------------------------------------------------------------------ measurements
+
+_INTERVAL = re.compile(r"([\d.]+)\s*\[([\d.]+),\s*([\d.]+)\]")
+
+
+def measured_table(heading: str) -> dict[int, tuple[float, float, float]]:
+    """``d -> (p_c, low, high)`` from the first table under the ``## heading...`` of
+    docs/measurements/capacity.md (the column "measured p_c [95% CI]", or the first
+    column holding a value with an interval)."""
+    lines = MEASUREMENTS.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"## {heading}"))
+    rows: dict[int, tuple[float, float, float]] = {}
+    for line in lines[start + 1 :]:
+        if line.startswith("## "):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or not cells[0].isdigit():
+            continue
+        match = next((m for cell in cells[1:] if (m := _INTERVAL.fullmatch(cell))), None)
+        if match:
+            rows[int(cells[0])] = tuple(float(v) for v in match.groups())  # type: ignore[assignment]
+    return rows
+
+
+def _load(p: Any, d: Any) -> Any:
+    p = np.asarray(p, dtype=float)
+    return p * np.log(p) / np.asarray(d, dtype=float) ** 2
+
+
+def _dimension_axis(ax: Any, ticks: list[int]) -> None:
+    """Logarithmic d axis labelled at ``ticks`` with plain numbers."""
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, labels=[str(t) for t in ticks])
+    ax.set_xticks([], minor=True)
+    ax.set_xlabel("dimension $d$")
+
+
+def _errorbar(ax: Any, x: Any, rows: list[tuple[float, float, float]], **options: Any) -> Any:
+    value, low, high = (np.array(column) for column in zip(*rows, strict=True))
+    return ax.errorbar(x, value, yerr=[value - low, high - value], fmt="o", **options)
+
+
+def measured_capacity_figure() -> Figure:
+    """Measured p_c(d) (decoupled and original) against critical_p(d)."""
+    decoupled = measured_table("Full rank, decoupled")
+    original = measured_table("Original problem")
+    fig, (left, right) = _new_figure(2)
+    dims = np.unique(np.geomspace(8, 128, _points(40)).round().astype(int))
+    left.plot(dims, _load(lamcap.critical_p(dims), dims), color="k", label="critical_p(d)")
+    style.mark_asymptote(left, 0.5, r"$1/2$ ($d\to\infty$)")
+    for index, (name, rows) in enumerate((("decoupled", decoupled), ("original", original))):
+        measured = sorted(rows)
+        shifted = np.array(measured, dtype=float) * (1 + 0.03 * index)  # bars side by side
+        loads = [tuple(float(_load(v, d)) for v in rows[d]) for d in measured]
+        _errorbar(left, shifted, loads, color=style.colour(index), label=f"measured, {name}")
+        theory = [float(lamcap.critical_p(d)) for d in measured]
+        gaps = [
+            tuple(100 * (v / t - 1) for v in rows[d]) for d, t in zip(measured, theory, strict=True)
+        ]
+        _errorbar(right, shifted, gaps, color=style.colour(index), label=name)
+    _dimension_axis(left, [8, 16, 32, 64, 128])
+    left.set_ylabel(r"critical load $p_c\log p_c/d^2$")
+    left.set_ylim(0.4, None)
+    left.legend(loc="upper right")
+    right.axhspan(-3, 3, color="0.92", zorder=0, label="within 3%")
+    right.axhline(0, color="k", lw=0.8)
+    _dimension_axis(right, sorted(set(decoupled) | set(original)))
+    right.set_ylabel(r"measured $p_c$ / critical_p(d) $- 1$ (%)")
+    right.legend(loc="upper right", title="95% intervals")
+    return fig
+
+
+def measured_hebbian_figure() -> Figure:
+    """Measured Hebbian perfect-recall transition against the exact finite-d law."""
+    rows = measured_table("Hebbian perfect recall")
+    dims = [8, 12, 16, 24, 32, 48, 64, 96] if not _SETTINGS["quick"] else [8, 16, 32]
+    fig, (ax,) = _new_figure()
+    exact = [hebbian_transition(d, finite=True) for d in dims]
+    limit = [hebbian_transition(d) for d in dims]
+    ax.plot(dims, exact, color="k", marker=".", label="exact law at d (hebbian_recall_finite)")
+    ax.plot(dims, limit, color="k", ls=":", label=r"$d\to\infty$ law (hebbian_recall)")
+    _errorbar(
+        ax,
+        sorted(rows),
+        [rows[d] for d in sorted(rows)],
+        color=style.colour(0),
+        label="measured, 95% interval",
+    )
+    _dimension_axis(ax, [8, 16, 32, 64])
+    ax.set(yscale="log", ylabel="Hebbian transition $p$ (all recalled w.p. 1/2)")
+    ax.legend(loc="upper left")
+    return fig
+
+
+# --------------------------------------------------------------- reproduce how-to
+
+
+@functools.cache
+def _reproduce_run() -> tuple[Path, list[Any]]:
+    """A small sweep (d = 8, 12) and solution samples, as `lamcap reproduce --quick` makes."""
+    quick = _SETTINGS["quick"]
+    dims, seeds, rounds = ((8,), 2, 0) if quick else ((8, 12), 3, 1)
+    database = Path(tempfile.mkdtemp()) / "results.sqlite"
+    sweeps = [
+        Sweep(dims=dims, models=("decoupled", "original"), seeds_per_point=seeds, rounds=rounds),
+        Sweep(dims=dims, methods=("hebbian",), seeds_per_point=seeds, rounds=rounds),
+        Sweep(dims=dims, kappas=(0.5,), seeds_per_point=seeds, rounds=rounds),
+    ]
+    with open_executor() as executor:
+        for sweep in sweeps:
+            run_sweep(sweep, database, executor=executor)
+        samples = mechanism_samples(
+            executor, d=dims[-1], kappas=(1.0, 0.5), seeds=2 if quick else 6
+        )
+    return database, samples
+
+
+def _reproduce_figure(number: int) -> Callable[[], Figure]:
+    def draw() -> Figure:
+        database, samples = _reproduce_run()
+        drawers: dict[int, Callable[[], Figure]] = {
+            1: lambda: storable_fraction.draw(cell_data(database)),
+            2: lambda: rank_capacity.draw(transition_table(database)),
+            3: lambda: finite_size.draw(transition_table(database)),
+            4: lambda: spectrum.draw(samples),
+            5: lambda: scores.draw(samples[0]),
+        }
+        return drawers[number]()
+
+    draw.__doc__ = f"Figure {number} of `lamcap figures` for a small sweep."
+    return draw
+
+
 FIGURES: dict[str, Callable[[], Figure]] = {
     "capacity": capacity_figure,
     "cone": cone_figure,
@@ -155,6 +336,14 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "hebbian": hebbian_figure,
     "mechanism": mechanism_figure,
     "replica": replica_figure,
+    "transition": transition_figure,
+    "measured-capacity": measured_capacity_figure,
+    "measured-hebbian": measured_hebbian_figure,
+    "reproduce-fig1": _reproduce_figure(1),
+    "reproduce-fig2": _reproduce_figure(2),
+    "reproduce-fig3": _reproduce_figure(3),
+    "reproduce-fig4": _reproduce_figure(4),
+    "reproduce-fig5": _reproduce_figure(5),
 }
 
 
@@ -163,10 +352,10 @@ def make_figures(names: list[str], out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name in names:
-        fig = FIGURES[name]()
-        fig.tight_layout()
-        path = out / f"{name}.png"
-        fig.savefig(path, dpi=DPI)
+        with style.context():
+            fig = FIGURES[name]()
+            path = out / f"{name}.png"
+            fig.savefig(path, dpi=DPI, metadata={"Software": None})
         plt.close(fig)
         written.append(path)
     return written
