@@ -187,7 +187,7 @@ def test_wolfe_stall_by_rounding_returns_the_current_point(
             margin=1.0,
             max_seconds=None,
             seed=0,
-            options=CuttingPlaneOptions(first_order_rounds=1),
+            options=CuttingPlaneOptions(first_order_rounds=1, feasibility_first=False),
         )
         assert result.details["stage"] == "wolfe"
         independently_decided(instance, result)
