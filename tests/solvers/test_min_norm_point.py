@@ -89,3 +89,30 @@ def test_renumbered_warm_start_reaches_the_same_point() -> None:
         rtol=0,
         atol=1e-12,
     )
+
+
+def test_rounding_stall_keeps_a_convex_combination() -> None:
+    """Two clusters of near-duplicate unit points make the corral ill-conditioned.
+
+    Rounding then stops Wolfe's progress ("stalled", triggered by the data alone);
+    the weights must still be a convex combination of corral points, so the point
+    handed to the cutting plane's full pass is a legitimate candidate.
+    """
+    rng = np.random.default_rng(0)
+    stalls = 0
+    for _ in range(40):
+        centers = rng.standard_normal((2, 3))
+        points = centers[rng.integers(0, 2, 8)] + 1e-9 * rng.standard_normal((8, 3))
+        points /= np.linalg.norm(points, axis=1)[:, None]
+        owners = np.zeros(8, dtype=np.int64)
+        inputs = np.array([[1.0]])
+        state = CorralState.empty(10)
+        if state.run(points, owners, inputs, max_iterations=1000) != "stalled":
+            continue
+        stalls += 1
+        weights = state.convex_weights(8)
+        assert weights.min() >= 0.0
+        assert abs(weights.sum() - 1.0) < 1e-12
+        point = state.point(points, owners, inputs)
+        np.testing.assert_allclose(point[:, 0], weights @ points, atol=1e-15)
+    assert stalls >= 5

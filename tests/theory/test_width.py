@@ -16,7 +16,16 @@ from lamcap.theory.width import (
 )
 
 # Bound on |exact - expansion| documented in lamcap.theory.width for m >= d/4, d <= 64
-# (the exact value is the smaller one).
+# (the exact value is the smaller one).  Why these tolerances:
+# * the upper side is 5 Monte Carlo standard errors, nothing more: the remainder of the
+#   expansion is negative (a Jensen gap: with N the number of squared singular values
+#   above the cut t0 and m = E N, the sum of the m largest is the sum above t0 minus
+#   (N - m) t0 and a term (N - m)^2 / (2 d rho(t0)) >= 0, so its mean falls short of the
+#   deterministic-cut value by about Var(N) / (2 rho(t0)) >= 0 in units of sigma^2);
+# * the lower side is the documented bound itself: these tests check the documentation's
+#   claim (1.4 for m >= d/4, 2.1 at m = 1), not a tolerance fitted to the test's own
+#   run.  That claim is a measurement (Var(N) grows like log d with an O(1) constant
+#   lamcap does not compute), stated in lamcap.theory.width with its sample sizes.
 DOCUMENTED_ERROR = 1.4
 
 
