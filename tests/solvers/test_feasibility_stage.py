@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from lamcap.problems import hebbian_weights, make_instance
+from lamcap.solvers import feasibility_stage as stage_module
 from lamcap.solvers import solve, verify
 from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, min_margin
 from lamcap.solvers.cutting_plane import CuttingPlaneOptions, _score_pass, solve_cutting_plane
@@ -21,6 +22,7 @@ from lamcap.solvers.feasibility_stage import (
     FeasibilityOptions,
     _Memory,
     _stage_pass,
+    lbfgs_direction,
     lowest_constraints,
     run_feasibility_stage,
     softmin_loss,
@@ -167,9 +169,14 @@ def test_stage_pass_margin_is_the_certified_margin(model: str) -> None:
         np.testing.assert_allclose(cuts.directions, (targets - competitors) / scale[:, None])
 
 
-def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient() -> None:
+@pytest.mark.parametrize("compiled", [True, False])
+def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient(
+    monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
+    if not compiled:
+        monkeypatch.setattr(stage_module, "lbfgs_direction", lbfgs_direction.py_func)
     rng = np.random.default_rng(5)
-    memory = _Memory(size=3)
+    memory = _Memory(size=3, length=6)
     pairs = []
     for _ in range(5):
         step = rng.standard_normal(6)

