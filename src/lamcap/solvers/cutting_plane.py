@@ -74,6 +74,11 @@ from lamcap.solvers.certificates import (
     certificate_bound,
     running_minimum,
 )
+from lamcap.solvers.feasibility_stage import (
+    first_cuts,
+    lowest_per_association,
+    run_feasibility_stage,
+)
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
 from lamcap.solvers.memory import available_memory, exact_stage_bytes
@@ -484,7 +489,9 @@ def solve_cutting_plane(
     working = _WorkingSet(instance.n, instance.d, raw=raw)
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     initial = hebbian_weights(instance)
-    found = _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association, raw)
+    staged = bounds is None and opts.feasibility_first
+    cuts = max(2 * opts.cuts_per_association, first_cuts(instance.p) if staged else 0)
+    found = _score_pass(instance, initial, member, math.inf, cuts, raw)
     progress = _Progress(
         initial.copy(),
         found.min_margin,
@@ -493,7 +500,9 @@ def solve_cutting_plane(
     )
     if bounds is not None:
         bounds.offer_primal(initial, found.lowest)
-    stage = _feasibility_first(instance, opts, bounds, initial, found, deadline, progress)
+    stage: dict[str, object] = {}
+    if staged:
+        stage, found = _feasibility_first(instance, opts, initial, found, deadline, progress)
     certificate = _rounds(
         instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
     )
@@ -526,26 +535,24 @@ def solve_cutting_plane(
 def _feasibility_first(
     instance: Instance,
     opts: CuttingPlaneOptions,
-    bounds: _Bounds | None,
     initial: NDArray[np.float64],
     found: _Pass,
     deadline: float,
     progress: _Progress,
-) -> dict[str, object]:
-    """Run :mod:`lamcap.solvers.feasibility_stage` first (objective ``"feasible"`` only).
+) -> tuple[dict[str, object], _Pass]:
+    """Run :mod:`lamcap.solvers.feasibility_stage` on the first pass (``first_cuts(p)`` per association).
 
     Its best ``W`` is offered to ``progress``; a verified one ends the run
-    before any round, otherwise the rounds start as without the stage.
+    before any round.  Returns the stage's ``details`` and the first pass cut
+    to the ``2 * cuts_per_association`` lowest constraints per association,
+    the pass the rounds start from without the stage.
     """
-    if bounds is not None or not opts.feasibility_first:
-        return {}
-    from lamcap.solvers.feasibility_stage import run_feasibility_stage  # noqa: PLC0415 (cycle)
-
     outcome = run_feasibility_stage(instance, initial, found, deadline)
     progress.offer(outcome.weights, outcome.min_margin)
     if outcome.found:
         progress.stage = "feasibility"
-    return outcome.details()
+    first = lowest_per_association(instance, found, initial, 2 * opts.cuts_per_association)
+    return outcome.details(), first
 
 
 def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress: _Progress) -> bool:
