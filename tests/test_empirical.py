@@ -61,7 +61,7 @@ def test_normalized_scores_recover_projection_with_any_scale_and_offset():
     # the row-median centring biases the spread by O(1/p): -1% at p = 100 (-6% at p = 30)
     assert summary.spread == pytest.approx(4.0, rel=0.02)
     assert summary.margin == pytest.approx(0.5, rel=0.02)
-    np.testing.assert_array_equal(summary.tied, active)
+    np.testing.assert_array_equal(summary.active, active)
     law = score_law(100, margin=0.5)
     error = summary.target.std() / math.sqrt(5000)
     assert summary.target.mean() == pytest.approx(law.target_mean(), abs=5 * error + 0.02)
@@ -76,7 +76,7 @@ def test_normalized_scores_recover_projection_with_any_scale_and_offset():
         (lambda: empirical_spectrum(np.eye(3), rank=4), "rank must be an integer"),
         (lambda: empirical_spectrum(np.eye(3), normalization="max"), "normalization"),
         (lambda: normalized_scores(np.ones((3, 1)), 0), r"shape \(n, p\)"),
-        (lambda: normalized_scores(np.eye(3), 5), "targets must be integers"),
+        (lambda: normalized_scores(np.eye(3), 5), r"targets must be an integer in \[0, 2\], got 5"),
         (lambda: normalized_scores([[np.nan, 1.0]], 0), "score_matrix"),
     ],
 )

@@ -31,13 +31,14 @@ __all__ = [
     "check_integer_array",
     "check_kappa",
     "check_real",
+    "plain",
 ]
 
 
 def _describe_range(minimum: float | None, maximum: float | None, *, closed: str) -> str:
-    """Human description of an interval, e.g. ``in (0, 1]``."""
+    """Human description of an interval, e.g. ``in (0, 1]`` (empty without bounds)."""
     if minimum is None and maximum is None:
-        return "finite"
+        return ""
     if maximum is None:
         return f">= {minimum}" if closed[0] == "[" else f"> {minimum}"
     if minimum is None:
@@ -45,56 +46,124 @@ def _describe_range(minimum: float | None, maximum: float | None, *, closed: str
     return f"in {closed[0]}{minimum}, {maximum}{closed[1]}"
 
 
+def _phrase(*words: str) -> str:
+    """Words joined by single spaces, empty ones dropped."""
+    return " ".join(word for word in words if word)
+
+
+def plain(value: Any) -> str:
+    """A value as a user reads it: ``1.5``, ``1e+300``, ``10``, not ``np.float64(1.5)``.
+
+    Examples
+    --------
+    >>> plain(np.float64(1.5)), plain(np.int64(-3)), plain(np.array(2.0)), plain("a")
+    ('1.5', '-3', '2.0', "'a'")
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, separator=", ", threshold=8)
+    return repr(value)
+
+
+def _offending(array: NDArray[Any], bad: NDArray[np.bool_]) -> str:
+    """``1.5`` for a 0-d array, ``1.5 (element 3)`` or ``1.5 (element (0, 2))`` otherwise."""
+    position = np.argwhere(bad)[0]
+    value = plain(array[tuple(position)])
+    if array.ndim == 0:
+        return value
+    index = int(position[0]) if array.ndim == 1 else tuple(int(i) for i in position)
+    return f"{value} (element {index})"
+
+
 def check_integer(
     name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None
 ) -> int:
     """Return ``value`` as ``int`` if it is an integer in ``[minimum, maximum]``.
 
-    Integral floats such as ``1e3`` are accepted; ``bool``, NaN, infinities and
-    non-integral values are rejected.
+    Integral floats such as ``1e3`` are accepted (also beyond int64, e.g. ``1e300``);
+    ``bool``, NaN, infinities and non-integral values are rejected.
     """
-    description = f"an integer {_describe_range(minimum, maximum, closed='[]')}"
-    if minimum is None and maximum is None:
-        description = "an integer"
+    description = _phrase("an integer", _describe_range(minimum, maximum, closed="[]"))
+    message = f"{name} must be {description}, got {plain(value)}"
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, bool | np.bool_):
-        msg = f"{name} must be {description}, got {value!r}"
-        raise ValueError(msg)
+        raise ValueError(message)
     integral = isinstance(value, numbers.Integral) or (
         isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer()
     )
     if not integral:
-        msg = f"{name} must be {description}, got {value!r}"
-        raise ValueError(msg)
-    result = int(float(value)) if not isinstance(value, numbers.Integral) else int(value)
+        raise ValueError(message)
+    result = int(value)
     if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
-        msg = f"{name} must be {description}, got {value!r}"
-        raise ValueError(msg)
+        raise ValueError(message)
     return result
+
+
+_INT64_LIMIT = 2**63
+
+
+def _integer_or_none(value: Any) -> int | None:
+    """``int(value)`` if ``value`` is an integer or an integral finite real, else None."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+        return int(float(value))
+    return None
 
 
 def check_integer_array(
     name: str, value: ArrayLike, *, minimum: int | None = None, maximum: int | None = None
-) -> NDArray[np.int64]:
-    """Return ``value`` as an int64 array after checking every entry like :func:`check_integer`."""
+) -> NDArray[Any]:
+    """Return ``value`` as an integer array after checking every entry like :func:`check_integer`.
+
+    The result is int64 when every entry fits, otherwise an object array of
+    Python ints (e.g. ``10**100`` or ``1e300``, which are integers too).
+    Messages name the first offending element.
+
+    Examples
+    --------
+    >>> check_integer_array("p", [2, 1e3]).tolist()
+    [2, 1000]
+    >>> check_integer_array("p", [10**30]).dtype
+    dtype('O')
+    >>> check_integer_array("p", [3, 2.5], minimum=2)
+    Traceback (most recent call last):
+        ...
+    ValueError: p must contain integers >= 2, got 2.5 (element 1)
+    """
     array = np.asarray(value)
-    description = f"integers {_describe_range(minimum, maximum, closed='[]')}"
+    noun = "be an integer" if array.ndim == 0 else "contain integers"
+    description = _phrase(noun, _describe_range(minimum, maximum, closed="[]"))
     if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+        array.dtype == object
+        or np.issubdtype(array.dtype, np.integer)
+        or np.issubdtype(array.dtype, np.floating)
     ):
-        msg = f"{name} must contain {description}, got {value!r}"
+        msg = f"{name} must {description}, got {plain(array)}"
         raise ValueError(msg)
-    if np.issubdtype(array.dtype, np.floating):
-        bad = ~np.isfinite(array) | (array != np.round(array))
+    if not np.issubdtype(array.dtype, np.signedinteger):  # floats, Python ints, unsigned
+        entries = [_integer_or_none(v) for v in array.flat]
+        bad = np.array([e is None for e in entries], dtype=bool).reshape(array.shape)
         if np.any(bad):
-            msg = f"{name} must contain {description}, got {array[bad].flat[0].item()!r}"
+            msg = f"{name} must {description}, got {_offending(array, bad)}"
             raise ValueError(msg)
-    result = array.astype(np.int64)
-    if minimum is not None and np.any(result < minimum):
-        msg = f"{name} must contain {description}, got {result[result < minimum].flat[0].item()!r}"
-        raise ValueError(msg)
-    if maximum is not None and np.any(result > maximum):
-        msg = f"{name} must contain {description}, got {result[result > maximum].flat[0].item()!r}"
-        raise ValueError(msg)
+        integers = [e for e in entries if e is not None]
+        fits = all(-_INT64_LIMIT <= e < _INT64_LIMIT for e in integers)
+        result = np.array(integers, dtype=np.int64 if fits else object).reshape(array.shape)
+    else:
+        result = array.astype(np.int64)
+    for limit, outside in ((minimum, np.less), (maximum, np.greater)):
+        if limit is not None:
+            bad = np.asarray(outside(result, limit), dtype=bool)
+            if np.any(bad):
+                msg = f"{name} must {description}, got {_offending(result, bad)}"
+                raise ValueError(msg)
     return result
 
 
@@ -114,16 +183,16 @@ def check_real(
     description = _describe_range(minimum, maximum, closed=closed)
     try:
         result = float(value)
-    except (TypeError, ValueError):
-        msg = f"{name} must be a real number {description}, got {value!r}"
+    except (TypeError, ValueError, OverflowError):
+        msg = f"{name} must be {_phrase('a real number', description)}, got {plain(value)}"
         raise ValueError(msg) from None
     if not math.isfinite(result):
-        msg = f"{name} must be a finite real number {description}, got {value!r}"
+        msg = f"{name} must be {_phrase('a finite real number', description)}, got {plain(value)}"
         raise ValueError(msg)
     below = minimum is not None and (result < minimum or (closed[0] == "(" and result == minimum))
     above = maximum is not None and (result > maximum or (closed[1] == ")" and result == maximum))
     if below or above:
-        msg = f"{name} must be {description}, got {value!r}"
+        msg = f"{name} must be {description}, got {plain(value)}"
         raise ValueError(msg)
     return result
 
@@ -136,11 +205,19 @@ def check_finite_array(
     maximum: float | None = None,
     closed: str = "[]",
 ) -> NDArray[np.float64]:
-    """Return ``value`` as a float64 array whose entries are finite and in range."""
+    """Return ``value`` as a float64 array whose entries are finite and in range.
+
+    Examples
+    --------
+    >>> check_finite_array("x", [0.5, np.inf])
+    Traceback (most recent call last):
+        ...
+    ValueError: x must contain finite values, got inf (element 1)
+    """
     try:
         array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        msg = f"{name} must be real numbers, got {value!r}"
+    except (TypeError, ValueError, OverflowError):
+        msg = f"{name} must be real numbers, got {plain(value)}"
         raise ValueError(msg) from None
     description = _describe_range(minimum, maximum, closed=closed)
     bad = ~np.isfinite(array)
@@ -149,8 +226,10 @@ def check_finite_array(
     if maximum is not None:
         bad |= (array > maximum) if closed[1] == "]" else (array >= maximum)
     if np.any(bad):
-        wanted = "finite values" if description == "finite" else f"finite values {description}"
-        msg = f"{name} must contain {wanted}, got {array[bad].flat[0].item()!r}"
+        msg = (
+            f"{name} must contain {_phrase('finite values', description)}, "
+            f"got {_offending(array, bad)}"
+        )
         raise ValueError(msg)
     return array
 

@@ -32,10 +32,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from lamcap._validation import check_finite_array, check_integer, check_real
+from lamcap._validation import check_finite_array, check_integer, check_integer_array, check_real
+from lamcap.theory.scores import ScoreSample
 from lamcap.theory.spectrum import NORMALIZATIONS, singular_value_cdf
 
-__all__ = ["EmpiricalSpectrum", "NormalizedScores", "empirical_spectrum", "normalized_scores"]
+__all__ = ["EmpiricalSpectrum", "empirical_spectrum", "normalized_scores"]
 
 FloatArray = NDArray[np.float64]
 
@@ -153,25 +154,13 @@ def empirical_spectrum(
     return EmpiricalSpectrum(kept * scale, keep / dimension, scale, normalization)
 
 
-@dataclass(frozen=True)
-class NormalizedScores:
-    """Per-association score summaries in units of the competitor spread."""
-
-    target: FloatArray
-    competitor: FloatArray
-    gap: FloatArray
-    tied: NDArray[np.int64]
-    margin: float
-    spread: float
-
-
 def normalized_scores(
     score_matrix: ArrayLike,
     targets: ArrayLike,
     *,
     margin: float | None = None,
     tolerance: float = 1e-6,
-) -> NormalizedScores:
+) -> ScoreSample:
     r"""Summaries of a score matrix in the units of :func:`lamcap.theory.scores.score_law`.
 
     Each row is centred at the median of its competitor scores and all rows
@@ -199,10 +188,11 @@ def normalized_scores(
 
     Returns
     -------
-    NormalizedScores
+    lamcap.theory.scores.ScoreSample
         ``target`` (:math:`\ell^*`), ``competitor`` (largest non-tied one,
-        ``-inf`` if none), ``gap`` (target minus it), ``tied`` (:math:`|A|`),
-        the margin used and the spread :math:`\hat\sigma` (raw units).
+        ``-inf`` if none), ``gap`` (target minus it), ``active`` (:math:`|A|`,
+        the tied competitors), the margin used and the spread :math:`\hat\sigma`
+        (raw units); the type of :func:`lamcap.theory.scores.sample_scores`.
 
     Examples
     --------
@@ -219,12 +209,12 @@ def normalized_scores(
         msg = f"score_matrix must have shape (n, p) with p >= 2, got {scores.shape}"
         raise ValueError(msg)
     rows, p = scores.shape
-    target_index = np.broadcast_to(np.asarray(targets), (rows,))
-    if not np.issubdtype(target_index.dtype, np.integer) or np.any(
-        (target_index < 0) | (target_index >= p)
-    ):
-        msg = f"targets must be integers in [0, {p - 1}], got {targets!r}"
-        raise ValueError(msg)
+    checked = check_integer_array("targets", targets, minimum=0, maximum=p - 1)
+    try:
+        target_index = np.broadcast_to(checked, (rows,))
+    except ValueError:
+        msg = f"targets of shape {checked.shape} does not broadcast to ({rows},)"
+        raise ValueError(msg) from None
     tolerance_value = check_real("tolerance", tolerance, minimum=0.0)
     mask = np.ones_like(scores, dtype=bool)
     mask[np.arange(rows), target_index] = False
@@ -244,7 +234,7 @@ def normalized_scores(
         margin_value = check_real("margin", margin, minimum=0.0)
     tied = competitors_n >= (target_n - margin_value - tolerance_value)[:, None]
     remaining = np.where(tied, -np.inf, competitors_n).max(axis=1)
-    return NormalizedScores(
+    return ScoreSample(
         target_n,
         remaining,
         target_n - remaining,

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._cone_kernel import project_row_inplace, project_rows
-from lamcap._validation import check_finite_array, check_integer, check_real
+from lamcap._validation import check_finite_array, check_integer_array, check_real
 
 __all__ = ["project_onto_cone", "project_row_inplace"]
 
@@ -85,14 +85,7 @@ def project_onto_cone(
     p = array.shape[-1]
     leading = array.shape[:-1]
     rows = np.ascontiguousarray(array.reshape(-1, p)).copy()
-    target_array = np.asarray(target)
-    if target_array.ndim == 0:
-        check_integer("target", target_array.item(), minimum=0, maximum=p - 1)
-    elif not np.issubdtype(target_array.dtype, np.integer) or np.any(
-        (target_array < 0) | (target_array >= p)
-    ):
-        msg = f"target must contain integers in [0, {p - 1}], got {target!r}"
-        raise ValueError(msg)
+    target_array = check_integer_array("target", target, minimum=0, maximum=p - 1)
     try:
         targets = np.broadcast_to(target_array, leading).reshape(-1).astype(np.int64)
     except ValueError:

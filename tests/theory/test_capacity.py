@@ -100,10 +100,33 @@ def test_interpolation_between_grid_nodes(p: int) -> None:
     assert _interpolated_dimension(float(p)) == pytest.approx(exact, rel=1e-8)
 
 
+def test_p_beyond_int64() -> None:
+    # capacity(p=1e300): log p / E[C_p] against the large-p series of
+    # lamcap.theory.asymptotics (error below the size of its last term).
+    from lamcap.theory.asymptotics import statistical_dimension_series
+
+    value = float(capacity(p=1e300))
+    series = [float(statistical_dimension_series(10**300, order=k)) for k in (3, 4)]
+    log_p = 300 * math.log(10)
+    assert abs(value - log_p / series[1]) < log_p * abs(1 / series[1] - 1 / series[0])
+    assert 0.5 < value < 0.51
+    both = capacity(p=[1000, 10**300])
+    assert both.dtype == np.float64
+    assert both[1] == pytest.approx(value, rel=1e-15)
+    assert float(capacity(0.5, p=10**40, d=64)) == pytest.approx(
+        math.log(1e40)
+        * float(lamcap.gaussian_width_squared(64, 0.5))
+        / 64**2
+        / float(statistical_dimension(10**40)),
+        rel=1e-14,
+    )
+
+
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [
         ({"p": 1}, "p must"),
+        ({"p": [100, 2.5]}, r"p must contain integers >= 2, got 2.5 \(element 1\)"),
         ({"p": 2.5}, "p must"),
         ({"p": math.nan}, "p must"),
         ({"d": 8}, "d requires p"),

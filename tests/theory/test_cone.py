@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -28,6 +29,86 @@ def test_vectorised_over_p() -> None:
     values = statistical_dimension([2, 3, 10])
     assert values.shape == (3,)
     assert values[2] == statistical_dimension(10)
+
+
+def _dimension_table_script():  # derivations/dimension_table.py, which wrote the table
+    path = Path(__file__).resolve().parents[2] / "derivations" / "dimension_table.py"
+    spec = importlib.util.spec_from_file_location("dimension_table", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tabulated_nodes_are_the_documented_design() -> None:
+    script = _dimension_table_script()
+    nodes = script.chebyshev_integers(script.FIRST_NODE, script.LAST_NODE, script.NODE_COUNT)
+    assert cone._table_nodes().tolist() == nodes
+    assert len(cone._table()[0]) == script.FIRST_NODE - 2  # p = 2 .. 15
+
+
+def test_tabulated_small_p_against_the_quadrature() -> None:
+    # dps=24 values rounded to float64 vs the independent float64 quadrature.
+    for p, value in enumerate(cone._table()[0], start=2):
+        assert value == pytest.approx(cone._exact_float(p, 0.0), rel=2e-15, abs=2e-15)
+
+
+def test_interpolated_values_against_the_quadrature() -> None:
+    # Integers between the nodes, log-uniform in [16, 1e12] plus both ends of the
+    # first and last gaps: the barycentric interpolant vs the float64 quadrature.
+    rng = np.random.default_rng(11)
+    nodes = cone._table_nodes()
+    p = np.unique(
+        np.concatenate(
+            [
+                np.rint(np.exp(rng.uniform(math.log(16), math.log(1e12), 14))),
+                [17, nodes[1] + 1, 10**12 + 1],
+            ]
+        ).astype(np.int64)
+    )
+    values = statistical_dimension(p)
+    for q, value in zip(p, values, strict=True):
+        assert value == pytest.approx(cone._exact_float(int(q), 0.0), rel=1e-12)
+
+
+def test_array_and_scalar_calls_agree_and_nodes_are_exact() -> None:
+    nodes = cone._table_nodes()
+    p = np.array([2, 15, 16, int(nodes[5]), int(nodes[5]) + 1, 10**17, 10**18 + 7])
+    values = statistical_dimension(p)
+    assert values.tolist() == [statistical_dimension(int(q)) for q in p]
+    assert values[3] == cone._table()[2][5]  # a node returns its tabulated value
+    assert statistical_dimension(p.reshape(7, 1)).shape == (7, 1)
+
+
+def test_beyond_int64_and_integral_floats() -> None:
+    # p = 1e100 (a Python int) and 1e30 (a float) take the quadrature; against the
+    # large-p series, whose truncation error is below the size of its last term.
+    from lamcap.theory.asymptotics import statistical_dimension_series
+
+    for p in (10**100, 10**30):
+        value = statistical_dimension(p)
+        series = [float(statistical_dimension_series(p, order=k)) for k in (3, 4)]
+        assert abs(value - series[1]) < abs(series[1] - series[0])
+    assert statistical_dimension(1e30) == statistical_dimension(10**30)
+    assert statistical_dimension(1e3) == statistical_dimension(1000)
+    mixed = statistical_dimension([1000, 10**100])
+    assert mixed.dtype == np.float64
+    assert mixed[1] == statistical_dimension(10**100)
+
+
+@pytest.mark.slow
+def test_mpmath_route_beyond_int64() -> None:
+    # statistical_dimension(10**100, dps=30) = 443.38240635834064475...: against the
+    # large-p series (error below its last term, ~1e-5 here) and the float64
+    # quadrature (3e-12 relative at this p; dps=40 agrees with dps=30 to 30 digits).
+    from lamcap.theory.asymptotics import statistical_dimension_series
+
+    value = statistical_dimension(10**100, dps=30)
+    assert isinstance(value, mpmath.mpf)
+    series = [float(statistical_dimension_series(10**100, order=k)) for k in (3, 4)]
+    assert abs(float(value) - series[1]) < abs(series[1] - series[0])
+    assert float(value) == pytest.approx(statistical_dimension(10**100), rel=5e-12)
 
 
 @pytest.mark.parametrize("p", [10, 1000, 10**6, 10**9])
@@ -211,7 +292,9 @@ def test_asymptotic_dispatch_is_close_at_large_p() -> None:
     ("kwargs", "name"),
     [
         ({"p": 1}, "p"),
-        ({"p": 2.5}, "p"),
+        ({"p": 2.5}, "p must be an integer >= 2, got 2.5"),
+        ({"p": [10, 1]}, r"p must contain integers >= 2, got 1 \(element 1\)"),
+        ({"p": np.float64(np.inf)}, "p must be an integer >= 2, got inf"),
         ({"p": float("nan")}, "p"),
         ({"p": 10, "dps": 0}, "dps"),
         ({"p": 10, "margin": -0.1}, "margin"),

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_dps, check_integer_array, check_kappa
+from lamcap.theory._precision import guarded, rounded, working_dps
 from lamcap.theory.rank import rank_capacity, retained_energy
 from lamcap.theory.width import gaussian_width_squared, retained_rank
 
@@ -59,11 +60,11 @@ def _statistical_dimension_at(p: int) -> float:
     return float(statistical_dimension(p))
 
 
-def _statistical_dimensions(p: NDArray[np.int64]) -> FloatArray:
-    """Float64 :math:`\\mathbb{E}[C_p]` for an integer array, evaluating each distinct p once."""
-    unique, inverse = np.unique(p, return_inverse=True)
-    values = np.array([_statistical_dimension_at(int(q)) for q in unique])
-    return values[inverse].reshape(p.shape)
+def _statistical_dimensions(p: NDArray[Any]) -> FloatArray:
+    r"""Float64 :math:`\mathbb{E}[C_p]` for an integer array (int64 or Python ints), vectorised."""
+    from lamcap.theory.cone import statistical_dimension  # noqa: PLC0415 - keep import light
+
+    return np.asarray(statistical_dimension(p.ravel()), dtype=np.float64).reshape(p.shape)
 
 
 def capacity(
@@ -142,7 +143,7 @@ def capacity(
         dimension = check_integer_array("d", d, minimum=1).astype(np.float64)
         width_ratio = gaussian_width_squared(dimension.astype(np.int64), ratio) / dimension**2
     outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
-    result = np.log(outputs) * width_ratio / _statistical_dimensions(outputs)
+    result = np.log(outputs.astype(np.float64)) * width_ratio / _statistical_dimensions(outputs)
     return result[()] if result.ndim == 0 else result
 
 
@@ -163,18 +164,15 @@ def _capacity_mp(
             )
             raise ValueError(msg)
     kappa_b, outputs_b = np.broadcast_arrays(np.asarray(kappa, dtype=object), outputs)
+    work = working_dps(dps)
     result = np.empty(kappa_b.shape, dtype=object)
-    with mpmath.workdps(dps + 5):
-        for index in np.ndindex(kappa_b.shape):
-            q = int(outputs_b[index])
-            energy = 1 if d is not None else retained_energy(kappa_b[index], dps=dps + 5)
-            dimension_p = statistical_dimension(q, dps=dps + 5)
-            result[index] = mpmath.log(q) * energy / dimension_p
-    with mpmath.workdps(dps):
-        rounded = np.empty(result.shape, dtype=object)
-        for index in np.ndindex(result.shape):
-            rounded[index] = +result[index]
-    return rounded[()] if rounded.ndim == 0 else rounded
+    for index in np.ndindex(kappa_b.shape):
+        q = int(outputs_b[index])
+        with guarded(dps):
+            energy = 1 if d is not None else retained_energy(kappa_b[index], dps=work)
+            dimension_p = statistical_dimension(q, dps=work)
+            result[index] = rounded(mpmath.log(q) * energy / dimension_p, dps)
+    return result[()] if result.ndim == 0 else result
 
 
 # --------------------------------------------------------------------------- critical p

@@ -57,6 +57,7 @@ from mpmath.libmp import NoConvergence
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_dps, check_kappa
+from lamcap.theory._precision import GUARD_DIGITS, guarded, map_mp, rounded
 
 __all__ = [
     "rank_capacity",
@@ -168,7 +169,7 @@ def _mp_kappa(value: Any) -> Any:
 
 def _mp_angles_and_energy(kappa_value: Any, dps: int) -> tuple[Any, Any, Any]:
     """mpmath version of :func:`_angles_and_energy` for one kappa, correct to ``dps`` digits."""
-    with mpmath.workdps(dps + 10):
+    with guarded(dps):
         kappa = _mp_kappa(kappa_value)
         estimate = float(kappa)
     if kappa <= mpmath.mpf(1) / 2:
@@ -178,7 +179,7 @@ def _mp_angles_and_energy(kappa_value: Any, dps: int) -> tuple[Any, Any, Any]:
             c = mpmath.cbrt(6 * mpmath.pi * kappa)
             x0 = c * (1 + c * c / 60)
         # x - sin x loses about log10(6 / x^2) digits to cancellation near x = 0.
-        guard = 12 + max(0, int(mpmath.ceil(-2 * mpmath.log10(x0))))
+        guard = GUARD_DIGITS + 2 + max(0, int(mpmath.ceil(-2 * mpmath.log10(x0))))
         with mpmath.workdps(dps + guard):
             kappa = _mp_kappa(kappa_value)
             x = _mp_newton(
@@ -191,7 +192,7 @@ def _mp_angles_and_energy(kappa_value: Any, dps: int) -> tuple[Any, Any, Any]:
             energy = (2 * x - mpmath.sin(2 * x)) / (2 * mpmath.pi)
     else:
         y0 = _solve_y(estimate)
-        guard = 12 + (max(0, math.ceil(-2.0 * math.log10(y0))) if y0 > 0 else 0)
+        guard = GUARD_DIGITS + 2 + (max(0, math.ceil(-2.0 * math.log10(y0))) if y0 > 0 else 0)
         with mpmath.workdps(dps + guard):
             kappa = _mp_kappa(kappa_value)
             target = mpmath.pi * (1 - kappa)
@@ -203,8 +204,7 @@ def _mp_angles_and_energy(kappa_value: Any, dps: int) -> tuple[Any, Any, Any]:
             )
             x = mpmath.pi - y
             energy = 1 - (2 * y - mpmath.sin(2 * y)) / (2 * mpmath.pi)
-    with mpmath.workdps(dps):
-        return +x, +y, +energy
+    return rounded(x, dps), rounded(y, dps), rounded(energy, dps)
 
 
 def _mp_newton(
@@ -222,17 +222,6 @@ def _mp_newton(
             return root
     msg = "Newton iteration for the rank threshold angle did not converge"  # pragma: no cover
     raise NoConvergence(msg)  # pragma: no cover
-
-
-def _map_mp(kappa: Any, function: Callable[[Any], Any]) -> Any:
-    """Apply a one-kappa mpmath function elementwise; scalars give an mpf."""
-    if isinstance(kappa, str | Fraction) or not np.ndim(kappa):
-        return function(kappa.item() if isinstance(kappa, np.generic) else kappa)
-    array = np.asarray(kappa, dtype=object)
-    result = np.empty(array.shape, dtype=object)
-    for index, value in np.ndenumerate(array):
-        result[index] = function(value)
-    return result
 
 
 def _float_result(values: FloatArray) -> FloatArray:
@@ -275,7 +264,7 @@ def threshold_angle(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     """
     checked_dps = check_dps(dps)
     if checked_dps is not None:
-        return _map_mp(kappa, lambda k: _mp_angles_and_energy(k, checked_dps)[1] / 2)
+        return map_mp(lambda k: _mp_angles_and_energy(k, checked_dps)[1] / 2, kappa, checked_dps)
     _, y, _ = _angles_and_energy(check_kappa(kappa))
     return _float_result(0.5 * y)
 
@@ -302,10 +291,9 @@ def singular_value_threshold(kappa: ArrayLike = 1.0, *, dps: int | None = None) 
 
         def edge(value: Any) -> Any:
             x, y, _ = _mp_angles_and_energy(value, checked_dps + 2)
-            with mpmath.workdps(checked_dps):
-                return 2 * (mpmath.sin(y / 2) if y < x else mpmath.cos(x / 2))
+            return 2 * (mpmath.sin(y / 2) if y < x else mpmath.cos(x / 2))
 
-        return _map_mp(kappa, edge)
+        return map_mp(edge, kappa, checked_dps)
     x, y, _ = _angles_and_energy(check_kappa(kappa))
     # 2 sin(theta) = 2 sin(y / 2) = 2 cos(x / 2); use the form whose argument is small.
     return _float_result(np.where(y < x, 2.0 * np.sin(0.5 * y), 2.0 * np.cos(0.5 * x)))
@@ -332,7 +320,7 @@ def retained_energy(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     """
     checked_dps = check_dps(dps)
     if checked_dps is not None:
-        return _map_mp(kappa, lambda k: _mp_angles_and_energy(k, checked_dps)[2])
+        return map_mp(lambda k: _mp_angles_and_energy(k, checked_dps)[2], kappa, checked_dps)
     return _float_result(_angles_and_energy(check_kappa(kappa))[2])
 
 
@@ -380,9 +368,7 @@ def rank_capacity(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     if checked_dps is not None:
 
         def half_energy(value: Any) -> Any:
-            energy = _mp_angles_and_energy(value, checked_dps + 1)[2]
-            with mpmath.workdps(checked_dps):
-                return energy / 2
+            return _mp_angles_and_energy(value, checked_dps + 1)[2] / 2
 
-        return _map_mp(kappa, half_energy)
+        return map_mp(half_energy, kappa, checked_dps)
     return _float_result(0.5 * _angles_and_energy(check_kappa(kappa))[2])

@@ -56,7 +56,7 @@ from scipy import interpolate, special
 
 from lamcap._validation import check_finite_array, check_integer, check_real
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.cone import statistical_dimension
+from lamcap.theory.margin import load_at_margin
 
 __all__ = [
     "critical_load",
@@ -320,22 +320,16 @@ def critical_load(p: int, margin: float = 0.0) -> float:
     r"""Critical load :math:`a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (:math:`= 1/\mathbb{E}[C_p]` at m=0).
 
     The :math:`q \to 1` limit of the saddle point (docs/theory/capacity.md, docs/theory/replica.md).
-    Uses the exact quadrature of :func:`lamcap.statistical_dimension` (>= 10 digits).
+    The same number as :func:`lamcap.theory.margin.load_at_margin` ``(margin, p)``,
+    which computes it (Gardner's closed form at p = 2, the exact quadrature of
+    :func:`lamcap.statistical_dimension` above, >= 10 digits); cached per process.
 
     Examples
     --------
     >>> critical_load(2)
     2.0
     """
-    p = _check_p(p)
-    margin = _check_margin(margin)
-    if p == 2:
-        kappa = margin / _SQRT2
-        second_moment = (1.0 + kappa**2) * special.ndtr(kappa) + kappa * math.exp(
-            -0.5 * kappa**2
-        ) / math.sqrt(2.0 * math.pi)
-        return 1.0 / float(second_moment)
-    return 1.0 / float(statistical_dimension(p, margin=margin))
+    return float(load_at_margin(_check_margin(margin), _check_p(p)))
 
 
 def _controlled_mean(

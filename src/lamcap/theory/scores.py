@@ -327,12 +327,28 @@ def score_law(p: int, *, margin: float = 0.0) -> ScoreLaw:
 
 @dataclass(frozen=True)
 class ScoreSample:
-    """Samples of the projected normalised scores (one entry per draw)."""
+    r"""Per-row summaries of normalised score vectors, in units of the competitor spread.
+
+    The one type for both sources: draws of :math:`\Pi_{K_m}(g)`
+    (:func:`sample_scores`) and a user's own scores put in the theory's units
+    (:func:`lamcap.empirical.normalized_scores`).
+
+    Attributes
+    ----------
+    target : :math:`\ell^*`, the (normalised) target score.
+    competitor : the largest remaining (inactive) competitor, ``-inf`` if none.
+    gap : ``target - competitor``.
+    active : :math:`|A|`, the number of competitors tied with the target (at ``margin``).
+    margin : the margin :math:`m` of the cone, normalised.
+    spread : the competitor spread the scores were divided by (1 for theory draws).
+    """
 
     target: FloatArray
     competitor: FloatArray
     gap: FloatArray
     active: NDArray[np.int64]
+    margin: float = 0.0
+    spread: float = 1.0
 
 
 def _sample_direct(rng: np.random.Generator, p: int, size: int, margin: float) -> ScoreSample:
@@ -342,7 +358,7 @@ def _sample_direct(rng: np.random.Generator, p: int, size: int, margin: float) -
     competitors = g[:, 1:]
     inactive = competitors + margin <= target[:, None]
     remaining = np.where(inactive, competitors, -np.inf).max(axis=1)
-    return ScoreSample(target, remaining, target - remaining, active)
+    return ScoreSample(target, remaining, target - remaining, active, margin)
 
 
 def _sample_top(rng: np.random.Generator, p: int, size: int, margin: float) -> ScoreSample:
@@ -353,7 +369,7 @@ def _sample_top(rng: np.random.Generator, p: int, size: int, margin: float) -> S
     """
     top, _, active, level = sample_top_projection(rng, p - 1, size, margin)
     remaining = top.values[np.arange(size), active]
-    return ScoreSample(level, remaining, level - remaining, active.astype(np.int64))
+    return ScoreSample(level, remaining, level - remaining, active.astype(np.int64), margin)
 
 
 def sample_scores(

@@ -93,7 +93,7 @@ def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
     """
     dimension = check_integer_array("d", d, minimum=1)
     ratio = check_kappa(kappa)
-    rank = np.rint(ratio * dimension).astype(np.int64)
+    rank: NDArray[np.int64] = np.rint(ratio * dimension.astype(np.float64)).astype(np.int64)
     if np.any(rank == 0):
         index = np.flatnonzero(rank == 0)[0]
         bad_d = int(np.broadcast_to(dimension, rank.shape).flat[index])

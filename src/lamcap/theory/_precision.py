@@ -1,0 +1,71 @@
+"""The one precision wrapper of the mpmath routes: guard digits and elementwise evaluation.
+
+Every public theory function with ``dps=`` evaluates its mpmath route through
+:func:`map_mp`: each element is computed at ``dps +`` :data:`GUARD_DIGITS` working
+digits (:func:`guarded`) and the result is rounded to ``dps`` digits.  A scalar
+argument gives an ``mpmath.mpf``, an array an object array of them.  Routes that
+lose digits to a known cancellation add that loss on top of the guard (and say so).
+
+Examples
+--------
+>>> import mpmath
+>>> print(mpmath.nstr(map_mp(lambda x: mpmath.sqrt(x), 2, 20), 20))
+1.4142135623730950488
+>>> [mpmath.nstr(v, 8) for v in map_mp(lambda x: mpmath.mpf(x) / 3, [1, 2], 5)]
+['0.33333349', '0.66666698']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import mpmath
+import numpy as np
+
+__all__ = ["GUARD_DIGITS", "guarded", "map_mp", "rounded", "working_dps"]
+
+#: Decimal digits carried beyond the requested ``dps`` inside every mpmath route.
+GUARD_DIGITS = 10
+
+
+def working_dps(dps: int) -> int:
+    """Working precision of a route asked for ``dps`` digits: ``dps +`` :data:`GUARD_DIGITS`."""
+    return dps + GUARD_DIGITS
+
+
+@contextmanager
+def guarded(dps: int) -> Iterator[None]:
+    """``mpmath.workdps(working_dps(dps))``."""
+    with mpmath.workdps(working_dps(dps)):
+        yield
+
+
+def rounded(value: Any, dps: int) -> Any:
+    """``value`` rounded to ``dps`` significant digits (an ``mpf``)."""
+    with mpmath.workdps(dps):
+        return +mpmath.mpmathify(value)
+
+
+def map_mp(function: Callable[[Any], Any], values: Any, dps: int) -> Any:
+    """``function`` on every element of ``values`` with guard digits, rounded to ``dps``.
+
+    Scalars (and strings, fractions, 0-d arrays) give one ``mpf``; arrays give an
+    object array of the same shape.
+    """
+    if isinstance(values, np.ndarray) and values.ndim == 0:
+        values = values[()]
+    if isinstance(values, np.generic):
+        values = values.item()
+    if not isinstance(values, np.ndarray | list | tuple):
+        with guarded(dps):
+            value = function(values)
+        return rounded(value, dps)
+    array = np.asarray(values, dtype=object)
+    result = np.empty(array.shape, dtype=object)
+    for index, value in np.ndenumerate(array):
+        with guarded(dps):
+            exact = function(value)
+        result[index] = rounded(exact, dps)
+    return result
