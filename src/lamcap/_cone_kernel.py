@@ -44,6 +44,7 @@ __all__ = [
     "default_top_length",
     "draw_top",
     "extend_top",
+    "hinge_moments",
     "joins_active_set",
     "level_range",
     "log_mgf_hinge",
@@ -288,6 +289,20 @@ def log_mgf_hinge(lam: FloatArray, y: FloatArray) -> FloatArray:
     r""":math:`\log \mathbb{E}\, e^{\lambda (Z - y)_+}` for real :math:`\lambda` (either sign)."""
     inside = -lam * y + 0.5 * lam**2 + special.log_ndtr(lam - y)
     return np.logaddexp(special.log_ndtr(y), inside)  # type: ignore[no-any-return,unused-ignore]
+
+
+def hinge_moments(y: float) -> tuple[float, float, float]:
+    r""":math:`Q(y)`, :math:`\mathbb{E}(Z - y)_+ = \varphi(y) - yQ(y)` and
+    :math:`\mathbb{E}(Z - y)_+^2 = (1 + y^2)Q(y) - y\varphi(y)` for :math:`Z \sim N(0, 1)`.
+
+    Examples
+    --------
+    >>> [round(v, 6) for v in hinge_moments(0.0)]  # 1/2, 1/sqrt(2 pi), 1/2
+    [0.5, 0.398942, 0.5]
+    """
+    tail = float(special.ndtr(-y))
+    density = math.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
+    return tail, density - y * tail, (1.0 + y * y) * tail - y * density
 
 
 def mgf_tables(y: FloatArray, count: int, log_mgf: LogMgf) -> tuple[FloatArray, FloatArray]:

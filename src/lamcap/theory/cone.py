@@ -64,7 +64,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
-from lamcap._cone_kernel import level_range, log_mgf_hinge, sample_top_projection
+from lamcap._cone_kernel import (
+    hinge_moments,
+    level_range,
+    log_mgf_hinge,
+    sample_top_projection,
+)
 from lamcap._validation import check_dps, check_integer, check_integer_array, check_real
 from lamcap.theory._precision import guarded, map_mp, working_dps
 from lamcap.theory.hinge_sums import (
@@ -293,10 +298,8 @@ def _transition_width(y: float, count: int) -> float:
     and :math:`y - \mathbb{E}\,\text{sum}` grows at rate :math:`1 + nQ(y)`; their ratio
     is the width of the transition from 0 to 1 (about 0.05 at ``p = 1e9``).
     """
-    tail = float(special.ndtr(-y))
-    density = math.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
-    mean = density - y * tail
-    variance = max((1.0 + y * y) * tail - y * density - mean * mean, 0.0)
+    tail, mean, second = hinge_moments(y)
+    variance = max(second - mean * mean, 0.0)
     return math.sqrt(1.0 + count * variance) / (1.0 + count * tail)
 
 

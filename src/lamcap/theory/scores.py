@@ -61,7 +61,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from lamcap._cone_kernel import level_range, sample_top_projection
+from lamcap._cone_kernel import hinge_moments, level_range, sample_top_projection
 from lamcap._validation import check_finite_array, check_integer, check_real
 from lamcap.geometry import project_onto_cone
 from lamcap.theory.hinge_sums import target_level_cdf
@@ -123,11 +123,8 @@ def _t_step(p: int, margin: float, low: float) -> float:
     the period is twice its mean plus 12 standard deviations plus ``|l|``.
     """
     n = p - 1
-    y = low - margin
-    tail = float(special.ndtr(-y))
-    density = math.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
-    mean = n * (density - y * tail)
-    second = n * ((1.0 + y * y) * tail - y * density)
+    _, mean_one, second_one = hinge_moments(low - margin)
+    mean, second = n * mean_one, n * second_one
     period = 2.0 * (mean + 12.0 * math.sqrt(1.0 + second) + abs(low) + 10.0)
     return min(_T_STEP, 2.0 * math.pi / period)
 
