@@ -21,7 +21,7 @@ Examples
 >>> with context():
 ...     _ = axis.plot([0, 1], [0, 1], color=colour(0))
 ...     mark_asymptote(axis, 0.5, "1/2")
->>> figure.get_figwidth() == COLUMN_WIDTH
+>>> bool(figure.get_figwidth() == COLUMN_WIDTH)
 True
 """
 
