@@ -12,6 +12,7 @@ import lamcap
 from lamcap.theory.capacity import (
     CAPACITY,
     _interpolated_dimension,
+    _real_dimension,
     capacity,
     critical_p,
 )
@@ -88,10 +89,22 @@ def test_critical_p_vectorised_and_monotone() -> None:
 
 
 def test_critical_p_solves_the_threshold_equation() -> None:
-    for d in (10, 48):
+    for d in (3, 10, 48):
         root = float(critical_p(d))
         width = d * d
-        assert root * _interpolated_dimension(root) == pytest.approx(width, rel=1e-12)
+        assert root * _real_dimension(root) == pytest.approx(width, rel=1e-14)
+
+
+def test_real_p_dimension_between_integers() -> None:
+    # Between integers the interpolant of statistical_dimension is smooth and stays
+    # between the integer values (E[C_p] increases); it agrees with the cubic stencil
+    # to that stencil's 1e-8 and with integer values exactly.
+    for p in (16.0, 40.5, 333.25, 1e6 + 0.5):
+        below, above = statistical_dimension(math.floor(p)), statistical_dimension(math.ceil(p))
+        value = _real_dimension(p)
+        assert below <= value <= above
+        assert value == pytest.approx(_interpolated_dimension(p), rel=1e-8)
+    assert _real_dimension(1000.0) == statistical_dimension(1000)
 
 
 @pytest.mark.parametrize("p", [23, 25, 47, 333, 1001])

@@ -261,17 +261,26 @@ def _critical_p_one(width_squared: float) -> float:
             low = middle
         else:
             high = middle
-    # Between two adjacent nodes the stencil is fixed (and reproduces the node
-    # values at both ends): tabulate it once for the bisection.
-    nodes = _stencil_nodes(low)
-    knots = [math.log(q) for q in nodes]
-    values = [_statistical_dimension_at(q) for q in nodes]
 
     def load_minus_width(q: float) -> float:
-        weights = _lagrange_weights(math.log(q), knots)
-        return q * sum(w * v for w, v in zip(weights, values, strict=True)) - width_squared
+        return q * _real_dimension(q) - width_squared
 
     return _bisect_increasing(load_minus_width, float(_grid_node(low)), float(_grid_node(high)))
+
+
+def _real_dimension(p: float) -> float:
+    r""":math:`\mathbb{E}[C_p]` at a real ``p >= 2``.
+
+    For :math:`16 \le p \le 10^{18}` the interpolant in :math:`\log p` behind
+    :func:`lamcap.statistical_dimension` (relative error 2e-15; it equals the
+    integer values there); elsewhere :func:`_interpolated_dimension` (cubic, 1e-8).
+    """
+    from lamcap.theory.cone import _interpolate, _table_nodes  # noqa: PLC0415
+
+    nodes = _table_nodes()
+    if nodes[0] <= p <= nodes[-1]:
+        return float(_interpolate(np.array([p], dtype=np.float64))[0])
+    return _interpolated_dimension(p)
 
 
 def _bisect_increasing(function: Callable[[float], float], low: float, high: float) -> float:
@@ -328,14 +337,14 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
 
     Notes
     -----
-    :math:`\mathbb{E}[C_p]` is computed exactly (:func:`lamcap.statistical_dimension`,
-    relative error < 1e-12) on a grid of integers p (every integer up to 20,
-    then integers rounded from :math:`20\cdot 1.1^j`) and interpolated between
-    them by cubic Lagrange interpolation in :math:`\log p` through the four
-    nearest nodes; the root is then found by bisection.
-    The interpolation error of :math:`\mathbb{E}[C_p]` is below 1e-8 relative
-    (checked against integer p off the grid), so :math:`p_c` is accurate to
-    about 1e-8 relative at full rank.  Grid values are cached per process: the
+    :math:`\mathbb{E}[C_p]` at real p is the interpolant in :math:`\log p` behind
+    :func:`lamcap.statistical_dimension` for :math:`p \ge 16` (relative error
+    2e-15, docs of :mod:`lamcap.theory.cone`), so :math:`p_c` is accurate to
+    about 1e-14 relative there; below 16 (d up to about 4) it is the cubic
+    Lagrange interpolation in :math:`\log p` through the four nearest integers
+    (1e-8 relative).  The root is bracketed on a grid of integers p (every
+    integer up to 20, then integers rounded from :math:`20\cdot 1.1^j`) and found
+    by bisection.  Grid values are cached per process: the
     first call over d = 8..256 evaluates about 80 statistical dimensions.
     Reference: arXiv:2605.10795; docs/theory/capacity.md (d = 12 gives about 40).
 
