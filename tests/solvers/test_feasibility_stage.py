@@ -21,11 +21,11 @@ from lamcap.solvers.cutting_plane import CuttingPlaneOptions, _score_pass, solve
 from lamcap.solvers.feasibility_stage import (
     FeasibilityOptions,
     _Memory,
-    _stage_pass,
     lbfgs_direction,
     lowest_constraints,
     run_feasibility_stage,
     softmin_loss,
+    stage_pass,
 )
 
 
@@ -159,7 +159,7 @@ def test_stage_pass_margin_is_the_certified_margin(model: str) -> None:
     instance = make_instance(12, 30, model=model, seed=4)
     weights = hebbian_weights(instance) + 0.1 * np.eye(12)
     member = np.zeros((instance.n, instance.p), dtype=bool)
-    cuts = _stage_pass(instance, weights, member, math.inf, 2)
+    cuts = stage_pass(instance, weights, member, math.inf, 2)
     assert cuts.min_margin == pytest.approx(min_margin(instance, weights), rel=1e-12)
     assert cuts.mus.size == 2 * instance.n
     if model == "decoupled":
@@ -167,6 +167,28 @@ def test_stage_pass_margin_is_the_certified_margin(model: str) -> None:
         targets, competitors = instance.constraint_outputs(cuts.mus, cuts.rhos)
         scale = np.sqrt((targets**2).sum(axis=1) + (competitors**2).sum(axis=1))
         np.testing.assert_allclose(cuts.directions, (targets - competitors) / scale[:, None])
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_stage_pass_picks_what_the_solvers_score_pass_picks(model: str) -> None:
+    instance = make_instance(10, 40, model=model, seed=6)
+    weights = hebbian_weights(instance) + 0.05 * np.eye(10)
+    member = np.zeros((instance.n, instance.p), dtype=bool)
+    member[::3, 5] = True
+    for level, cuts in [(math.inf, 6), (0.0, 3), (0.1, 40)]:
+        ours = stage_pass(instance, weights, member, level, cuts, directions=True)
+        theirs = _score_pass(instance, weights, member, level, cuts)
+        assert ours.directions is not None
+        assert ours.min_margin == pytest.approx(theirs.min_margin, rel=1e-12)
+        assert ours.lowest == pytest.approx(theirs.lowest, rel=1e-12)
+        ours_keys = sorted(zip(ours.mus.tolist(), ours.rhos.tolist(), strict=True))
+        theirs_keys = sorted(zip(theirs.mus.tolist(), theirs.rhos.tolist(), strict=True))
+        assert ours_keys == theirs_keys
+        order = np.lexsort((ours.rhos, ours.mus))
+        other = np.lexsort((theirs.rhos, theirs.mus))
+        np.testing.assert_allclose(
+            ours.directions[order], theirs.directions[other], rtol=1e-13, atol=1e-15
+        )
 
 
 @pytest.mark.parametrize("compiled", [True, False])

@@ -78,6 +78,7 @@ from lamcap.solvers.feasibility_stage import (
     first_cuts,
     lowest_per_association,
     run_feasibility_stage,
+    stage_pass,
 )
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
@@ -490,8 +491,7 @@ def solve_cutting_plane(
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     initial = hebbian_weights(instance)
     staged = bounds is None and opts.feasibility_first
-    cuts = max(2 * opts.cuts_per_association, first_cuts(instance.p) if staged else 0)
-    found = _score_pass(instance, initial, member, math.inf, cuts, raw)
+    found = _first_pass(instance, initial, member, opts, staged, raw)
     progress = _Progress(
         initial.copy(),
         found.min_margin,
@@ -529,6 +529,30 @@ def solve_cutting_plane(
         iterations=progress.rounds,
         seconds=time.perf_counter() - start,
         details=details,
+    )
+
+
+def _first_pass(
+    instance: Instance,
+    initial: NDArray[np.float64],
+    member: NDArray[np.bool_],
+    opts: CuttingPlaneOptions,
+    staged: bool,
+    raw: bool,
+) -> _Pass:
+    """The score pass of ``initial``: ``2 * cuts_per_association`` cuts, or the stage's wider one.
+
+    With the feasibility stage, the pass keeps ``first_cuts(p)`` constraints
+    per association (same rule: the lowest levels, by the stage's one-sweep
+    kernel); the rounds later get the usual lowest of them.
+    """
+    if not staged:
+        return _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association, raw)
+    cuts = max(2 * opts.cuts_per_association, first_cuts(instance.p))
+    first = stage_pass(instance, initial, member, math.inf, cuts, directions=True)
+    assert first.directions is not None  # directions=True
+    return _Pass(
+        first.min_margin, first.lowest, first.mus, first.rhos, first.directions, first.seconds
     )
 
 

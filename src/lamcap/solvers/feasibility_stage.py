@@ -90,6 +90,7 @@ __all__ = [
     "lowest_per_association",
     "run_feasibility_stage",
     "softmin_loss",
+    "stage_pass",
 ]
 
 
@@ -306,30 +307,56 @@ def lowest_constraints(
 
 @dataclass
 class _Cuts:
-    """Constraints of a score pass: associations, competitors, normalised directions (or None)."""
+    r"""A score pass: the new constraints (directions when kept) and the smallest levels.
+
+    ``lowest`` is the smallest level (normalised margin times
+    :math:`\|W\|_F`), ``min_margin`` the smallest normalised margin.
+    """
 
     mus: NDArray[np.int64]
     rhos: NDArray[np.int64]
     directions: NDArray[np.float64] | None
     min_margin: float
+    lowest: float = math.nan
+    seconds: float = 0.0
 
 
-def _stage_pass(
+def stage_pass(
     instance: Instance,
     weights: NDArray[np.float64],
     member: NDArray[np.bool_],
     level: float,
     cuts: int,
+    *,
+    directions: bool = False,
 ) -> _Cuts:
     r"""All :math:`np` scores of ``weights``: minimum normalised margin and the new cuts.
 
-    Directions :math:`\hat a = (u_t - u_\rho)/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`
-    are kept for the decoupled model only (the original model's working set
-    reads the shared outputs by index).
+    Per association, up to ``cuts`` constraints outside ``member`` with level
+    below ``level`` (:func:`lowest_constraints`), the rule of the solver's
+    score pass.  Directions
+    :math:`\hat a = (u_t - u_\rho)/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}` are
+    returned for the decoupled model, whose outputs are not kept, and with
+    ``directions`` for the original model (whose working set otherwise reads
+    the shared outputs by index).
+
+    Examples
+    --------
+    >>> import math
+    >>> from lamcap.problems import make_instance, hebbian_weights
+    >>> from lamcap.solvers.certificates import min_margin
+    >>> instance = make_instance(8, 20, seed=0)
+    >>> weights = hebbian_weights(instance)
+    >>> member = np.zeros((instance.n, instance.p), dtype=bool)
+    >>> found = stage_pass(instance, weights, member, math.inf, 3)
+    >>> found.mus.size, bool(np.isclose(found.min_margin, min_margin(instance, weights)))
+    (60, True)
     """
+    start = time.perf_counter()
     hidden = instance.inputs @ weights.T
     input_norms = np.linalg.norm(instance.inputs, axis=1)
     decoupled = instance.model == "decoupled"
+    shared = None if decoupled else instance.outputs(0)
     lowest = math.inf
     found_mus, found_rhos, found_directions = [], [], []
     for block in instance.scored_blocks(hidden, keep_outputs=decoupled):
@@ -350,19 +377,22 @@ def _stage_pass(
         rows, rhos = picked[: 2 * count : 2], picked[1 : 2 * count : 2]
         found_mus.append(block.start + rows)
         found_rhos.append(rhos)
-        if decoupled and block.outputs is not None:
-            targets = block.outputs[rows, instance.targets[block.start + rows]]
-            competitors = block.outputs[rows, rhos]
-            scale = np.sqrt(
-                block.norms2[rows, instance.targets[block.start + rows]] + block.norms2[rows, rhos]
-            )
-            found_directions.append((targets - competitors) / scale[:, None])
+        if decoupled or directions:
+            targets = instance.targets[block.start + rows]
+            outputs = block.outputs if shared is None else shared[None]
+            assert outputs is not None  # keep_outputs for the decoupled model
+            where = rows if shared is None else np.zeros_like(rows)
+            scale = np.sqrt(block.norms2[rows, targets] + block.norms2[rows, rhos])
+            rows_apart = outputs[where, targets] - outputs[where, rhos]
+            found_directions.append(rows_apart / scale[:, None])
     frobenius = float(np.linalg.norm(weights))
     return _Cuts(
         np.concatenate(found_mus),
         np.concatenate(found_rhos),
-        np.concatenate(found_directions) if decoupled else None,
+        np.concatenate(found_directions) if found_directions else None,
         lowest / frobenius if frobenius > 0 else math.nan,
+        lowest,
+        time.perf_counter() - start,
     )
 
 
@@ -691,7 +721,7 @@ def run_feasibility_stage(
             outcome.stopped = "time_limit" if time.perf_counter() >= deadline else "not_separated"
             break
         weights = separated
-        cuts = _stage_pass(instance, weights, member, opts.level * objective.mean_level, opts.cuts)
+        cuts = stage_pass(instance, weights, member, opts.level * objective.mean_level, opts.cuts)
         outcome.passes += 1
         stale = stale + 1 if cuts.min_margin <= outcome.min_margin else 0
         if stale == 0:  # NaN-safe, as _Progress.offer
