@@ -32,9 +32,11 @@ mpl.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from lamcap import critical_p
 from lamcap.experiments.analysis import cell_data
 from lamcap.experiments.model_comparison import (
     ModelRatio,
+    constant_ratio,
     model_ratios,
     ratio_power_law,
     ratio_trend,
@@ -80,10 +82,24 @@ def _write_ratios(ratios: list[ModelRatio], path: Path) -> None:
             )
 
 
-def _report(ratios: list[ModelRatio]) -> dict[str, object]:
-    print("d    ratio   [95% CI]            instances")
+def _markdown(cells: dict, ratios: list[ModelRatio]) -> None:
+    """The table of docs/measurements/op_vs_dp.md."""
+    fits = {(cell.d, cell.model): data.fit() for cell, data in cells.items()}
+    print(
+        "| d | DP p_c [95% CI] | OP p_c [95% CI] | `critical_p(d)` | OP/DP [95% CI] | instances |"
+    )
+    print("|---|---|---|---|---|---|")
     for r in ratios:
-        print(f"{r.cell.d:<4d} {r.ratio:.4f}  [{r.low:.4f}, {r.high:.4f}]  {r.instances}")
+        dp, op = fits[(r.cell.d, "decoupled")], fits[(r.cell.d, "original")]
+        print(
+            f"| {r.cell.d} | {dp.p_c:.2f} [{dp.low:.2f}, {dp.high:.2f}] "
+            f"| {op.p_c:.2f} [{op.low:.2f}, {op.high:.2f}] "
+            f"| {float(critical_p(r.cell.d)):.2f} "
+            f"| {r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}] | {r.instances} |"
+        )
+
+
+def _report(ratios: list[ModelRatio]) -> dict[str, object]:
     fits: dict[str, object] = {}
     for variable in ("1/d", "1/log p"):
         trend = ratio_trend(ratios, variable)
@@ -95,6 +111,18 @@ def _report(ratios: list[ModelRatio]) -> dict[str, object]:
             f"(p = {trend.p_value:.2f})"
         )
         fits[variable] = trend
+        through = ratio_trend(ratios, variable, through_one=True)
+        print(
+            f"log r = a x (ratio -> 1 like x = {variable}): a = {through.slope:.3f} "
+            f"+- {through.slope_error:.3f}, chi2/dof = {through.chi2:.2f}/{through.dof} "
+            f"(p = {through.p_value:.4f})"
+        )
+    constant = constant_ratio(ratios)
+    level = math.exp(constant.slope)
+    print(
+        f"constant ratio: r = {level:.4f} +- {level * constant.slope_error:.4f}, "
+        f"chi2/dof = {constant.chi2:.2f}/{constant.dof} (p = {constant.p_value:.3f})"
+    )
     if len(ratios) >= 3:
         law = ratio_power_law(ratios)
         print(
@@ -145,6 +173,7 @@ def main() -> None:
     _write_transitions(cells, arguments.out / "op_vs_dp.csv")
     ratios = model_ratios(cells)
     _write_ratios(ratios, arguments.out / "op_vs_dp_ratio.csv")
+    _markdown(cells, ratios)
     fits = _report(ratios)
     _plot(ratios, fits, arguments.out / "op_vs_dp.png")
 

@@ -126,3 +126,14 @@ def test_trend_matches_numpy_weighted_polyfit() -> None:
 def test_trend_rejects_bad_sigma() -> None:
     with pytest.raises(ValueError, match="sigma"):
         fit_trend([1.0, 2.0], [1.0, 2.0], [0.1, 0.0])
+
+
+def test_trend_through_origin_matches_closed_form() -> None:
+    x = np.array([0.1, 0.2, 0.4])
+    y = np.array([0.11, 0.19, 0.42])
+    sigma = np.array([0.01, 0.02, 0.01])
+    trend = fit_trend(x, y, sigma, intercept=False)
+    w = 1 / sigma**2
+    assert trend.slope == pytest.approx((w * x * y).sum() / (w * x * x).sum(), rel=1e-12)
+    assert trend.intercept == 0.0
+    assert trend.dof == 2

@@ -10,6 +10,7 @@ import pytest
 from lamcap.experiments.analysis import CellData
 from lamcap.experiments.model_comparison import (
     ModelRatio,
+    constant_ratio,
     model_ratios,
     ratio_power_law,
     ratio_trend,
@@ -83,3 +84,15 @@ def test_inverse_log_p_variable_uses_critical_p() -> None:
     assert x[0] == pytest.approx(1 / math.log(float(critical_p(16))), rel=1e-12)
     with pytest.raises(ValueError, match="variable"):
         trend_variable([16], "log d")
+
+
+def test_through_one_rejects_a_constant_offset_and_accepts_its_own_law() -> None:
+    rows = _exact_rows(0.4, 1.0)
+    assert ratio_trend(rows, "1/d", through_one=True).p_value == pytest.approx(1.0)
+    flat = [
+        ModelRatio(r.cell, 1.04, 1.04 * math.exp(-0.005), 1.04 * math.exp(0.005), 100) for r in rows
+    ]
+    assert ratio_trend(flat, "1/d", through_one=True).p_value < 1e-6
+    level = constant_ratio(flat)
+    assert math.exp(level.slope) == pytest.approx(1.04, rel=1e-12)
+    assert level.p_value == pytest.approx(1.0)

@@ -243,7 +243,7 @@ class Trend:
     chi2 : float
         :math:`\sum_i (y_i - c - a x_i)^2/\sigma_i^2` at the fit.
     dof : int
-        Points minus 2.
+        Points minus fitted parameters.
     scale : float
         :math:`\max(1, \sqrt{\chi^2/\mathrm{dof}})`: errors are inflated by it when
         the scatter exceeds the stated uncertainties (Birge ratio).
@@ -271,44 +271,54 @@ class Trend:
         return float(chi2.sf(self.chi2, self.dof))
 
 
-def fit_trend(x: ArrayLike, y: ArrayLike, sigma: ArrayLike) -> Trend:
+def fit_trend(x: ArrayLike, y: ArrayLike, sigma: ArrayLike, *, intercept: bool = True) -> Trend:
     r"""Weighted least squares :math:`y = c + a x` with weights :math:`1/\sigma^2`.
 
     Used to extrapolate a finite-size quantity to :math:`d \to \infty`
     (``x = 1/d`` or ``x = 1/\log p``): the intercept :math:`c` is the
-    extrapolated value.  Standard errors come from the inverse normal matrix,
-    multiplied by the Birge ratio :math:`\sqrt{\chi^2/\mathrm{dof}}` when it
-    exceeds one.
+    extrapolated value.  With ``intercept=False`` the line is forced through
+    the origin (:math:`c = 0`: the quantity reaches its asymptotic value like
+    :math:`x`), and :attr:`Trend.p_value` then tests that law.  Standard errors
+    come from the inverse normal matrix, multiplied by the Birge ratio
+    :math:`\sqrt{\chi^2/\mathrm{dof}}` when it exceeds one.
 
     Examples
     --------
     >>> trend = fit_trend([0.5, 0.25, 0.125], [2.0, 1.5, 1.25], [0.1, 0.1, 0.1])
     >>> round(trend.intercept, 6), round(trend.slope, 6)
     (1.0, 2.0)
+    >>> round(fit_trend([0.5, 0.25], [1.0, 0.5], [0.1, 0.1], intercept=False).slope, 12)
+    2.0
     """
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
     sig = np.asarray(sigma, dtype=np.float64)
-    if not (xs.shape == ys.shape == sig.shape) or xs.ndim != 1 or xs.size < 2:
-        msg = f"x, y and sigma must be 1-d arrays of one length >= 2, got shapes {xs.shape}, {ys.shape}, {sig.shape}"
+    parameters = 2 if intercept else 1
+    if not (xs.shape == ys.shape == sig.shape) or xs.ndim != 1 or xs.size < parameters:
+        msg = (
+            f"x, y and sigma must be 1-d arrays of one length >= {parameters}, "
+            f"got shapes {xs.shape}, {ys.shape}, {sig.shape}"
+        )
         raise ValueError(msg)
     if not (np.all(np.isfinite(sig)) and np.all(sig > 0)):
         msg = "sigma must be finite and > 0"
         raise ValueError(msg)
     weights = 1.0 / sig**2
-    design = np.stack([np.ones_like(xs), xs], axis=1)
+    columns = [np.ones_like(xs), xs] if intercept else [xs]
+    design = np.stack(columns, axis=1)
     normal = design.T @ (weights[:, None] * design)
     covariance = np.linalg.inv(normal)
     coefficients = covariance @ (design.T @ (weights * ys))
     residual = ys - design @ coefficients
     chi2 = float(np.sum(weights * residual**2))
-    dof = xs.size - 2
+    dof = xs.size - parameters
     scale = max(1.0, math.sqrt(chi2 / dof)) if dof > 0 else 1.0
+    errors = scale * np.sqrt(np.diag(covariance))
     return Trend(
-        intercept=float(coefficients[0]),
-        intercept_error=float(scale * math.sqrt(covariance[0, 0])),
-        slope=float(coefficients[1]),
-        slope_error=float(scale * math.sqrt(covariance[1, 1])),
+        intercept=float(coefficients[0]) if intercept else 0.0,
+        intercept_error=float(errors[0]) if intercept else 0.0,
+        slope=float(coefficients[-1]),
+        slope_error=float(errors[-1]),
         chi2=chi2,
         dof=dof,
         scale=scale,

@@ -44,6 +44,7 @@ from lamcap.experiments.sweep import Cell
 __all__ = [
     "ModelRatio",
     "PowerLaw",
+    "constant_ratio",
     "model_ratios",
     "ratio_power_law",
     "ratio_trend",
@@ -125,8 +126,13 @@ def trend_variable(d: Iterable[int], variable: str) -> np.ndarray:
     raise ValueError(msg)
 
 
-def ratio_trend(ratios: Sequence[ModelRatio], variable: str = "1/d") -> Trend:
+def ratio_trend(
+    ratios: Sequence[ModelRatio], variable: str = "1/d", *, through_one: bool = False
+) -> Trend:
     r"""Fit :math:`\log r(d) = c + a\,x(d)`; :math:`e^{c}` is the extrapolated ratio at d → ∞.
+
+    With ``through_one`` the fit is :math:`\log r = a\,x` (the ratio reaching 1
+    like :math:`x`), and the trend's ``p_value`` tests that law against the data.
 
     Examples
     --------
@@ -143,7 +149,29 @@ def ratio_trend(ratios: Sequence[ModelRatio], variable: str = "1/d") -> Trend:
     x = trend_variable([r.cell.d for r in ratios], variable)
     y = np.log([r.ratio for r in ratios])
     sigma = np.array([r.log_error for r in ratios])
-    return fit_trend(x, y, sigma)
+    return fit_trend(x, y, sigma, intercept=not through_one)
+
+
+def constant_ratio(ratios: Sequence[ModelRatio]) -> Trend:
+    r"""Fit :math:`\log r(d) = a`, one ratio at every size (``slope`` is :math:`a`).
+
+    The weighted mean of :math:`\log r`; ``p_value`` tests whether the sizes
+    agree with one constant ratio.
+
+    Examples
+    --------
+    >>> from lamcap.experiments.sweep import Cell
+    >>> rows = [ModelRatio(Cell(d, 1.0, "original", "auto"), 1.04, 1.03, 1.05, 100)
+    ...         for d in (8, 16)]
+    >>> round(math.exp(constant_ratio(rows).slope), 6)
+    1.04
+    """
+    if not ratios:
+        msg = "constant_ratio needs at least 1 size, got 0"
+        raise ValueError(msg)
+    ones = np.ones(len(ratios))
+    logs = np.log([r.ratio for r in ratios])
+    return fit_trend(ones, logs, [r.log_error for r in ratios], intercept=False)
 
 
 @dataclass(frozen=True)
