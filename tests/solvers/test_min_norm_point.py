@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import nnls
 
-from lamcap.solvers.min_norm_point import CorralState
+from lamcap.solvers.min_norm_point import CorralState, cholesky_in_place
 
 
 def _points(d: int, n: int, per: int, shift: float, seed: int) -> tuple[np.ndarray, ...]:
@@ -116,3 +116,22 @@ def test_rounding_stall_keeps_a_convex_combination() -> None:
         point = state.point(points, owners, inputs)
         np.testing.assert_allclose(point[:, 0], weights @ points, atol=1e-15)
     assert stalls >= 5
+
+
+@pytest.mark.parametrize(("size", "block"), [(1, 4), (7, 3), (64, 16), (130, 32)])
+def test_blocked_cholesky_matches_lapack(size: int, block: int) -> None:
+    rng = np.random.default_rng(size)
+    factors = rng.standard_normal((size, size + 3))
+    matrix = factors @ factors.T
+    reference = np.linalg.cholesky(matrix)
+    blocked = matrix.copy()
+    blocked[np.triu_indices(size, 1)] = np.nan  # only the lower triangle may be read
+    cholesky_in_place(blocked, block=block)
+    assert np.allclose(blocked, reference, rtol=1e-10, atol=1e-10 * np.abs(reference).max())
+    assert np.all(np.triu(blocked, 1) == 0.0)
+
+
+def test_blocked_cholesky_refuses_an_indefinite_matrix() -> None:
+    matrix = np.diag([1.0, 1.0, 1.0, -1.0, 1.0])
+    with pytest.raises(np.linalg.LinAlgError):
+        cholesky_in_place(matrix, block=2)

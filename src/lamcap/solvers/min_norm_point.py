@@ -62,7 +62,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["STATUSES", "CorralState", "constraint_levels"]
+__all__ = ["CHOLESKY_BLOCK", "STATUSES", "CorralState", "cholesky_in_place", "constraint_levels"]
 
 STATUSES = ("optimal", "zero", "iterations", "capacity", "stalled")
 """Outcomes of :meth:`CorralState.run`, in the kernel's numbering."""
@@ -92,6 +92,59 @@ def _gram_entry(
     for t in range(inputs.shape[1]):
         right += inputs[owners[i], t] * inputs[owners[j], t]
     return left * right
+
+
+CHOLESKY_BLOCK = 2048
+"""Block size of :func:`cholesky_in_place`."""
+
+
+def cholesky_in_place(matrix: NDArray[np.float64], block: int = CHOLESKY_BLOCK) -> None:
+    r"""Overwrite a symmetric positive definite ``matrix`` with its lower Cholesky factor.
+
+    .. math::
+
+        A = L L^\top, \qquad
+        L_{11} = \operatorname{chol}(A_{11}),\quad
+        L_{21} = A_{21} L_{11}^{-\top},\quad
+        A_{22} \leftarrow A_{22} - L_{21} L_{21}^\top
+
+    Right-looking and blocked: LAPACK's Cholesky on ``block``-sized diagonal
+    blocks, one triangular solve per panel and the trailing update in
+    column panels by matrix products (on and below the diagonal only), the
+    :math:`n^3/3` flops of LAPACK's ``potrf`` in BLAS-3.  It exists because
+    the threaded ``potrf`` of the OpenBLAS shipped with numpy and scipy
+    (0.3.31) crashes with a segmentation fault at :math:`n = 16000` (a
+    d = 128 corral), while its triangular solves and products do not.  Only
+    the lower triangle of ``matrix`` is read; the strict upper triangle is
+    set to zero.  Float64, backward stable like any Cholesky factorisation
+    (error of order :math:`n\,2^{-53}\|A\|`).  Raises
+    ``numpy.linalg.LinAlgError`` when ``matrix`` is not positive definite
+    (the contents are then undefined).
+
+    Examples
+    --------
+    >>> a = np.array([[4.0, 2.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 2.0]])
+    >>> cholesky_in_place(a, block=2)
+    >>> bool(np.allclose(a @ a.T, [[4, 2, 0], [2, 5, 1], [0, 1, 2]]))
+    True
+    """
+    from scipy.linalg import solve_triangular  # noqa: PLC0415 - scipy only when factoring
+
+    size = matrix.shape[0]
+    for start in range(0, size, block):
+        stop = min(size, start + block)
+        diagonal = np.linalg.cholesky(matrix[start:stop, start:stop])
+        matrix[start:stop, start:stop] = diagonal
+        matrix[start:stop, stop:] = 0.0
+        if stop == size:
+            break
+        panel = solve_triangular(
+            diagonal, matrix[stop:, start:stop].T, lower=True, check_finite=False
+        ).T
+        matrix[stop:, start:stop] = panel
+        for left in range(stop, size, block):
+            right = min(size, left + block)
+            matrix[left:, left:right] -= panel[left - stop :] @ panel[left - stop : right - stop].T
 
 
 @numba.njit(cache=True)
@@ -410,29 +463,38 @@ class CorralState:
     ) -> CorralState:
         r"""Warm start: the ``capacity - 1`` heaviest points of ``weights`` as the corral.
 
-        The factor is one LAPACK Cholesky of :math:`\mathbf 1\mathbf 1^\top +
-        (DD^\top)\circ(EE^\top)` on those points (BLAS-3, instead of one
-        :math:`O(k^2)` append per point); the first :meth:`run` settles the
-        corral to its affine minimiser by minor cycles.  Falls back to an
+        The factor is one blocked Cholesky factorisation
+        (:func:`cholesky_in_place`) of :math:`\mathbf 1\mathbf 1^\top +
+        (DD^\top)\circ(EE^\top)` on those points, built in the state's own
+        storage (BLAS-3, instead of one :math:`O(k^2)` append per point; no
+        second :math:`k \times k` array); the first :meth:`run` settles the
+        corral to its affine minimiser by minor cycles.  The corral is ordered
+        by decreasing weight: the points the settling drops are mostly the
+        lightest, and dropping a point costs :math:`O(k(k - i))` at position
+        :math:`i` (measured at d = 64: the 185 of 4097 points dropped sit in
+        the last quarter, against anywhere when ordered by position).  Falls back to an
         empty corral when the points are numerically affinely dependent.
         """
         state = cls.empty(capacity)
         order = np.argsort(-weights, kind="stable")
-        members = np.sort(order[: min(int(np.count_nonzero(weights > 0)), capacity - 1)])
+        members = order[: min(int(np.count_nonzero(weights > 0)), capacity - 1)]
         if members.size < 2:
             return state
+        size = members.size
         rows = directions[members]
         units = inputs[owners[members]]
-        augmented = 1.0 + (rows @ rows.T) * (units @ units.T)
+        factor = state.factor[:size, :size]  # built in place: one k x k array in memory
+        for start in range(0, size, CHOLESKY_BLOCK):
+            stop = min(size, start + CHOLESKY_BLOCK)
+            factor[start:stop] = 1.0 + (rows[start:stop] @ rows.T) * (units[start:stop] @ units.T)
+        largest = float(np.max(np.diagonal(factor)))
         try:
-            factor = np.linalg.cholesky(augmented)
+            cholesky_in_place(factor)
         except np.linalg.LinAlgError:
-            return state
-        if np.min(np.diag(factor)) ** 2 <= 1e-13 * np.max(np.diag(augmented)):
-            return state
-        size = members.size
-        state.factor[:size, :size] = factor
-        state.solved[:size] = np.linalg.solve(factor, np.ones(size))
+            return cls.empty(capacity)
+        if float(np.min(np.diagonal(factor))) ** 2 <= 1e-13 * largest:
+            return cls.empty(capacity)
+        _forward_rows(state.factor, state.solved, 0, size)
         state.corral[:size] = members
         state.weights[:size] = weights[members] / weights[members].sum()
         state.size = size
