@@ -484,9 +484,12 @@ class CorralState:
         rows = directions[members]
         units = inputs[owners[members]]
         factor = state.factor[:size, :size]  # built in place: one k x k array in memory
-        for start in range(0, size, CHOLESKY_BLOCK):
+        for start in range(0, size, CHOLESKY_BLOCK):  # one block-sized temporary at a time
             stop = min(size, start + CHOLESKY_BLOCK)
-            factor[start:stop] = 1.0 + (rows[start:stop] @ rows.T) * (units[start:stop] @ units.T)
+            block = factor[start:stop]
+            np.matmul(rows[start:stop], rows.T, out=block)
+            block *= units[start:stop] @ units.T
+            block += 1.0
         largest = float(np.max(np.diagonal(factor)))
         try:
             cholesky_in_place(factor)
