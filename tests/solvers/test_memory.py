@@ -23,6 +23,7 @@ def _peak_bytes_of_wolfe(d: int, count: int, seed: int) -> tuple[int, int]:
     inputs /= np.linalg.norm(inputs, axis=1)[:, None]
     weights = rng.random(count)
     CorralState.empty(4).run(directions[:3], owners[:3], inputs, max_iterations=5)  # compiled
+    CorralState.from_weights(directions[:3], owners[:3], inputs, np.ones(3), 4)  # its kernel too
     tracemalloc.start()
     capacity = min(d * d + 2, max(count + 1, 64))  # as the solver starts it
     state = CorralState.from_weights(directions, owners, inputs, weights, capacity)
