@@ -47,10 +47,7 @@ def _solve(instance, **options):  # type: ignore[no-untyped-def]
 
 
 def _stage(instance, options=None, deadline=math.inf):  # type: ignore[no-untyped-def]
-    weights = hebbian_weights(instance)
-    member = np.zeros((instance.n, instance.p), dtype=bool)
-    first = _score_pass(instance, weights, member, math.inf, 8)
-    return run_feasibility_stage(instance, weights, first, deadline, options)
+    return run_feasibility_stage(instance, hebbian_weights(instance), deadline, options)
 
 
 # --------------------------------------------------------------------------- kernels
@@ -135,19 +132,36 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: 
     member = rng.random((9, 20)) < 0.2
     level = 0.3
     picked = np.empty(2 * 9 * cuts, dtype=np.int64)
-    count, lowest = kernel(scores, norms2, targets, input_norms, member, level, cuts, picked)
+    levels = np.empty(9 * cuts)
+    count, lowest = kernel(
+        scores, norms2, targets, input_norms, member, level, cuts, picked, levels
+    )
     expected, expected_lowest = _reference_lowest(
         scores, norms2, targets, input_norms, member, level, cuts
     )
     assert lowest == pytest.approx(expected_lowest, rel=1e-15)
     assert list(zip(picked[: 2 * count : 2], picked[1 : 2 * count : 2], strict=True)) == expected
+    for k, (b, rho) in enumerate(expected):
+        t = targets[b]
+        value = (scores[b, t] - scores[b, rho]) / (
+            input_norms[b] * np.sqrt(norms2[b, t] + norms2[b, rho])
+        )
+        assert levels[k] == pytest.approx(value, rel=1e-15)
 
 
 def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:
     scores = np.array([[1.0, np.inf, 0.0]])
     norms2 = np.ones((1, 3))
     picked = np.empty(6, dtype=np.int64)
-    args = (np.zeros(1, dtype=np.int64), np.ones(1), np.zeros((1, 3), dtype=bool), 1.0, 3, picked)
+    args = (
+        np.zeros(1, dtype=np.int64),
+        np.ones(1),
+        np.zeros((1, 3), dtype=bool),
+        1.0,
+        3,
+        picked,
+        np.empty(3),
+    )
     for kernel in (lowest_constraints, lowest_constraints.py_func):
         count, lowest = kernel(scores, norms2, *args)
         assert math.isnan(lowest)
@@ -258,7 +272,7 @@ def test_a_time_limit_too_small_for_any_stage_gives_undecided_with_the_reason() 
     assert result.verdict == "undecided"
     assert result.details["stopped"] == "time_limit"
     assert result.details["feasibility_stopped"] == "time_limit"
-    assert result.details["feasibility_passes"] == 1  # the solver's first pass only
+    assert result.details["feasibility_passes"] == 1  # its own first pass only
     check = verify(instance, result)
     assert check.consistent
     assert not check

@@ -75,10 +75,9 @@ from lamcap.solvers.certificates import (
     running_minimum,
 )
 from lamcap.solvers.feasibility_stage import (
-    first_cuts,
-    lowest_per_association,
+    FeasibilityOutcome,
+    handover_cuts,
     run_feasibility_stage,
-    stage_pass,
 )
 from lamcap.solvers.full_lp import MarginLP, highs_feasibility
 from lamcap.solvers.kernels import dual_epochs
@@ -490,8 +489,10 @@ def solve_cutting_plane(
     working = _WorkingSet(instance.n, instance.d, raw=raw)
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     initial = hebbian_weights(instance)
-    staged = bounds is None and opts.feasibility_first
-    found = _first_pass(instance, initial, member, opts, staged, raw)
+    outcome = None
+    if bounds is None and opts.feasibility_first:
+        outcome = run_feasibility_stage(instance, initial, deadline)
+    found = _first_pass(instance, initial, member, opts, outcome, raw)
     progress = _Progress(
         initial.copy(),
         found.min_margin,
@@ -500,9 +501,9 @@ def solve_cutting_plane(
     )
     if bounds is not None:
         bounds.offer_primal(initial, found.lowest)
-    stage: dict[str, object] = {}
-    if staged:
-        stage, found = _feasibility_first(instance, opts, initial, found, deadline, progress)
+    if outcome is not None:  # its best W; a verified one ends the run before any round
+        progress.offer(outcome.weights, outcome.min_margin)
+        progress.stage = "feasibility" if outcome.found else progress.stage
     certificate = _rounds(
         instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
     )
@@ -513,7 +514,7 @@ def solve_cutting_plane(
         "pass_seconds": progress.pass_seconds,
         "ascent_seconds": progress.ascent_seconds,
         "exact_seconds": progress.exact_seconds,
-        **stage,
+        **(outcome.details() if outcome is not None else {}),
         **progress.memory,
     }
     weights = progress.weights
@@ -537,46 +538,23 @@ def _first_pass(
     initial: NDArray[np.float64],
     member: NDArray[np.bool_],
     opts: CuttingPlaneOptions,
-    staged: bool,
+    outcome: FeasibilityOutcome | None,
     raw: bool,
 ) -> _Pass:
-    """The score pass of ``initial``: ``2 * cuts_per_association`` cuts, or the stage's wider one.
+    """The score pass of ``initial`` keeping ``2 * cuts_per_association`` constraints each.
 
-    With the feasibility stage, the pass keeps ``first_cuts(p)`` constraints
-    per association (same rule: the lowest levels, by the stage's one-sweep
-    kernel); the rounds later get the usual lowest of them.
+    After the feasibility stage it is cut from the stage's own first pass
+    (:func:`~lamcap.solvers.feasibility_stage.handover_cuts`, same rule),
+    and empty when the stage decided (no round runs).
     """
-    if not staged:
-        return _score_pass(instance, initial, member, math.inf, 2 * opts.cuts_per_association, raw)
-    cuts = max(2 * opts.cuts_per_association, first_cuts(instance.p))
-    first = stage_pass(instance, initial, member, math.inf, cuts, directions=True)
-    assert first.directions is not None  # directions=True
+    cuts = 2 * opts.cuts_per_association
+    if outcome is None or outcome.first is None:
+        return _score_pass(instance, initial, member, math.inf, cuts, raw)
+    first = handover_cuts(instance, outcome.first, 0 if outcome.found else cuts)
+    assert first.directions is not None  # handover_cuts adds them
     return _Pass(
         first.min_margin, first.lowest, first.mus, first.rhos, first.directions, first.seconds
     )
-
-
-def _feasibility_first(
-    instance: Instance,
-    opts: CuttingPlaneOptions,
-    initial: NDArray[np.float64],
-    found: _Pass,
-    deadline: float,
-    progress: _Progress,
-) -> tuple[dict[str, object], _Pass]:
-    """Run :mod:`lamcap.solvers.feasibility_stage` on the first pass (``first_cuts(p)`` per association).
-
-    Its best ``W`` is offered to ``progress``; a verified one ends the run
-    before any round.  Returns the stage's ``details`` and the first pass cut
-    to the ``2 * cuts_per_association`` lowest constraints per association,
-    the pass the rounds start from without the stage.
-    """
-    outcome = run_feasibility_stage(instance, initial, found, deadline)
-    progress.offer(outcome.weights, outcome.min_margin)
-    if outcome.found:
-        progress.stage = "feasibility"
-    first = lowest_per_association(instance, found, initial, 2 * opts.cuts_per_association)
-    return outcome.details(), first
 
 
 def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress: _Progress) -> bool:

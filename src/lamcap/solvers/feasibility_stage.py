@@ -69,7 +69,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -78,16 +77,14 @@ from numpy.typing import NDArray
 from lamcap.problems import Instance
 from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE
 
-if TYPE_CHECKING:
-    from lamcap.solvers.cutting_plane import _Pass
-
 __all__ = [
     "FeasibilityOptions",
     "FeasibilityOutcome",
+    "StagePass",
     "first_cuts",
+    "handover_cuts",
     "lbfgs_direction",
     "lowest_constraints",
-    "lowest_per_association",
     "run_feasibility_stage",
     "softmin_loss",
     "stage_pass",
@@ -146,6 +143,7 @@ class FeasibilityOutcome:
     seconds: float = 0.0
     stopped: str = "max_passes"
     working_set: int = 0
+    first: StagePass | None = None
 
     @property
     def found(self) -> bool:
@@ -246,6 +244,7 @@ def lowest_constraints(
     level: float,
     cuts: int,
     picked: NDArray[np.int64],
+    picked_levels: NDArray[np.float64],
 ) -> tuple[int, float]:
     r"""One sweep over a block of scores: the smallest level and each row's lowest constraints.
 
@@ -263,13 +262,15 @@ def lowest_constraints(
     ``input_norms[b]``.  Per row, up to ``cuts`` columns with
     :math:`\ell < ` ``level`` and ``member[b, rho]`` false, lowest first,
     are written to ``picked`` as ``(row, column)`` pairs (``picked`` has
-    ``2 * B * cuts`` entries).  Returns the number of pairs and
+    ``2 * B * cuts`` entries) and their levels to ``picked_levels``.  Returns the number of pairs and
     :math:`\min \ell` over the block, NaN when any level is NaN or
     infinite (as :func:`~lamcap.solvers.certificates.running_minimum`).
     """
     rows, columns = scores.shape
-    values = np.empty(cuts)
-    chosen = np.empty(cuts, dtype=np.int64)
+    candidates = np.empty(columns)
+    which = np.empty(columns, dtype=np.int64)
+    best_values = np.empty(max(cuts, columns))
+    best_rhos = np.empty(max(cuts, columns), dtype=np.int64)
     lowest = math.inf
     finite = True
     count = 0
@@ -288,29 +289,43 @@ def lowest_constraints(
                 finite = False
                 continue
             lowest = min(lowest, value)
-            if value >= level or member[b, rho] or (kept == cuts and value >= values[kept - 1]):
-                continue
-            position = kept if kept < cuts else cuts - 1
-            while position > 0 and values[position - 1] > value:
-                values[position] = values[position - 1]
-                chosen[position] = chosen[position - 1]
-                position -= 1
-            values[position] = value
-            chosen[position] = rho
-            kept = min(kept + 1, cuts)
+            if value < level and not member[b, rho]:
+                candidates[kept] = value
+                which[kept] = rho
+                kept += 1
+        if kept > cuts:  # the cuts lowest: values below the cuts-th, then ties with it
+            threshold = np.partition(candidates[:kept], cuts - 1)[cuts - 1]
+            taken = 0
+            for k in range(kept):
+                if candidates[k] < threshold:
+                    best_values[taken] = candidates[k]
+                    best_rhos[taken] = which[k]
+                    taken += 1
+            for k in range(kept):
+                if taken < cuts and candidates[k] == threshold:
+                    best_values[taken] = candidates[k]
+                    best_rhos[taken] = which[k]
+                    taken += 1
+            kept = taken
+        else:
+            best_values[:kept] = candidates[:kept]
+            best_rhos[:kept] = which[:kept]
+        order = np.argsort(best_values[:kept], kind="mergesort")
         for k in range(kept):
             picked[2 * count] = b
-            picked[2 * count + 1] = chosen[k]
+            picked[2 * count + 1] = best_rhos[order[k]]
+            picked_levels[count] = best_values[order[k]]
             count += 1
     return count, lowest if finite else math.nan
 
 
 @dataclass
-class _Cuts:
+class StagePass:
     r"""A score pass: the new constraints (directions when kept) and the smallest levels.
 
     ``lowest`` is the smallest level (normalised margin times
-    :math:`\|W\|_F`), ``min_margin`` the smallest normalised margin.
+    :math:`\|W\|_F`), ``min_margin`` the smallest normalised margin,
+    ``levels`` the levels of the new constraints.
     """
 
     mus: NDArray[np.int64]
@@ -319,6 +334,7 @@ class _Cuts:
     min_margin: float
     lowest: float = math.nan
     seconds: float = 0.0
+    levels: NDArray[np.float64] | None = None
 
 
 def stage_pass(
@@ -329,7 +345,7 @@ def stage_pass(
     cuts: int,
     *,
     directions: bool = False,
-) -> _Cuts:
+) -> StagePass:
     r"""All :math:`np` scores of ``weights``: minimum normalised margin and the new cuts.
 
     Per association, up to ``cuts`` constraints outside ``member`` with level
@@ -358,11 +374,12 @@ def stage_pass(
     decoupled = instance.model == "decoupled"
     shared = None if decoupled else instance.outputs(0)
     lowest = math.inf
-    found_mus, found_rhos, found_directions = [], [], []
+    found_mus, found_rhos, found_directions, found_levels = [], [], [], []
     for block in instance.scored_blocks(hidden, keep_outputs=decoupled):
         size = block.scores.shape[0]
         stop = block.start + size
         picked = np.empty(2 * size * cuts, dtype=np.int64)
+        picked_levels = np.empty(size * cuts)
         count, block_lowest = lowest_constraints(
             block.scores,
             block.norms2,
@@ -372,27 +389,31 @@ def stage_pass(
             level,
             cuts,
             picked,
+            picked_levels,
         )
+        found_levels.append(picked_levels[:count])
         lowest = math.nan if math.isnan(block_lowest) else min(lowest, block_lowest)
         rows, rhos = picked[: 2 * count : 2], picked[1 : 2 * count : 2]
         found_mus.append(block.start + rows)
         found_rhos.append(rhos)
         if decoupled or directions:
             targets = instance.targets[block.start + rows]
-            outputs = block.outputs if shared is None else shared[None]
-            assert outputs is not None  # keep_outputs for the decoupled model
-            where = rows if shared is None else np.zeros_like(rows)
             scale = np.sqrt(block.norms2[rows, targets] + block.norms2[rows, rhos])
-            rows_apart = outputs[where, targets] - outputs[where, rhos]
-            found_directions.append(rows_apart / scale[:, None])
+            if shared is not None:
+                apart = shared[targets] - shared[rhos]
+            else:
+                assert block.outputs is not None  # keep_outputs for the decoupled model
+                apart = block.outputs[rows, targets] - block.outputs[rows, rhos]
+            found_directions.append(apart / scale[:, None])
     frobenius = float(np.linalg.norm(weights))
-    return _Cuts(
+    return StagePass(
         np.concatenate(found_mus),
         np.concatenate(found_rhos),
         np.concatenate(found_directions) if found_directions else None,
         lowest / frobenius if frobenius > 0 else math.nan,
         lowest,
         time.perf_counter() - start,
+        np.concatenate(found_levels),
     )
 
 
@@ -620,55 +641,56 @@ def _separate(
     return objective.point.reshape(weights.shape)
 
 
-def lowest_per_association(
-    instance: Instance, found: _Pass, weights: NDArray[np.float64], count: int
-) -> _Pass:
-    r"""``found`` cut to the ``count`` lowest constraints of each association at ``weights``.
+def handover_cuts(instance: Instance, first: StagePass, count: int) -> StagePass:
+    r"""The first pass cut to the ``count`` lowest constraints of each association, with directions.
 
-    Levels :math:`\hat a_i^\top W \hat e_{\mu_i}` as the score pass ranks
-    them (normalised directions), so the result holds the constraints that
-    ``count`` cuts per association would have given (up to ties), in
-    increasing level per association.
+    What a pass keeping ``count`` constraints per association would have
+    returned (up to ties): the max-margin stages start from it when this
+    stage hands over.  ``first`` holds more constraints per association, in
+    increasing level (as :func:`stage_pass` returns them).
 
     Examples
     --------
     >>> import math
     >>> from lamcap.problems import make_instance, hebbian_weights
-    >>> from lamcap.solvers.cutting_plane import _score_pass
-    >>> instance = make_instance(8, 20, seed=0)
+    >>> instance = make_instance(8, 20, model="original", seed=0)
     >>> weights = hebbian_weights(instance)
     >>> member = np.zeros((instance.n, instance.p), dtype=bool)
-    >>> wide = _score_pass(instance, weights, member, math.inf, 10)
-    >>> narrow = _score_pass(instance, weights, member, math.inf, 3)
-    >>> cut = lowest_per_association(instance, wide, weights, 3)
-    >>> sorted(zip(cut.mus, cut.rhos)) == sorted(zip(narrow.mus, narrow.rhos))
-    True
+    >>> wide = stage_pass(instance, weights, member, math.inf, 10)
+    >>> narrow = stage_pass(instance, weights, member, math.inf, 3, directions=True)
+    >>> cut = handover_cuts(instance, wide, 3)
+    >>> bool(np.array_equal(cut.rhos, narrow.rhos)), bool(np.allclose(cut.directions, narrow.directions))
+    (True, True)
     """
-    unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
-    hidden = unit_inputs @ weights.T
-    levels = np.einsum("kd,kd->k", found.directions, hidden[found.mus])
-    order = np.lexsort((levels, found.mus))
-    mus = found.mus[order]
-    starts = np.searchsorted(mus, mus, side="left")
-    keep = order[np.arange(mus.size) - starts < count]
-    return replace(
-        found, mus=found.mus[keep], rhos=found.rhos[keep], directions=found.directions[keep]
-    )
+    rank = np.arange(first.mus.size) - np.searchsorted(first.mus, first.mus, side="left")
+    keep = rank < count
+    mus, rhos = first.mus[keep], first.rhos[keep]
+    if first.directions is not None:
+        directions = first.directions[keep]
+    else:
+        targets, competitors = instance.constraint_outputs(mus, rhos)
+        scale = np.sqrt(
+            np.einsum("kd,kd->k", targets, targets)
+            + np.einsum("kd,kd->k", competitors, competitors)
+        )
+        directions = (targets - competitors) / scale[:, None]
+    levels = None if first.levels is None else first.levels[keep]
+    return replace(first, mus=mus, rhos=rhos, directions=directions, levels=levels)
 
 
 def run_feasibility_stage(
     instance: Instance,
     initial: NDArray[np.float64],
-    found: _Pass,
     deadline: float,
     options: FeasibilityOptions | None = None,
 ) -> FeasibilityOutcome:
     r"""Look for any ``W`` recalling every association (algorithm in the module docstring).
 
-    ``initial`` is the solver's starting ``W`` and ``found`` its score pass
-    (normalised constraints, level :math:`+\infty`: every association's
-    lowest constraints).  Returns the best ``W`` seen by a full pass, its
-    minimum normalised margin (:attr:`FeasibilityOutcome.found`:
+    Starts with a score pass of ``initial`` (the solver's starting ``W``)
+    keeping :func:`first_cuts` constraints per association, available as
+    ``outcome.first`` (:func:`handover_cuts` gives the solver its own first
+    pass from it).  Returns the best ``W`` seen by a full pass, its minimum
+    normalised margin (:attr:`FeasibilityOutcome.found`:
     ``min_margin > 1e-9``) and the counters; ``stopped`` is ``"found"``,
     ``"not_separated"``, ``"no_progress"``, ``"max_passes"`` or
     ``"time_limit"``.  Never raises on a hard or infeasible instance; the
@@ -678,27 +700,23 @@ def run_feasibility_stage(
     --------
     >>> import math
     >>> from lamcap.problems import make_instance, hebbian_weights
-    >>> from lamcap.solvers.cutting_plane import _score_pass
     >>> instance = make_instance(16, 30, seed=0)
-    >>> weights = hebbian_weights(instance)
-    >>> member = np.zeros((instance.n, instance.p), dtype=bool)
-    >>> first = _score_pass(instance, weights, member, math.inf, 8)
-    >>> outcome = run_feasibility_stage(instance, weights, first, math.inf)
+    >>> outcome = run_feasibility_stage(instance, hebbian_weights(instance), math.inf)
     >>> outcome.found, outcome.stopped
     (True, 'found')
     """
     opts = options or FeasibilityOptions()
     start = time.perf_counter()
-    outcome = FeasibilityOutcome(initial.copy(), found.min_margin)
+    member = np.zeros((instance.n, instance.p), dtype=np.bool_)
+    cuts = stage_pass(instance, initial, member, math.inf, first_cuts(instance.p))
+    outcome = FeasibilityOutcome(initial.copy(), cuts.min_margin, first=cuts)
     if outcome.found:
         outcome.stopped = "found"
         outcome.seconds = time.perf_counter() - start
         return outcome
     unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
     working = _WorkingSet(instance)
-    member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     weights = initial
-    cuts = _Cuts(found.mus, found.rhos, found.directions, found.min_margin)
     memory = _Memory(opts.history, instance.d * instance.d)
     stale = 0
     while True:
