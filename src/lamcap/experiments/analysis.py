@@ -58,6 +58,7 @@ __all__ = [
     "hebbian_transition",
     "load",
     "theory_p",
+    "transition_rows",
     "transition_table",
 ]
 
@@ -104,11 +105,16 @@ class CellData:
         storable by the trainer*: the fitted p_c is the trainer's empirical
         capacity, a lower bound on the true rank-m capacity.
         """
+        p, feasible, total = self.counts()
+        if p.size == 0:
+            return None
+        return fit_transition(p, feasible, total)
+
+    def counts(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """(p, storable, counted) at every p with a counted instance, as :meth:`fit` uses them."""
         total = self.decided + self.undecided if self.undecided_fail else self.decided
         keep = total > 0
-        if not keep.any():
-            return None
-        return fit_transition(self.p[keep], self.feasible[keep], total[keep])
+        return self.p[keep], self.feasible[keep], total[keep]
 
 
 def cell_data(database: str | os.PathLike[str]) -> dict[Cell, CellData]:
@@ -283,8 +289,15 @@ def transition_table(
     database: str | os.PathLike[str], *, with_finite: bool = True
 ) -> list[TransitionRow]:
     """Fit every cell of ``database`` and attach the predictions."""
+    return transition_rows(cell_data(database), with_finite=with_finite)
+
+
+def transition_rows(
+    cells: Mapping[Cell, CellData], *, with_finite: bool = True
+) -> list[TransitionRow]:
+    """Fit every cell of ``cells`` (see :func:`cell_data`) and attach the predictions."""
     rows = []
-    for cell, data in cell_data(database).items():
+    for cell, data in cells.items():
         fit = data.fit()
         if fit is None:
             continue
