@@ -1,38 +1,91 @@
-r"""Solutions at capacity: their singular values and normalised scores (figures 4 and 5).
+r"""Solutions near capacity: their singular values and normalised scores (figures 4 and 5).
 
-:func:`solution_trial` solves one instance and returns, when feasible,
+The mechanism predictions of arXiv:2605.10795 (quarter-circle spectrum, score
+law :math:`\Pi_{K_m}(g)`; docs/theory/mechanism.md) describe one particular
+storing matrix: the **max-margin** W, the minimiser of :math:`\|W\|_F` subject
+to every raw margin :math:`(u_t - u_\rho)^\top W e_\mu \ge 1`.  Which matrix is
+measured therefore matters, and every sample says which one it holds
+(:data:`SOLUTIONS`):
 
-* the non-zero singular values of :math:`W` in *Frobenius units* (scaled so
-  that their mean square is 1, i.e. :math:`\|W\|_F^2 = m`), to compare with
-  ``singular_value_density(s, κ)`` (docs/theory/mechanism.md, spectrum);
-* the *normalised* scores of the solution and of the Hebbian matrix of the same
-  instance: score divided by the competitor spread :math:`\|W e_\mu\|/\sqrt d`
-  (the units of :mod:`lamcap.theory.hebbian`; docs/theory/hebbian.md), split into the
-  target and the competitors.
+* ``"max_margin"`` — ``lamcap.solve(instance, objective="max_margin")``, the
+  matrix the predictions are about (full rank);
+* ``"first_feasible"`` — ``lamcap.solve(instance)``: the first certified
+  storing W the cutting-plane solver finds (a labelled comparison);
+* ``"adam_ce"`` — cross-entropy training stopped when every association is
+  recalled (its direction tends to the max-margin one only as training goes
+  on; a labelled comparison);
+* ``"two_layer"`` — the rank-constrained trainer :math:`W = QR^\top` (no
+  certified optimum exists below full rank; a labelled comparison).
 
-Which solution is measured matters (docs/theory/mechanism.md): this is the weight matrix
-returned by :func:`lamcap.solve` with the given method; the figures use
-``"adam_ce"`` at full rank (cross-entropy, direction tending to max-margin;
-the cutting-plane LP solution is a vertex-like point with a heavier spectral
-tail) and the two-layer trainer below.  :func:`collect_solutions` runs trials through any
-executor with seeds derived like the sweeps' and keeps the feasible ones.
+:func:`solution_trial` solves one instance and returns, when a W is found,
+
+* its non-zero singular values in *Frobenius units* (mean square 1), to
+  compare with ``singular_value_density(s, κ)``, and their fourth-moment ratio
+  :math:`E[s^4]/E[s^2]^2` (:meth:`lamcap.empirical.EmpiricalSpectrum.moment_ratio`);
+* the *normalised* scores of W and of the Hebbian matrix of the same instance:
+  score divided by the competitor spread :math:`\|W e_\mu\|/\sqrt d` (the
+  units of :mod:`lamcap.theory.scores` and :mod:`lamcap.theory.hebbian`),
+  split into target and competitors, and the per-matrix mean target score.
+
+:func:`collect_solutions` pools the trials of one (d, κ, p, solution) run on
+any executor (instance seeds derived like the sweeps', so the same instances
+are shared by every solution type: paired comparisons).  Per-matrix
+statistics are kept so that a claim can be judged with the spread between
+instances (:mod:`lamcap.experiments.claims`).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from lamcap.experiments.sweep import Cell, Sweep, Task
-from lamcap.experiments.trials import solve_task
 
-__all__ = ["SolutionSample", "collect_solutions", "normalised_scores", "solution_trial"]
+__all__ = [
+    "SOLUTIONS",
+    "SolutionSample",
+    "collect_solutions",
+    "max_margin_available",
+    "normalised_scores",
+    "solution_tasks",
+    "solution_trial",
+]
+
+SOLUTIONS = {
+    "max_margin": "max-margin W (min ‖W‖_F with every raw margin ≥ 1)",
+    "first_feasible": "first feasible W (lamcap.solve, cutting plane)",
+    "adam_ce": "Adam/cross-entropy W (stopped at full recall)",
+    "two_layer": "two-layer trainer W = QRᵀ (rank κd)",
+}
+"""Which storing matrix a sample holds, and its label in reports and figures."""
+
+_METHOD_OF_SOLUTION = {
+    "first_feasible": "cutting_plane",
+    "adam_ce": "adam_ce",
+    "two_layer": "two_layer",
+}
+_SOLUTION_OF_METHOD = {
+    "auto": "first_feasible",
+    "cutting_plane": "first_feasible",
+    "full_lp": "first_feasible",
+    "adam_ce": "adam_ce",
+    "two_layer": "two_layer",
+}
+
+
+def max_margin_available() -> bool:
+    """Whether this lamcap's :func:`lamcap.solve` can return the max-margin W."""
+    from lamcap.solvers import solve  # noqa: PLC0415
+
+    return "objective" in inspect.signature(solve).parameters
 
 
 def normalised_scores(
@@ -52,30 +105,75 @@ def normalised_scores(
     return target, z[mask]
 
 
-def solution_trial(task: Task) -> dict[str, Any]:
-    """Solve ``task``; return the verdict, singular values and normalised scores."""
-    from lamcap.problems import hebbian_weights, scores  # noqa: PLC0415
+def _solve(instance: Any, task: Task, solution: str) -> Any:
+    """The one place where a mechanism sample's matrix is computed."""
+    from lamcap.solvers import solve  # noqa: PLC0415
 
-    instance, result, weights = solve_task(task)
+    if solution == "max_margin":
+        solve_with_objective: Any = solve  # objective= exists once max_margin_available()
+        return solve_with_objective(
+            instance, objective="max_margin", margin=task.margin, max_seconds=task.max_seconds
+        )
+    rank = None if task.rank >= task.d else task.rank
+    return solve(
+        instance,
+        rank=rank,
+        method=_METHOD_OF_SOLUTION[solution],
+        margin=task.margin,
+        max_seconds=task.max_seconds,
+        seed=task.seed,
+    )
+
+
+def solution_trial(task: Task, solution: str | None = None) -> dict[str, Any]:
+    """Solve ``task`` for ``solution`` (default: from ``task.method``); return its statistics.
+
+    Keys: ``verdict``, ``p``, and when a W was found ``singular_values``
+    (Frobenius units), ``ratio`` (:math:`E[s^4]/E[s^2]^2`), ``target``,
+    ``competitors``, ``target_mean`` and their ``hebbian_*`` counterparts.
+    """
+    from lamcap.empirical import empirical_spectrum  # noqa: PLC0415
+    from lamcap.problems import hebbian_weights, make_instance, scores  # noqa: PLC0415
+    from lamcap.solvers.certificates import weights_matrix  # noqa: PLC0415
+
+    kind = _SOLUTION_OF_METHOD[task.method] if solution is None else solution
+    if kind == "first_feasible" and task.rank < task.d:
+        kind = "two_layer"
+    instance = make_instance(task.d, task.p, model=task.model, seed=task.seed)
+    result = _solve(instance, task, kind)
     record: dict[str, Any] = {"verdict": str(result.verdict), "p": task.p}
-    if result.verdict != "feasible" or weights is None:
+    gap = getattr(result, "details", {}).get("relative_gap")
+    if gap is not None:
+        record["relative_gap"] = float(gap)
+    if result.verdict != "feasible" or result.weights is None:
         return record
-    singular = np.linalg.svd(weights, compute_uv=False)[: task.rank]
-    record["singular_values"] = singular * math.sqrt(task.rank / float(np.sum(singular**2)))
+    weights = weights_matrix(result.weights, task.d)
+    spectrum = empirical_spectrum(weights, rank=task.rank)
+    record["singular_values"] = spectrum.singular_values
+    record["ratio"] = spectrum.moment_ratio()
     inputs = np.asarray(instance.inputs, dtype=np.float64)
-    record["target"], record["competitors"] = normalised_scores(
-        scores(instance, weights), inputs, weights, instance.targets
-    )
-    hebbian = hebbian_weights(instance)
-    record["hebbian_target"], record["hebbian_competitors"] = normalised_scores(
-        scores(instance, hebbian), inputs, hebbian, instance.targets
-    )
+    for prefix, matrix in (("", weights), ("hebbian_", hebbian_weights(instance))):
+        target, competitors = normalised_scores(
+            scores(instance, matrix), inputs, matrix, instance.targets
+        )
+        record[prefix + "target"], record[prefix + "competitors"] = target, competitors
+        record[prefix + "target_mean"] = float(np.mean(target))
     return record
+
+
+def _empty() -> NDArray[np.float64]:
+    return np.empty(0)
 
 
 @dataclass(frozen=True)
 class SolutionSample:
-    """Pooled solutions of one (d, κ) at ``p`` associations."""
+    """Pooled solutions of one (d, κ) at ``p`` associations.
+
+    ``method`` names the matrix (a key of :data:`SOLUTIONS`, or a solver
+    method for samples made before that distinction); the ``*_per_matrix``
+    arrays hold one value per storing W found, for judging with the spread
+    between instances.
+    """
 
     d: int
     kappa: float
@@ -88,11 +186,50 @@ class SolutionSample:
     competitors: NDArray[np.float64]
     hebbian_target: NDArray[np.float64]
     hebbian_competitors: NDArray[np.float64]
+    ratio_per_matrix: NDArray[np.float64] = field(default_factory=_empty)
+    target_mean_per_matrix: NDArray[np.float64] = field(default_factory=_empty)
+    hebbian_target_mean_per_matrix: NDArray[np.float64] = field(default_factory=_empty)
+
+    @property
+    def label(self) -> str:
+        """Human label of the matrix (:data:`SOLUTIONS`)."""
+        return SOLUTIONS.get(self.method, f"{self.method} W")
 
 
 def _pool(records: Iterable[dict[str, Any]], key: str) -> NDArray[np.float64]:
-    parts = [np.asarray(r[key], dtype=np.float64) for r in records if key in r]
+    parts = [np.atleast_1d(np.asarray(r[key], dtype=np.float64)) for r in records if key in r]
     return np.concatenate(parts) if parts else np.empty(0)
+
+
+def solution_tasks(
+    d: int, p: int, *, kappa: float = 1.0, seeds: int = 8, seed: int = 0
+) -> list[Task]:
+    """The ``seeds`` instances of size (d, p) a sample solves (shared by all solutions)."""
+    sweep = Sweep(dims=(d,), kappas=(kappa,), seeds_per_point=seeds, seed=seed, name="mechanism")
+    return sweep.tasks(Cell(d, kappa, "decoupled", "auto"), [p])
+
+
+def pool_sample(
+    records: list[dict[str, Any]], *, d: int, kappa: float, p: int, solution: str
+) -> SolutionSample:
+    """Assemble the trial records of one run into a :class:`SolutionSample`."""
+    feasible = [r for r in records if r["verdict"] == "feasible" and "ratio" in r]
+    return SolutionSample(
+        d=d,
+        kappa=kappa,
+        p=p,
+        method=solution,
+        solved=len(records),
+        feasible=len(feasible),
+        singular_values=_pool(feasible, "singular_values"),
+        target=_pool(feasible, "target"),
+        competitors=_pool(feasible, "competitors"),
+        hebbian_target=_pool(feasible, "hebbian_target"),
+        hebbian_competitors=_pool(feasible, "hebbian_competitors"),
+        ratio_per_matrix=_pool(feasible, "ratio"),
+        target_mean_per_matrix=_pool(feasible, "target_mean"),
+        hebbian_target_mean_per_matrix=_pool(feasible, "hebbian_target_mean"),
+    )
 
 
 def collect_solutions(
@@ -104,30 +241,21 @@ def collect_solutions(
     seeds: int = 8,
     method: str = "auto",
     seed: int = 0,
+    solution: str | None = None,
 ) -> SolutionSample:
-    """Solve ``seeds`` instances of size (d, p) on ``executor`` and pool the feasible ones."""
-    sweep = Sweep(
-        dims=(d,),
-        kappas=(kappa,),
-        methods=(method,),
-        seeds_per_point=seeds,
-        seed=seed,
-        name="mechanism",
-    )
-    cell = Cell(d, kappa, "decoupled", method)
-    futures = [executor.submit(solution_trial, task) for task in sweep.tasks(cell, [p])]
-    records = [future.result() for future in futures]
-    feasible = [r for r in records if r["verdict"] == "feasible"]
-    return SolutionSample(
-        d=d,
-        kappa=kappa,
-        p=p,
-        method=method,
-        solved=len(records),
-        feasible=len(feasible),
-        singular_values=_pool(feasible, "singular_values"),
-        target=_pool(feasible, "target"),
-        competitors=_pool(feasible, "competitors"),
-        hebbian_target=_pool(feasible, "hebbian_target"),
-        hebbian_competitors=_pool(feasible, "hebbian_competitors"),
-    )
+    """Solve ``seeds`` instances of size (d, p) on ``executor`` and pool the storing W.
+
+    ``solution`` (a key of :data:`SOLUTIONS`) chooses the matrix; by default it
+    follows the solver ``method`` (``"auto"``: the first feasible W at full
+    rank, the two-layer trainer below).
+    """
+    kind = solution
+    if kind is None:
+        kind = "two_layer" if kappa < 1.0 and method == "auto" else _SOLUTION_OF_METHOD[method]
+    if kind not in SOLUTIONS:
+        msg = f"solution must be one of {tuple(SOLUTIONS)}, got {kind!r}"
+        raise ValueError(msg)
+    trial = functools.partial(solution_trial, solution=kind)
+    tasks = solution_tasks(d, p, kappa=kappa, seeds=seeds, seed=seed)
+    records = [future.result() for future in [executor.submit(trial, t) for t in tasks]]
+    return pool_sample(records, d=d, kappa=kappa, p=p, solution=kind)

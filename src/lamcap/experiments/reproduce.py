@@ -1,61 +1,104 @@
-r"""``lamcap reproduce``: theory tables, sweeps, figures and a Markdown report in one command.
+r"""``lamcap reproduce``: theory tables, sweeps, solutions, figures and a judged report.
 
 Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
 
 * ``tables/`` — the derivation tables of :mod:`lamcap.symbolic.tables`
   (``lamcap tables``), built on a worker while the sweeps run;
-* ``results.sqlite`` — every solved instance (rerunning resumes);
+* ``results.sqlite`` — every solved instance of the sweeps (rerunning resumes);
 * ``figures/`` — figures 1–5 (PNG + PDF) and ``mechanism_samples.npz``;
-* ``report.md`` — the table "claim — theory — measured — agrees?", the fitted
-  transitions and the run's provenance.
+* ``report.md`` — every claim with its finite-size prediction, the measurement,
+  a test and a verdict (:mod:`lamcap.experiments.claims`, judged with Holm's
+  rule over the whole run by :func:`lamcap.experiments.report.judge`), the
+  fitted transitions and the run's provenance (commit, workers, time).
 
-The quick plan (d = 8–16, 8 seeds per point, Hebbian up to d = 64,
-κ ∈ {0.25, 0.5, 0.75} at d = 12) takes 1–2 minutes on 2 idle cores (measured:
-0.8–1.5 minutes; about 4 minutes on a heavily shared machine), well inside the
-10-minute budget.  The full plan (d = 16–64 with the original and decoupled
-problems, κ ∈ {0.25, 0.5, 0.75} at d = 16 and 24, 16 seeds per point) is
-dominated by d = 48 and 64, where one certified LP instance takes minutes
-(75–250 s measured at d = 48 on a shared 2-core machine): about 30 minutes
-for d ≤ 32 but one to two days in total on 2 cores.  Point it at a Dask
-cluster with ``lamcap reproduce --scheduler tcp://host:8786`` (every worker
-needs the same lamcap installed); the time divides by the number of worker
-cores.  Rerun the same command after any interruption: finished instances are
-skipped.
+The quick plan runs d = 8–16 (decoupled and original problems), the Hebbian
+rule up to d = 64, κ ∈ {0.25, 0.5, 0.75} at d = 12 and the mechanism
+solutions at d = 8, 12, 16.  Its measured runtime is stated once, in
+docs/howto/reproduce.md ("Runtime"); every report records its own.  The full
+plan (d = 16–64, 16 seeds per point) takes one to two days on 2 cores; point
+it at a Dask cluster with ``--scheduler tcp://host:8786`` (every worker needs
+the same lamcap).  Rerun the same command after any interruption: finished
+sweep instances are skipped.
+
+Progress goes to stderr: a bar per stage on a terminal, plain lines (at most
+one every :data:`PLAIN_INTERVAL` seconds per stage) otherwise, nothing with
+``progress=False``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import json
 import math
 import os
 import platform
 import sys
+import threading
 import time
-from concurrent.futures import Executor
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import Any, TextIO, TypeVar
 
 from lamcap import __version__
-from lamcap.experiments.analysis import TransitionRow, transition_table
-from lamcap.experiments.executors import open_executor
-from lamcap.experiments.mechanism import SolutionSample
-from lamcap.experiments.report import Claim, claims_table, markdown_table
+from lamcap.experiments.analysis import CellData, TransitionRow, cell_data, transition_rows
+from lamcap.experiments.claims import build_claims, op_dp_law
+from lamcap.experiments.executors import default_workers, open_executor
+from lamcap.experiments.mechanism import (
+    SolutionSample,
+    max_margin_available,
+    pool_sample,
+    solution_tasks,
+    solution_trial,
+)
+from lamcap.experiments.report import (
+    LEVEL,
+    Claim,
+    claims_table,
+    judge,
+    markdown_table,
+    verdict_counts,
+)
 from lamcap.experiments.store import check_store, git_commit
-from lamcap.experiments.sweep import Sweep
+from lamcap.experiments.sweep import Cell, Sweep
 
-__all__ = ["FULL", "QUICK", "Plan", "build_claims", "reproduce"]
+__all__ = [
+    "FULL",
+    "PLAIN_INTERVAL",
+    "QUICK",
+    "Plan",
+    "Stage",
+    "evaluate",
+    "mechanism_samples",
+    "reproduce",
+    "summary",
+]
+
+_T = TypeVar("_T")
+
+PLAIN_INTERVAL = 15.0
+"""Seconds between two plain progress lines of one stage when stderr is not a terminal."""
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What a reproduction runs."""
+    """What a reproduction runs.
+
+    ``mechanism_dims``: sizes at which the max-margin W (κ = 1) is solved at
+    ``load_factor`` × ``critical_p(d)`` (≥ 3 sizes give the quarter-circle
+    trend); at the largest of them the first-feasible and Adam/CE matrices of
+    the same instances and the two-layer trainer at κ = 0.5 are added as
+    labelled comparisons.
+    """
 
     name: str
     sweeps: tuple[Sweep, ...]
-    mechanism_d: int
+    mechanism_dims: tuple[int, ...]
     mechanism_seeds: int
-    expected: str
+    load_factor: float = 0.95
 
 
 QUICK = Plan(
@@ -73,9 +116,8 @@ QUICK = Plan(
         ),
         Sweep(name="rank", dims=(12,), kappas=(0.25, 0.5, 0.75), seeds_per_point=6, rounds=1),
     ),
-    mechanism_d=16,
+    mechanism_dims=(8, 12, 16),
     mechanism_seeds=8,
-    expected="1-2 minutes on 2 idle cores, under 10 minutes on a busy machine",
 )
 
 FULL = Plan(
@@ -97,10 +139,124 @@ FULL = Plan(
         ),
         Sweep(name="rank", dims=(16, 24), kappas=(0.25, 0.5, 0.75), seeds_per_point=10, rounds=2),
     ),
-    mechanism_d=32,
+    mechanism_dims=(16, 24, 32),
     mechanism_seeds=16,
-    expected="one to two days on 2 cores (d = 48 and 64 dominate); use a Dask cluster",
 )
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+class Stage:
+    """Progress of one stage on ``stream``: a tqdm bar on a terminal, plain lines otherwise.
+
+    ``total=None`` shows the elapsed time only.  While :meth:`ticking`, a
+    background thread refreshes the bar every second (terminal) or writes a
+    plain line every :data:`PLAIN_INTERVAL` seconds, so a long blocking call
+    is never silent.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        total: int | None = None,
+        *,
+        enabled: bool = True,
+        stream: TextIO | None = None,
+    ) -> None:
+        self.name = name
+        self.total = total
+        self.done = 0
+        self.enabled = enabled
+        self._stream = sys.stderr if stream is None else stream
+        self._started = time.perf_counter()
+        self._last_line = self._started
+        self._bar: Any = None
+        self._lock = threading.Lock()
+        if not enabled:
+            return
+        if self._stream.isatty():
+            from tqdm.auto import tqdm  # noqa: PLC0415
+
+            self._bar = tqdm(
+                total=total, desc=name, file=self._stream, dynamic_ncols=True, leave=True
+            )
+        else:
+            self._line("started" + ("" if total is None else f" ({total} to do)"))
+
+    def _elapsed(self) -> str:
+        return f"{time.perf_counter() - self._started:.0f} s"
+
+    def _line(self, text: str) -> None:
+        self._stream.write(f"lamcap reproduce: {self.name}: {text}\n")
+        self._stream.flush()
+        self._last_line = time.perf_counter()
+
+    def _count(self) -> str:
+        return f"{self.done}" if self.total is None else f"{self.done}/{self.total}"
+
+    def _summary(self) -> str:
+        return "" if self.total is None and self.done == 0 else f" ({self._count()})"
+
+    def step(self, count: int = 1) -> None:
+        """``count`` more items done."""
+        with self._lock:
+            self.done += count
+            if not self.enabled:
+                return
+            if self._bar is not None:
+                self._bar.update(count)
+            elif time.perf_counter() - self._last_line >= PLAIN_INTERVAL:
+                self._line(f"{self._count()} done, {self._elapsed()}")
+
+    def tick(self) -> None:
+        """Show that the stage is still running (called by :meth:`ticking`)."""
+        with self._lock:
+            if not self.enabled:
+                return
+            if self._bar is not None:
+                self._bar.refresh()
+            elif time.perf_counter() - self._last_line >= PLAIN_INTERVAL:
+                self._line(f"still running, {self._elapsed()}")
+
+    @contextmanager
+    def ticking(self) -> Iterator[Stage]:
+        """Keep the display alive during a blocking call."""
+        stop = threading.Event()
+
+        def run() -> None:
+            while not stop.wait(1.0):
+                self.tick()
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            stop.set()
+            thread.join()
+
+    def close(self) -> None:
+        """End the stage (a last plain line with the elapsed time)."""
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            self._line(f"done{self._summary()}, {self._elapsed()}")
+
+
+def _staged(name: str, enabled: bool, function: Callable[[], _T]) -> _T:
+    """Run ``function`` as one stage without a count (elapsed time only)."""
+    stage = Stage(name, enabled=enabled)
+    try:
+        with stage.ticking():
+            return function()
+    finally:
+        stage.close()
+
+
+# -- stages ------------------------------------------------------------------------------------
 
 
 def build_tables() -> dict[str, str]:
@@ -122,140 +278,101 @@ def _write_tables(pages: dict[str, str], directory: Path) -> list[Path]:
     return written
 
 
-def _interval(row: TransitionRow) -> str:
-    return f"{row.p_c:.1f} [{row.low:.1f}, {row.high:.1f}]"
+def _wait_for(future: Future[_T], stage: Stage) -> _T:
+    with stage.ticking():
+        return future.result()
 
 
-def _verdict(row: TransitionRow, tolerance: float = 0.03) -> tuple[bool, str]:
-    gap = f"gap {100 * row.relative_gap:+.1f}%"
-    if not row.bracketed:
-        return False, "transition not bracketed"
-    if row.agrees(tolerance):
-        return True, f"{gap}, within {100 * tolerance:g}%"
-    if row.reference_inside():
-        return True, f"{gap}, theory inside the 95% CI"
-    return False, gap
+def _mechanism_runs(plan: Plan, max_margin: bool) -> list[tuple[int, float, str]]:
+    """(d, κ, solution) of every sample: the judged matrix per size, comparisons at the largest."""
+    judged = "max_margin" if max_margin else "first_feasible"
+    runs = [(d, 1.0, judged) for d in plan.mechanism_dims]
+    largest = max(plan.mechanism_dims)
+    if max_margin:
+        runs.append((largest, 1.0, "first_feasible"))
+    runs += [(largest, 1.0, "adam_ce"), (largest, 0.5, "two_layer")]
+    return runs
 
 
-def _transition_claims(rows: list[TransitionRow]) -> list[Claim]:
-    claims = []
-    for row in rows:
-        cell = row.cell
-        if cell.method == "hebbian":
-            agrees, note = _verdict(row)
-            claims.append(
-                Claim(
-                    f"Hebbian all-recalled transition, d = {cell.d}",
-                    f"{row.finite_theory:.1f} exact finite d ({row.theory:.1f} with d→∞ law)",
-                    _interval(row),
-                    agrees,
-                    note,
-                )
-            )
-        elif cell.kappa == 1.0 and cell.model == "decoupled":
-            agrees, note = _verdict(row)
-            alpha = row.alpha
-            claims.append(
-                Claim(
-                    f"DP capacity p_c(d = {cell.d}) = critical_p(d)",
-                    f"{row.theory:.1f} (α = {row.theory * math.log(row.theory) / cell.d**2:.3f})",
-                    f"{_interval(row)} (α = {alpha[0]:.3f})",
-                    agrees,
-                    note,
-                )
-            )
-        elif cell.kappa < 1.0:
-            agrees, note = _verdict(row)
-            claims.append(
-                Claim(
-                    f"rank-constrained κ = {cell.kappa:g}, d = {cell.d}: p_c = critical_p(d, κ)",
-                    f"{row.theory:.1f}",
-                    _interval(row),
-                    agrees,
-                    note,
-                )
-            )
-    return claims
+def mechanism_samples(
+    executor: Executor, plan: Plan, *, max_margin: bool, progress: bool
+) -> list[SolutionSample]:
+    """Solve every mechanism instance of ``plan`` on ``executor`` (all submitted at once)."""
+    from lamcap import critical_p  # noqa: PLC0415
 
-
-def _equivalence_claims(rows: list[TransitionRow]) -> list[Claim]:
-    by_key = {(r.cell.d, r.cell.kappa, r.cell.method, r.cell.model): r for r in rows}
-    claims = []
-    for (d, kappa, method, model), row in sorted(by_key.items()):
-        other = by_key.get((d, kappa, method, "decoupled"))
-        if model != "original" or other is None:
-            continue
-        overlap = row.low <= other.high and other.low <= row.high
-        claims.append(
-            Claim(
-                f"OP = DP at d = {d}",
-                "equal transitions",
-                f"OP {_interval(row)} vs DP {_interval(other)}",
-                overlap,
-                f"ratio {row.p_c / other.p_c:.3f}, 95% CIs {'overlap' if overlap else 'disjoint'}",
-            )
-        )
-    return claims
-
-
-def _spectrum_claim(sample: SolutionSample) -> Claim:
-    from lamcap.theory.spectrum import singular_value_moment  # noqa: PLC0415
-
-    values = sample.singular_values
-    theory = singular_value_moment(4, sample.kappa) / singular_value_moment(2, sample.kappa) ** 2
-    if values.size == 0:
-        return Claim(
-            f"spectrum at capacity (κ = {sample.kappa:g})",
-            f"{theory:.2f}",
-            "no feasible solution",
-            None,
-        )
-    measured = float(np.mean(values**4) / np.mean(values**2) ** 2)
-    agrees = abs(measured - theory) <= 0.15 * theory
-    return Claim(
-        f"E[s⁴]/E[s²]² of solutions at 0.95 p_c, d = {sample.d}, κ = {sample.kappa:g}",
-        f"{theory:.2f} (truncated quarter circle)",
-        f"{measured:.2f} ({sample.feasible} W)",
-        agrees,
-        f"tolerance 15%; W from solve(method={sample.method!r})",
-    )
-
-
-def _score_claims(sample: SolutionSample) -> list[Claim]:
-    from lamcap import hebbian_score_law  # noqa: PLC0415
-    from lamcap.experiments.figures.scores import cone_projection_sample  # noqa: PLC0415
-
-    if sample.target.size == 0:
-        return []
-    theory_target, _ = cone_projection_sample(sample.p, 20000)
-    law = hebbian_score_law(sample.p, sample.p * math.log(sample.p) / sample.d**2, d=sample.d)
-    measured, hebbian = float(np.mean(sample.target)), float(np.mean(sample.hebbian_target))
+    runs = []
+    for d, kappa, solution in _mechanism_runs(plan, max_margin):
+        p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
+        tasks = solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds)
+        trial = functools.partial(solution_trial, solution=solution)
+        runs.append((d, kappa, p, solution, [executor.submit(trial, t) for t in tasks]))
+    futures = {f for *_, batch in runs for f in batch}
+    stage = Stage("solutions for the mechanism claims", len(futures), enabled=progress)
+    try:
+        with stage.ticking():
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                stage.step(len(finished))
+    finally:
+        stage.close()
     return [
-        Claim(
-            f"mean normalised target score at capacity (d = {sample.d}, p = {sample.p})",
-            f"{float(np.mean(theory_target)):.2f} (Π_K(g), Monte Carlo)",
-            f"{measured:.2f}",
-            abs(measured - float(np.mean(theory_target)))
-            <= 0.1 * abs(float(np.mean(theory_target))),
-            "tolerance 10%",
-        ),
-        Claim(
-            f"mean normalised Hebbian target (d = {sample.d}, p = {sample.p})",
-            f"{law.target_mean:.2f} (hebbian_score_law, finite d)",
-            f"{hebbian:.2f}",
-            abs(hebbian - law.target_mean) <= 0.1 * law.target_mean,
-            "tolerance 10%",
-        ),
+        pool_sample([f.result() for f in batch], d=d, kappa=kappa, p=p, solution=solution)
+        for d, kappa, p, solution, batch in runs
     ]
 
 
-def build_claims(rows: list[TransitionRow], samples: list[SolutionSample]) -> list[Claim]:
-    """The report's claims from the fitted transitions and the solution samples."""
-    claims = _transition_claims(rows) + _equivalence_claims(rows)
-    claims += [_spectrum_claim(sample) for sample in samples]
-    if samples:
-        claims += _score_claims(samples[0])
-    return claims
+def _figure_samples(samples: list[SolutionSample]) -> list[SolutionSample]:
+    """The samples figures 4–5 draw: the judged matrix at the largest d, then κ < 1."""
+    largest = max(s.d for s in samples)
+    full = [s for s in samples if s.d == largest and s.kappa == 1.0]
+    return full[:1] + [s for s in samples if s.kappa < 1.0]
+
+
+# -- the report --------------------------------------------------------------------------------
+
+_COLUMNS = f"""\
+- **claim** — what arXiv:2605.10795 (or a lamcap finite-size law) says, at which size.
+  *OP* is the original problem: every association scores the same p outputs.
+  *DP* is the decoupled problem: every association has fresh outputs.  n = p.
+- **kind** — *finite-size*: a prediction at the size that was run; *asymptotic*: a
+  statement about d → ∞, judged by the trend across the run's sizes; *comparison*:
+  another matrix shown for reference, not judged.
+- **finite-size prediction** — printed to its precision: every digit is right unless a
+  ± error is given (the Hebbian law's P(all) = rⁿ step is accurate to about 0.3/d).
+- **measured [95% interval]** — transitions: p_c where half the instances are storable
+  (logistic fit in log p, maximum likelihood, profile-likelihood interval);
+  matrices: the mean over storing W of a per-matrix statistic with its t interval;
+  trends: the value extrapolated to d → ∞ in x = 1/d and in x = 1/log p.
+- **test** — *LR*: likelihood ratio of the transition fit at the predicted p_c (χ²₁; the
+  prediction is outside the interval exactly when p < 0.05); *t*: one-sample t over the
+  matrices (df = matrices − 1); *z*: normal test of a log ratio; *WLS trend, IU*: weighted
+  least-squares extrapolation, p the larger of the two laws' (intersection–union: the
+  claim fails only if both exclude the limit).
+- **z** — standardised distance (measured − predicted) / standard error (t for t tests;
+  signed root of the LR statistic).
+- **p**, **Holm p** — two-sided p-value and its Holm adjustment over all tested claims.
+- **verdict** — *consistent* if Holm p > {LEVEL:g}, *inconsistent* otherwise; the chance
+  that a run calls any true claim inconsistent is at most {100 * LEVEL:g}% (Holm's rule,
+  valid for dependent tests; validated by simulation in benchmarks/measure_verdicts.py).
+  *consistent* means "not contradicted at this precision": read the interval.
+  *not tested* says why."""
+
+
+def _where(workers: int | None, dask_local: bool, scheduler: str | None, executor: Executor) -> str:
+    """Where the run executed and with how many workers (as actually started)."""
+    if scheduler or dask_local:
+        client = getattr(executor, "_client", None)
+        try:
+            count = len(client.scheduler_info()["workers"]) if client is not None else None
+        except (AttributeError, KeyError, OSError):
+            count = None
+        what = f"Dask scheduler {scheduler}" if scheduler else "Dask LocalCluster"
+        return f"{what}, {'unknown' if count is None else count} workers at start"
+    count = default_workers() if workers is None else workers
+    if count == 0:
+        return "in-process (0 workers)"
+    return f"{count} local worker process{'es' if count != 1 else ''}"
 
 
 def _report(
@@ -267,6 +384,7 @@ def _report(
     out: Path,
     seconds: float,
     where: str,
+    max_margin: bool,
 ) -> str:
     figure_lines = "\n".join(
         f"![{p.stem}](figures/{p.name})" for p in figures if p.suffix == ".png"
@@ -274,31 +392,51 @@ def _report(
     table_lines = "\n".join(
         f"- [{p.relative_to(out)}]({p.relative_to(out)})" for p in tables if p.suffix == ".md"
     )
-    agreed = sum(1 for c in claims if c.agrees)
-    measured = sum(1 for c in claims if c.agrees is not None)
+    counts = verdict_counts(claims)
+    verdicts = ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))
+    commit = git_commit()
+    provenance = f"commit {commit}" if commit else f"lamcap {__version__} (no git checkout)"
+    matrix = (
+        "the max-margin W (`lamcap.solve(instance, objective='max_margin')`)"
+        if max_margin
+        else "the max-margin W, which this lamcap cannot compute yet: those rows are not "
+        "tested, and the figures show the first feasible W (labelled)"
+    )
     return f"""# lamcap reproduction ({plan.name})
 
-lamcap {__version__}, commit {git_commit() or "unknown"}, Python {platform.python_version()},
-{where}; {seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and the theory pages of the lamcap docs
-(docs/theory/).
+{provenance}, lamcap {__version__}, Python {platform.python_version()}; {where};
+{seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and the theory pages of the
+lamcap documentation.
 
-{agreed} of {measured} measured claims agree.  "agrees" means: the measured
-transition is within 3% of the prediction or the prediction lies in its 95%
-profile-likelihood interval (small d and few seeds give wide intervals: run
-the full plan for the acceptance numbers).
+**{verdicts}.**  Verdicts are familywise: with Holm's rule over the {sum(c.tested for c in claims)}
+tested claims, the chance that this run calls any true claim "inconsistent" is at most
+{100 * LEVEL:g}%.  Mechanism claims (spectra, scores) are about {matrix}.
 
 ## Claims
 
 {claims_table(claims)}
 
+### Columns
+
+{_COLUMNS}
+
+Measurements at larger sizes: docs/measurements/capacity.md (capacities, OP vs DP,
+Hebbian, rank), docs/measurements/spectrum.md (spectra of max-margin, first-feasible and
+Adam/CE matrices); the claims and tests are described in docs/howto/reproduce.md.
+
 ## Fitted transitions
 
 p_c is where half the instances are storable (logistic fit, maximum
 likelihood; 95% profile-likelihood interval); α_c = p_c log p_c / d².
+"theory p" is `critical_p(d, κ)` (Hebbian: the d → ∞ law), "finite-size p" the
+Crofton median (Hebbian: the exact finite-d law).
 
 {markdown_table(rows)}
 
 ## Figures
+
+Figures 4 and 5 show {"the max-margin W" if max_margin else "the first feasible W"} at
+κ = 1 and the two-layer trainer at κ = 0.5 (legends name the matrix).
 
 {figure_lines}
 
@@ -309,6 +447,15 @@ likelihood; 95% profile-likelihood interval); α_c = p_c log p_c / d².
 Rerun the same command to resume; `lamcap results export --csv results.csv
 --db {out / "results.sqlite"}` exports every instance.
 """
+
+
+def evaluate(
+    cells: dict[Cell, CellData], samples: list[SolutionSample], *, max_margin: bool
+) -> tuple[list[TransitionRow], list[Claim]]:
+    """Fitted transitions and judged claims of a run (also used by the verdict simulation)."""
+    rows = transition_rows(cells)
+    claims = build_claims(cells, rows, samples, max_margin=max_margin, law=op_dp_law())
+    return rows, judge(claims)
 
 
 def reproduce(
@@ -326,7 +473,7 @@ def reproduce(
     """Run a reproduction into ``out``; return the path of ``report.md``.
 
     ``plan`` overrides the quick/full choice; ``with_tables=False`` skips the
-    sympy tables (tests).
+    sympy tables (tests).  ``progress`` writes per-stage progress to stderr.
     """
     from lamcap.experiments.figures import draw_all, save_samples  # noqa: PLC0415
     from lamcap.experiments.runner import run_sweep  # noqa: PLC0415
@@ -340,48 +487,73 @@ def reproduce(
     if directory.is_dir():
         check_store(database)
     started = time.perf_counter()
-    where = (
-        "Dask scheduler " + scheduler
-        if scheduler
-        else "Dask LocalCluster"
-        if dask_local
-        else f"local processes (workers={workers})"
-    )
+    max_margin = max_margin_available()
     with open_executor(
         workers=workers, dask_local=dask_local, scheduler=scheduler, connect_timeout=connect_timeout
     ) as executor:
+        where = _where(workers, dask_local, scheduler, executor)
         directory.mkdir(parents=True, exist_ok=True)
         tables_future = executor.submit(build_tables) if with_tables else None
         for sweep in chosen.sweeps:
             run_sweep(sweep, database, executor=executor, progress=progress)
-        samples = _samples(executor, chosen, progress)
+        samples = mechanism_samples(executor, chosen, max_margin=max_margin, progress=progress)
         save_samples(samples, directory / "figures" / "mechanism_samples.npz")
-        figures = draw_all(
-            database, directory / "figures", executor=executor, samples=samples, progress=progress
+        figures = _staged(
+            "figures 1-5",
+            progress,
+            lambda: draw_all(
+                database,
+                directory / "figures",
+                executor=executor,
+                samples=_figure_samples(samples),
+                progress=progress,
+            ),
         )
-        tables = (
-            []
-            if tables_future is None
-            else _write_tables(tables_future.result(), directory / "tables")
-        )
-    rows = transition_table(database)
-    claims = build_claims(rows, samples)
+        tables: list[Path] = []
+        if tables_future is not None:
+            stage = Stage("theory tables (sympy, on a worker)", enabled=progress)
+            try:
+                pages = _wait_for(tables_future, stage)
+            finally:
+                stage.close()
+            tables = _write_tables(pages, directory / "tables")
+    rows, claims = _staged(
+        "predictions and tests",
+        progress,
+        lambda: evaluate(cell_data(database), samples, max_margin=max_margin),
+    )
     report = directory / "report.md"
     text = _report(
-        chosen, rows, claims, figures, tables, directory, time.perf_counter() - started, where
+        chosen,
+        rows,
+        claims,
+        figures,
+        tables,
+        directory,
+        time.perf_counter() - started,
+        where,
+        max_margin,
     )
     report.write_text(text, encoding="utf-8")
+    _write_claims(claims, directory / "claims.json")
     return report
 
 
-def _samples(executor: Executor, plan: Plan, progress: bool) -> list[SolutionSample]:
-    from lamcap.experiments.figures import mechanism_samples  # noqa: PLC0415
+def _write_claims(claims: list[Claim], path: Path) -> None:
+    """Every judged claim as JSON (NaN as null), for scripts and the CLI summary."""
+    records = [
+        {
+            key: (None if isinstance(value, float) and not math.isfinite(value) else value)
+            for key, value in dataclasses.asdict(claim).items()
+        }
+        for claim in claims
+    ]
+    path.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
-    if progress:
-        sys.stderr.write(
-            f"solving {plan.mechanism_seeds} instances per κ at "
-            f"d = {plan.mechanism_d} near capacity (figures 4-5)\n"
-        )
-    return mechanism_samples(
-        executor, d=plan.mechanism_d, kappas=(1.0, 0.5), seeds=plan.mechanism_seeds
-    )
+
+def summary(report: str | os.PathLike[str]) -> str:
+    """One line counting the verdicts of the run whose ``report.md`` is ``report``."""
+    records = json.loads((Path(report).parent / "claims.json").read_text(encoding="utf-8"))
+    claims = [Claim(**{k: math.nan if v is None else v for k, v in r.items()}) for r in records]  # type: ignore[arg-type]
+    counts = verdict_counts(claims)
+    return ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))

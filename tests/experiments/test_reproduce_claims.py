@@ -1,0 +1,213 @@
+"""Claims of a reproduction: law shifts, trends, t tests, predictions, whole claim lists."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from lamcap.experiments.analysis import CellData
+from lamcap.experiments.claims import (
+    build_claims,
+    extrapolate,
+    hebbian_prediction,
+    mean_test,
+    op_dp_law,
+    prediction_text,
+    trend_claim,
+)
+from lamcap.experiments.mechanism import SolutionSample
+from lamcap.experiments.report import judge
+from lamcap.experiments.shift import TransitionLaw, shift_fit
+from lamcap.experiments.sweep import Cell
+
+
+def _logistic_law(p_c: float, slope: float = 12.0) -> TransitionLaw:
+    return TransitionLaw(lambda p: float(special.expit(-slope * math.log(p / p_c))))
+
+
+def test_transition_law_is_exact_at_integers_and_monotone_between() -> None:
+    law = _logistic_law(40.0)
+    integers = np.arange(20, 60)
+    exact = 1.0 / (1.0 + (integers / 40.0) ** 12)
+    assert np.allclose(law(integers), exact, rtol=0, atol=1e-15)
+    values = law(np.linspace(20, 59, 1000))
+    assert np.all(np.diff(values) <= 0)
+
+
+def test_shift_fit_recovers_a_known_shift_with_calibrated_intervals() -> None:
+    # Independent check: draw from the law moved by a known delta, count how
+    # often the 95% interval covers it and how often delta = 0 (true) is rejected.
+    law = _logistic_law(40.0)
+    rng = np.random.default_rng(5)
+    ps = np.array([30, 34, 37, 40, 43, 46, 52])
+    m = np.full(ps.size, 8)
+    covered = rejected = 0
+    fits = 300
+    for _ in range(fits):
+        counts = rng.binomial(m, law(ps * math.exp(-0.05)))
+        fit = shift_fit(ps, counts, m, law)
+        covered += fit.low <= 0.05 <= fit.high
+        null = shift_fit(ps, rng.binomial(m, law(ps)), m, law)
+        rejected += null.p_value < 0.05
+    # 95% expected; binomial sd 1.3%: both within 4 sd
+    assert abs(covered / fits - 0.95) < 0.05
+    assert abs(rejected / fits - 0.05) < 0.05
+
+
+def test_shift_fit_interval_and_test_agree() -> None:
+    law = _logistic_law(40.0)
+    ps, m = np.array([30, 36, 40, 44, 50]), np.full(5, 10)
+    for counts in ([10, 9, 5, 1, 0], [10, 10, 10, 6, 1], [10, 6, 2, 0, 0]):
+        fit = shift_fit(ps, counts, m, law)
+        assert (fit.low > 0 or fit.high < 0) == (fit.p_value < 0.05)
+        assert fit.low <= fit.delta <= fit.high
+        assert math.copysign(1, fit.z) == math.copysign(1, fit.delta) or fit.z == 0
+
+
+def test_shift_fit_without_information_is_untestable() -> None:
+    law = _logistic_law(40.0, slope=200.0)
+    fit = shift_fit([5, 500], [4, 0], [4, 4], law)
+    assert math.isnan(fit.p_value)
+
+
+def test_extrapolate_matches_numpy_weighted_polyfit() -> None:
+    rng = np.random.default_rng(2)
+    x = np.array([1 / 8, 1 / 12, 1 / 16, 1 / 24])
+    se = np.array([0.02, 0.015, 0.03, 0.01])
+    y = 0.01 + 0.5 * x + rng.normal(0, se)
+    line = extrapolate(x, y, se)
+    coefficients, covariance = np.polyfit(x, y, 1, w=1 / se, cov="unscaled")
+    assert line.slope == pytest.approx(coefficients[0], rel=1e-10)
+    assert line.intercept == pytest.approx(coefficients[1], rel=1e-10)
+    assert line.intercept_se == pytest.approx(math.sqrt(covariance[1, 1]), rel=1e-10)
+    value, error = line.at(0.1)
+    assert value == pytest.approx(coefficients[1] + 0.1 * coefficients[0], rel=1e-12)
+    assert error > 0
+
+
+def test_satterthwaite_degrees_of_freedom_of_one_mean() -> None:
+    # a single weighted point plus one exact-slope design reduces to that point's df
+    line = extrapolate(np.array([0.0, 1.0]), np.array([1.0, 2.0]), np.array([0.1, 0.1]), df=[7, 7])
+    assert line.intercept_df == pytest.approx(7.0)
+    # x = (1, 2): a = 2 y1 - y2, so nu = (4 + 1)^2 / ((16 + 1) / 7) by hand
+    line = extrapolate(np.array([1.0, 2.0]), np.array([1.0, 2.0]), np.array([0.1, 0.1]), df=[7, 7])
+    assert line.intercept_df == pytest.approx(25 * 7 / 17)
+
+
+def test_trend_claim_needs_three_sizes_and_takes_the_larger_p_value() -> None:
+    few = trend_claim("c", "→ 0", [8, 12], [20, 40], [0.1, 0.05], [0.01, 0.01], limit=0.0, show=str)
+    assert few.untested.startswith("needs ≥ 3 sizes")
+    dims = [8, 12, 16, 24]
+    ps = [22.0, 40.0, 62.0, 115.0]
+    # exactly 1/d with tiny errors: the 1/d line passes through 0 -> consistent
+    on_line = [0.4 / d for d in dims]
+    claim = trend_claim("c", "→ 0", dims, ps, on_line, [1e-4] * 4, limit=0.0, show=str)
+    assert claim.p_value > 0.5
+    # constant 0.05 with tiny errors: both extrapolations exclude 0 -> p tiny
+    flat = trend_claim("c", "→ 0", dims, ps, [0.05] * 4, [1e-3] * 4, limit=0.0, show=str)
+    assert flat.p_value < 1e-6
+    assert judge([flat])[0].verdict == "inconsistent"
+
+
+def test_mean_test_matches_scipy() -> None:
+    values = np.array([2.1, 2.4, 2.2, 2.6, 2.3, 2.5])
+    mean, half, t, p_value = mean_test(values, 2.0)
+    reference = stats.ttest_1samp(values, 2.0)
+    assert t == pytest.approx(reference.statistic, rel=1e-12)
+    assert p_value == pytest.approx(reference.pvalue, rel=1e-12)
+    low, high = reference.confidence_interval(0.95)
+    assert (mean - half, mean + half) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_prediction_text_prints_only_right_digits() -> None:
+    assert prediction_text(61.682357, 1e-6, "Crofton") == "61.682 (Crofton)"
+    assert prediction_text(92.7621, 0.4, "law") == "92.8 ± 0.4 (law)"
+    assert prediction_text(10.13, 0.04, "law") == "10.13 ± 0.04 (law)"
+
+
+def test_hebbian_prediction_precision_is_the_documented_probability_error() -> None:
+    crossing, error = hebbian_prediction(32)
+    from lamcap.theory.hebbian import hebbian_recall_finite
+
+    below = math.floor(crossing)
+    slope = hebbian_recall_finite(below, 32, all_associations=True) - hebbian_recall_finite(
+        below + 1, 32, all_associations=True
+    )
+    assert error == pytest.approx((0.3 / 32) / slope)
+    assert hebbian_recall_finite(below, 32, all_associations=True) >= 0.5
+    assert hebbian_recall_finite(below + 1, 32, all_associations=True) < 0.5
+
+
+def test_op_dp_law_from_a_measurement_file(tmp_path: Path) -> None:
+    lines = ["d,model,p_c,p_c_low,p_c_high,instances"]
+    for d in (8, 16, 32, 64):
+        ratio = math.exp(0.8 / d)
+        lines += [
+            f"{d},decoupled,100,99,101,200",
+            f"{d},original,{100 * ratio},{99 * ratio},{101 * ratio},200",
+        ]
+    path = tmp_path / "op_vs_dp.csv"
+    path.write_text("\n".join(lines) + "\n")
+    law = op_dp_law(path)
+    assert law is not None
+    value, error = law(12)
+    assert value == pytest.approx(0.8 / 12, abs=1e-9)
+    assert 0 < error < 0.01
+    path.write_text("\n".join(lines[:5]) + "\n")
+    assert op_dp_law(path) is None  # two sizes are not a law
+
+
+def _cell_data(cell: Cell, law: TransitionLaw, ps: list[int], seeds: int, rng) -> CellData:
+    p = np.array(ps)
+    return CellData(
+        cell=cell,
+        p=p,
+        feasible=rng.binomial(seeds, law(p)),
+        decided=np.full(p.size, seeds),
+        undecided=np.zeros(p.size, dtype=np.int64),
+        mean_accuracy=np.full(p.size, math.nan),
+    )
+
+
+def test_build_claims_on_synthetic_data() -> None:
+    from lamcap.experiments.analysis import transition_rows
+    from lamcap.experiments.claims import transition_law
+
+    rng = np.random.default_rng(0)
+    cells = {}
+    for d, ps in ((8, range(16, 30, 2)), (12, range(32, 50, 2)), (16, range(52, 72, 2))):
+        law = transition_law(d, 1.0, False)
+        for model in ("decoupled", "original"):
+            cell = Cell(d, 1.0, model, "auto")
+            cells[cell] = _cell_data(cell, law, list(ps), 12, rng)
+    sample = SolutionSample(
+        d=16,
+        kappa=1.0,
+        p=58,
+        method="first_feasible",
+        solved=4,
+        feasible=4,
+        singular_values=np.ones(64),
+        target=np.ones(4),
+        competitors=np.ones(4),
+        hebbian_target=np.ones(4),
+        hebbian_competitors=np.ones(4),
+        ratio_per_matrix=np.array([2.3, 2.4, 2.5, 2.35]),
+        target_mean_per_matrix=np.array([1.6, 1.7, 1.65, 1.62]),
+        hebbian_target_mean_per_matrix=np.array([1.8, 1.85, 1.75, 1.9]),
+    )
+    claims = judge(build_claims(cells, transition_rows(cells), [sample], max_margin=False))
+    text = {c.claim: c for c in claims}
+    assert text["DP capacity: transition p, d = 12"].test == "score"
+    assert text["DP capacity: transition p, d = 12"].verdict in {"consistent", "inconsistent"}
+    assert text["OP/DP transition ratio, d = 16"].verdict.startswith("not tested")
+    assert text["OP = DP as d → ∞ (same capacity)"].kind == "asymptotic"
+    assert text["spectrum of the max-margin W"].verdict.startswith("not tested")
+    comparison = [c for c in claims if c.kind == "comparison"]
+    assert comparison
+    assert all(c.verdict == "comparison (not judged)" for c in comparison)
+    assert not any(c.verdict == "no" for c in claims)
