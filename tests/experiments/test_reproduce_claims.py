@@ -62,10 +62,24 @@ def test_shift_fit_interval_and_test_agree() -> None:
     law = _logistic_law(40.0)
     ps, m = np.array([30, 36, 40, 44, 50]), np.full(5, 10)
     for counts in ([10, 9, 5, 1, 0], [10, 10, 10, 6, 1], [10, 6, 2, 0, 0]):
-        fit = shift_fit(ps, counts, m, law)
+        fit = shift_fit(ps, counts, m, law, draws=0)  # chi-square p-values: exact duality
         assert (fit.low > 0 or fit.high < 0) == (fit.p_value < 0.05)
         assert fit.low <= fit.delta <= fit.high
         assert math.copysign(1, fit.z) == math.copysign(1, fit.delta) or fit.z == 0
+
+
+def test_bootstrap_p_value_is_reproducible_and_close_to_chi_square_for_many_instances() -> None:
+    law = _logistic_law(40.0)
+    ps, m = np.array([32, 36, 40, 44, 48]), np.full(5, 200)
+    counts = [190, 160, 85, 30, 8]
+    asymptotic = shift_fit(ps, counts, m, law, draws=0)
+    assert asymptotic.p_value < 0.05
+    bootstrap = shift_fit(ps, counts, m, law)
+    assert bootstrap.p_value == shift_fit(ps, counts, m, law).p_value
+    # 1000 instances: the chi-square law of the statistic is accurate; the
+    # bootstrap p-value (4000 draws) agrees within its own Monte Carlo error.
+    error = math.sqrt(asymptotic.p_value * (1 - asymptotic.p_value) / 4000)
+    assert abs(bootstrap.p_value - asymptotic.p_value) < 4 * error + 1 / 4001
 
 
 def test_shift_fit_without_information_is_untestable() -> None:
