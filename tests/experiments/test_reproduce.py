@@ -2,62 +2,34 @@
 
 from __future__ import annotations
 
-import io
 import json
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lamcap.experiments import reproduce as reproduce_module
-from lamcap.experiments.reproduce import Plan, Stage, reproduce, summary
+from lamcap.experiments.reproduce import Plan, reproduce, summary
 from lamcap.experiments.sweep import Sweep
 
 
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
+def test_blocking_stage_reports_while_it_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(reproduce_module, "PLAIN_INTERVAL", 0.05)
+    result = reproduce_module._staged("theory tables", "sympy", True, lambda: time.sleep(0.4) or 7)
+    assert result == 7
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("theory tables: 0/1 steps (0%), sympy, ")
+    assert any(line.startswith("theory tables: 0/1 steps (0%), sympy, 0 s") for line in lines)
+    assert lines[-1].startswith("theory tables: 1/1 steps (100%), done, ")
+    assert not any("\r" in line for line in lines)
 
 
-def test_plain_progress_lines_when_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reproduce_module, "PLAIN_INTERVAL", 0.0)
-    stream = io.StringIO()
-    stage = Stage("solutions", 3, stream=stream)
-    for _ in range(3):
-        stage.step()
-    stage.close()
-    lines = stream.getvalue().splitlines()
-    assert lines[0] == "lamcap reproduce: solutions: started (3 to do)"
-    assert lines[1].startswith("lamcap reproduce: solutions: 1/3 done, ")
-    assert lines[-1].startswith("lamcap reproduce: solutions: done (3/3), ")
-    assert "\r" not in stream.getvalue()
-
-
-def test_blocking_stage_keeps_talking(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reproduce_module, "PLAIN_INTERVAL", 0.0)
-    stream = io.StringIO()
-    stage = Stage("theory tables", stream=stream)
-    with stage.ticking():
-        stage.tick()
-    stage.close()
-    lines = stream.getvalue().splitlines()
-    assert any("still running" in line for line in lines)
-    assert lines[-1].startswith("lamcap reproduce: theory tables: done, ")
-
-
-def test_terminal_gets_a_bar_and_quiet_gets_nothing() -> None:
-    terminal = _Terminal()
-    stage = Stage("figures", 2, stream=terminal)
-    stage.step(2)
-    stage.close()
-    assert "figures" in terminal.getvalue()
-    assert "2/2" in terminal.getvalue()
-    assert "lamcap reproduce:" not in terminal.getvalue()
-    quiet = io.StringIO()
-    stage = Stage("figures", 2, enabled=False, stream=quiet)
-    stage.step(2)
-    stage.close()
-    assert quiet.getvalue() == ""
+def test_quiet_stage_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert reproduce_module._staged("figures", "drawing", False, lambda: 3) == 3
+    assert capsys.readouterr().err == ""
 
 
 _TINY = Plan(

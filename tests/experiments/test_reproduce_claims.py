@@ -12,7 +12,6 @@ from scipy import special, stats
 from lamcap.experiments.analysis import CellData
 from lamcap.experiments.claims import (
     build_claims,
-    extrapolate,
     hebbian_prediction,
     mean_test,
     op_dp_law,
@@ -88,43 +87,27 @@ def test_shift_fit_without_information_is_untestable() -> None:
     assert math.isnan(fit.p_value)
 
 
-def test_extrapolate_matches_numpy_weighted_polyfit() -> None:
-    rng = np.random.default_rng(2)
-    x = np.array([1 / 8, 1 / 12, 1 / 16, 1 / 24])
-    se = np.array([0.02, 0.015, 0.03, 0.01])
-    y = 0.01 + 0.5 * x + rng.normal(0, se)
-    line = extrapolate(x, y, se)
-    coefficients, covariance = np.polyfit(x, y, 1, w=1 / se, cov="unscaled")
-    assert line.slope == pytest.approx(coefficients[0], rel=1e-10)
-    assert line.intercept == pytest.approx(coefficients[1], rel=1e-10)
-    assert line.intercept_se == pytest.approx(math.sqrt(covariance[1, 1]), rel=1e-10)
-    value, error = line.at(0.1)
-    assert value == pytest.approx(coefficients[1] + 0.1 * coefficients[0], rel=1e-12)
-    assert error > 0
-
-
-def test_satterthwaite_degrees_of_freedom_of_one_mean() -> None:
-    # a single weighted point plus one exact-slope design reduces to that point's df
-    line = extrapolate(np.array([0.0, 1.0]), np.array([1.0, 2.0]), np.array([0.1, 0.1]), df=[7, 7])
-    assert line.intercept_df == pytest.approx(7.0)
-    # x = (1, 2): a = 2 y1 - y2, so nu = (4 + 1)^2 / ((16 + 1) / 7) by hand
-    line = extrapolate(np.array([1.0, 2.0]), np.array([1.0, 2.0]), np.array([0.1, 0.1]), df=[7, 7])
-    assert line.intercept_df == pytest.approx(25 * 7 / 17)
-
-
 def test_trend_claim_needs_three_sizes_and_takes_the_larger_p_value() -> None:
-    few = trend_claim("c", "→ 0", [8, 12], [20, 40], [0.1, 0.05], [0.01, 0.01], limit=0.0, show=str)
+    few = trend_claim("c", "→ 0", [8, 12], [0.1, 0.05], [0.01, 0.01], limit=0.0, show=str)
     assert few.untested.startswith("needs ≥ 3 sizes")
     dims = [8, 12, 16, 24]
-    ps = [22.0, 40.0, 62.0, 115.0]
     # exactly 1/d with tiny errors: the 1/d line passes through 0 -> consistent
     on_line = [0.4 / d for d in dims]
-    claim = trend_claim("c", "→ 0", dims, ps, on_line, [1e-4] * 4, limit=0.0, show=str)
+    claim = trend_claim("c", "→ 0", dims, on_line, [1e-4] * 4, limit=0.0, show=str)
     assert claim.p_value > 0.5
     # constant 0.05 with tiny errors: both extrapolations exclude 0 -> p tiny
-    flat = trend_claim("c", "→ 0", dims, ps, [0.05] * 4, [1e-3] * 4, limit=0.0, show=str)
+    flat = trend_claim("c", "→ 0", dims, [0.05] * 4, [1e-3] * 4, limit=0.0, show=str)
     assert flat.p_value < 1e-6
     assert judge([flat])[0].verdict == "inconsistent"
+
+
+def test_trend_with_estimated_errors_uses_a_t_reference() -> None:
+    dims, values, errors = [8, 12, 16], [0.02, 0.012, 0.011], [0.004, 0.004, 0.004]
+    normal = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str)
+    student = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str, dfs=[4, 7, 9])
+    assert student.z == pytest.approx(normal.z)
+    assert student.p_value == pytest.approx(2 * stats.t.sf(abs(student.z), 4))
+    assert student.p_value > normal.p_value
 
 
 def test_mean_test_matches_scipy() -> None:
@@ -214,13 +197,12 @@ def test_build_claims_on_synthetic_data() -> None:
         target_mean_per_matrix=np.array([1.6, 1.7, 1.65, 1.62]),
         hebbian_target_mean_per_matrix=np.array([1.8, 1.85, 1.75, 1.9]),
     )
-    claims = judge(build_claims(cells, transition_rows(cells), [sample], max_margin=False))
+    claims = judge(build_claims(cells, transition_rows(cells), [sample]))
     text = {c.claim: c for c in claims}
     assert text["DP capacity: transition p, d = 12"].test == "score"
     assert text["DP capacity: transition p, d = 12"].verdict in {"consistent", "inconsistent"}
     assert text["OP/DP transition ratio, d = 16"].verdict.startswith("not tested")
     assert text["OP = DP as d → ∞ (same capacity)"].kind == "asymptotic"
-    assert text["spectrum of the max-margin W"].verdict.startswith("not tested")
     comparison = [c for c in claims if c.kind == "comparison"]
     assert comparison
     assert all(c.verdict == "comparison (not judged)" for c in comparison)

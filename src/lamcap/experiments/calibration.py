@@ -161,11 +161,11 @@ def simulate_claims(plan: object, seed: int) -> list[Claim]:
         for cell in shifted.cells():
             cells[cell] = _simulate_cell(shifted, cell, rng)
     samples = []
-    for d, kappa, solution in _mechanism_runs(plan, max_margin=True):
+    for d, kappa, solution in _mechanism_runs(plan):
         p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
         samples.append(_sample(d, kappa, p, solution, plan.mechanism_seeds, rng))
     rows = transition_rows(cells)
-    return judge(build_claims(cells, rows, samples, max_margin=True, law=None))
+    return judge(build_claims(cells, rows, samples, law=None))
 
 
 @dataclass

@@ -74,9 +74,7 @@ from lamcap.experiments.sweep import Cell
 
 __all__ = [
     "Z95",
-    "Extrapolation",
     "build_claims",
-    "extrapolate",
     "hebbian_prediction",
     "mean_test",
     "op_dp_law",
@@ -192,14 +190,18 @@ def _checkout_file(relative: str) -> Path | None:
 
 
 def op_dp_law(path: Path | None = None) -> Callable[[int], tuple[float, float]] | None:
-    """Measured OP/DP convergence law: ``d -> (log ratio, its standard error)``, if available.
+    r"""Measured OP/DP convergence law: ``d -> (log ratio, its standard error)``, if available.
 
     Reads ``docs/measurements/op_vs_dp.csv`` (columns
     ``d,model,p_c,p_c_low,p_c_high,instances``) from the checkout, or ``path``,
-    and fits :math:`\\log(p_c^{OP}/p_c^{DP}) = a + b/d` by weighted least
-    squares (standard errors from the 95% intervals).  ``None`` when there is
-    no such file or fewer than three sizes with both models.
+    and fits :math:`\log(p_c^{OP}/p_c^{DP}) = c + a/d`
+    (:func:`lamcap.experiments.fitting.fit_trend`, standard errors from the
+    95% intervals); the value at ``d`` and its error come from the same fit
+    with :math:`x` centred at :math:`1/d`.  ``None`` when there is no such
+    file or fewer than three sizes with both models.
     """
+    from lamcap.experiments.fitting import fit_trend  # noqa: PLC0415
+
     source = path if path is not None else _checkout_file("docs/measurements/op_vs_dp.csv")
     if source is None:
         return None
@@ -216,11 +218,13 @@ def op_dp_law(path: Path | None = None) -> Callable[[int], tuple[float, float]] 
     )
     if len(pairs) < _MIN_TREND_SIZES:
         return None
-    dims = np.array([1.0 / d for d, _, _ in pairs])
-    line = extrapolate(dims, np.array([y for _, y, _ in pairs]), np.array([s for _, _, s in pairs]))
+    x = np.array([1.0 / d for d, _, _ in pairs])
+    y = np.array([value for _, value, _ in pairs])
+    errors = np.array([error for _, _, error in pairs])
 
     def law(d: int) -> tuple[float, float]:
-        return line.at(1.0 / d)
+        trend = fit_trend(x - 1.0 / d, y, errors)
+        return trend.intercept, trend.intercept_error
 
     return law
 
@@ -242,71 +246,6 @@ def mean_test(values: NDArray[np.float64], predicted: float) -> tuple[float, flo
     return mean, half, t, float(2 * stats.t.sf(abs(t), count - 1))
 
 
-class Extrapolation:
-    """Weighted least-squares line :math:`y = a + b x` with known standard errors of y.
-
-    ``intercept_df``: Satterthwaite degrees of freedom of the intercept when
-    the standard errors were estimated with finitely many degrees of freedom
-    (``inf`` when they are known).
-    """
-
-    def __init__(
-        self,
-        intercept: float,
-        slope: float,
-        covariance: NDArray[np.float64],
-        intercept_df: float = math.inf,
-    ) -> None:
-        self.intercept = intercept
-        self.slope = slope
-        self.covariance = covariance
-        self.intercept_df = intercept_df
-
-    @property
-    def intercept_se(self) -> float:
-        """Standard error of the value at x = 0."""
-        return math.sqrt(float(self.covariance[0, 0]))
-
-    def at(self, x: float) -> tuple[float, float]:
-        """Value of the line at ``x`` and its standard error."""
-        basis = np.array([1.0, x])
-        return self.intercept + self.slope * x, math.sqrt(float(basis @ self.covariance @ basis))
-
-
-def extrapolate(
-    x: NDArray[np.float64],
-    y: NDArray[np.float64],
-    se: NDArray[np.float64],
-    df: NDArray[np.float64] | None = None,
-) -> Extrapolation:
-    r"""Weighted least squares :math:`y = a + b x`, weights :math:`1/\mathrm{se}^2`.
-
-    The covariance of :math:`(a, b)` is :math:`(X^\top \Sigma^{-1} X)^{-1}`.
-    With ``df`` (the degrees of freedom of each estimated ``se``) the
-    intercept :math:`a = \sum_i c_i y_i` gets Satterthwaite's
-    :math:`\nu = (\sum_i c_i^2 \mathrm{se}_i^2)^2 / \sum_i c_i^4 \mathrm{se}_i^4/\mathrm{df}_i`
-    for a t reference (Welch's approximation).
-
-    Examples
-    --------
-    >>> line = extrapolate(np.array([0.1, 0.2, 0.3]), np.array([1.1, 1.2, 1.3]), np.ones(3))
-    >>> round(line.intercept, 12), round(line.slope, 12)
-    (1.0, 1.0)
-    """
-    design = np.column_stack([np.ones_like(x), x])
-    variances = np.asarray(se, dtype=np.float64) ** 2
-    weights = 1.0 / variances
-    normal = design.T @ (design * weights[:, None])
-    covariance = np.asarray(np.linalg.inv(normal), dtype=np.float64)
-    combination = (covariance @ (design.T * weights))[0]  # a = combination @ y
-    intercept, slope = covariance @ (design.T @ (weights * y))
-    intercept_df = math.inf
-    if df is not None:
-        parts = combination**2 * variances
-        intercept_df = float(np.sum(parts) ** 2 / np.sum(parts**2 / np.asarray(df, dtype=float)))
-    return Extrapolation(float(intercept), float(slope), covariance, intercept_df)
-
-
 def _normal_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2.0))
 
@@ -324,23 +263,29 @@ def trend_claim(
     claim: str,
     prediction: str,
     dims: Sequence[int],
-    ps: Sequence[float],
     values: Sequence[float],
     errors: Sequence[float],
     *,
     limit: float,
     show: Callable[[float], str],
-    dfs: Sequence[float] | None = None,
+    dfs: Sequence[int] | None = None,
 ) -> Claim:
-    """An asymptotic claim judged by extrapolating ``values`` (per size) to d → ∞.
+    """An asymptotic claim judged by extrapolating ``values`` (one per size) to d → ∞.
 
-    Two lines, in :math:`x = 1/d` and in :math:`x = 1/\\log p`; each gives the
-    value at :math:`x = 0` with a 95% interval and :math:`z = (a - \\text{limit})/
-    \\mathrm{se}(a)`.  p-value: the larger of the two (intersection–union test);
-    ``z``: the one of that line.  ``show`` prints a value on the claim's scale.
-    ``dfs``: degrees of freedom of estimated ``errors`` (t reference, see
-    :func:`extrapolate`); without them the errors count as known (normal).
+    Two weighted lines (:func:`lamcap.experiments.fitting.fit_trend`, errors
+    inflated by the Birge ratio when the points scatter more than their
+    errors), in :math:`x = 1/d` and in :math:`x = 1/\\log p_c(d)`
+    (:func:`lamcap.experiments.model_comparison.trend_variable`); each gives the
+    value at :math:`x = 0` with a 95% interval and :math:`z = (c - \text{limit})
+    /\\mathrm{se}(c)`.  p-value: the larger of the two (intersection–union
+    test); ``z``: the one of that line.  ``dfs``: degrees of freedom of
+    estimated ``errors``; the reference is then Student's t with the smallest
+    of them (conservative), else normal.  ``show`` prints a value on the
+    claim's scale.
     """
+    from lamcap.experiments.fitting import fit_trend  # noqa: PLC0415
+    from lamcap.experiments.model_comparison import trend_variable  # noqa: PLC0415
+
     sizes = ", ".join(str(d) for d in dims)
     if len(dims) < _MIN_TREND_SIZES:
         return Claim(
@@ -350,21 +295,17 @@ def trend_claim(
             kind="asymptotic",
             untested=f"needs ≥ {_MIN_TREND_SIZES} sizes to fit a trend",
         )
-    y, se = np.asarray(values, dtype=np.float64), np.asarray(errors, dtype=np.float64)
+    df = math.inf if dfs is None else float(min(dfs))
     parts, tests = [], []
     union_low, union_high = math.inf, -math.inf
-    for name, x in (
-        ("1/d", 1.0 / np.asarray(dims, dtype=np.float64)),
-        ("1/log p", 1.0 / np.log(np.asarray(ps, dtype=np.float64))),
-    ):
-        line = extrapolate(x, y, se, None if dfs is None else np.asarray(dfs, dtype=float))
-        a, error = line.intercept, line.intercept_se
-        z = (a - limit) / error
-        p_value, quantile = _two_sided(z, line.intercept_df)
+    for variable in ("1/d", "1/log p"):
+        trend = fit_trend(trend_variable(dims, variable), values, errors)
+        z = (trend.intercept - limit) / trend.intercept_error
+        p_value, quantile = _two_sided(z, df)
         tests.append((p_value, z))
-        low, high = a - quantile * error, a + quantile * error
+        low, high = trend.intercept_interval(quantile)
         union_low, union_high = min(union_low, low), max(union_high, high)
-        parts.append(f"{show(a)} [{show(low)}, {show(high)}] in {name}")
+        parts.append(f"{show(trend.intercept)} [{show(low)}, {show(high)}] in {variable}")
     p_value, z = max(tests)
     return Claim(
         claim,
@@ -529,7 +470,7 @@ def op_dp_claims(
     with the two standard errors added in quadrature (independent instances).
     """
     claims = []
-    dims, ps, values, errors = [], [], [], []
+    dims, values, errors = [], [], []
     for d, original, decoupled in _pairs(cells):
         op_fit, dp_fit = cell_shift(original, decoupled.cell), cell_shift(decoupled)
         value = op_fit.delta - dp_fit.delta
@@ -543,7 +484,6 @@ def op_dp_claims(
             f"DP {dp_point:.1f})"
         )
         dims.append(d)
-        ps.append(dp_point)
         values.append(value)
         errors.append(error)
         claim = f"OP/DP transition ratio, d = {d}"
@@ -576,7 +516,6 @@ def op_dp_claims(
             "OP = DP as d → ∞ (same capacity)",
             "OP/DP → 1",
             dims,
-            ps,
             values,
             errors,
             limit=0.0,
@@ -588,21 +527,19 @@ def op_dp_claims(
 
 def capacity_trend_claim(cells: Mapping[Cell, CellData]) -> Claim:
     """α_c → 1/2: the shift of each DP transition against its Crofton law, extrapolated."""
-    dims, ps, values, errors = [], [], [], []
+    dims, values, errors = [], [], []
     for cell, data in cells.items():
         if cell.model != "decoupled" or cell.kappa != 1.0 or cell.method not in _OPTIMAL:
             continue
         fit = cell_shift(data)
         if math.isfinite(fit.se):
             dims.append(cell.d)
-            ps.append(float(crofton_median(cell.d)) * math.exp(fit.delta))
             values.append(fit.delta)
             errors.append(fit.se)
     return trend_claim(
         "α_c = p_c log p_c / d² → 1/2 (DP)",
         "measured / Crofton median → 1 (the Crofton law's α_c(d) → 1/2)",
         dims,
-        ps,
         values,
         errors,
         limit=0.0,
@@ -650,7 +587,7 @@ def _standard_error(values: NDArray[np.float64]) -> float:
     return float(np.std(values, ddof=1)) / math.sqrt(values.size)
 
 
-def spectrum_claims(samples: Sequence[SolutionSample], *, max_margin: bool) -> list[Claim]:
+def spectrum_claims(samples: Sequence[SolutionSample]) -> list[Claim]:
     """Spectrum per (d, κ, matrix) and the quarter-circle trend of the max-margin W."""
     claims = []
     trend: list[tuple[int, int, float, float, int]] = []
@@ -695,25 +632,12 @@ def spectrum_claims(samples: Sequence[SolutionSample], *, max_margin: bool) -> l
                     kind="comparison",
                 )
             )
-    if not max_margin:
-        claims.insert(
-            0,
-            Claim(
-                "spectrum of the max-margin W",
-                "–",
-                "–",
-                untested="this lamcap's solve() has no objective='max_margin' yet",
-                note="the comparison rows below use other matrices",
-            ),
-        )
-        return claims
     dims = [d for d, *_ in trend]
     claims.append(
         trend_claim(
             "quarter circle as d → ∞: E[s⁴]/E[s²]² → 2 (max-margin W, κ = 1)",
             "excess over 2 → 0",
             dims,
-            [t[1] for t in trend],
             [t[2] for t in trend],
             [t[3] for t in trend],
             limit=0.0,
@@ -724,7 +648,7 @@ def spectrum_claims(samples: Sequence[SolutionSample], *, max_margin: bool) -> l
     return claims
 
 
-def score_claims(samples: Sequence[SolutionSample], *, max_margin: bool) -> list[Claim]:
+def score_claims(samples: Sequence[SolutionSample]) -> list[Claim]:
     """Normalised target scores of the max-margin W (largest d, κ = 1) and of the Hebbian W."""
     full = [s for s in samples if s.kappa == 1.0]
     if not full:
@@ -746,16 +670,6 @@ def score_claims(samples: Sequence[SolutionSample], *, max_margin: bool) -> list
     reference = next((s for s in full if s.d == d and s.method == "max_margin"), None)
     if reference is None:
         reference = next(s for s in full if s.d == d)
-    if not max_margin:
-        claims.insert(
-            0,
-            Claim(
-                "score law of the max-margin W",
-                "–",
-                "–",
-                untested="this lamcap's solve() has no objective='max_margin' yet",
-            ),
-        )
     claims.append(
         _mean_claim(
             f"mean normalised Hebbian target score, d = {d}, p = {reference.p}",
@@ -772,13 +686,12 @@ def build_claims(
     rows: Sequence[TransitionRow],
     samples: Sequence[SolutionSample],
     *,
-    max_margin: bool,
     law: Callable[[int], tuple[float, float]] | None = None,
 ) -> list[Claim]:
     """Every claim of a run, in report order (not yet judged: see :func:`~lamcap.experiments.report.judge`)."""
     claims = transition_claims(cells, rows)
     claims.append(capacity_trend_claim(cells))
     claims += op_dp_claims(cells, law)
-    claims += spectrum_claims(samples, max_margin=max_margin)
-    claims += score_claims(samples, max_margin=max_margin)
+    claims += spectrum_claims(samples)
+    claims += score_claims(samples)
     return claims

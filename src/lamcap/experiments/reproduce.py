@@ -20,9 +20,10 @@ it at a Dask cluster with ``--scheduler tcp://host:8786`` (every worker needs
 the same lamcap).  Rerun the same command after any interruption: finished
 sweep instances are skipped.
 
-Progress goes to stderr: a bar per stage on a terminal, plain lines (at most
-one every :data:`PLAIN_INTERVAL` seconds per stage) otherwise, nothing with
-``progress=False``.
+Progress goes to stderr (:mod:`lamcap._progress`): a bar per stage on a
+terminal, whole lines in a log; stages that block (theory tables, predictions)
+report their elapsed time at least every :data:`PLAIN_INTERVAL` seconds;
+nothing with ``progress=False``.
 """
 
 from __future__ import annotations
@@ -37,19 +38,20 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TypeVar
 
 from lamcap import __version__
+from lamcap._progress import Progress
 from lamcap.experiments.analysis import CellData, TransitionRow, cell_data, transition_rows
 from lamcap.experiments.claims import build_claims, op_dp_law
 from lamcap.experiments.executors import default_workers, open_executor
 from lamcap.experiments.mechanism import (
+    MAX_MARGIN_TOLERANCE,
     SolutionSample,
-    max_margin_available,
     pool_sample,
     solution_tasks,
     solution_trial,
@@ -70,7 +72,6 @@ __all__ = [
     "PLAIN_INTERVAL",
     "QUICK",
     "Plan",
-    "Stage",
     "evaluate",
     "mechanism_samples",
     "reproduce",
@@ -147,113 +148,41 @@ FULL = Plan(
 # -- progress ----------------------------------------------------------------------------------
 
 
-class Stage:
-    """Progress of one stage on ``stream``: a tqdm bar on a terminal, plain lines otherwise.
+@contextmanager
+def _alive(bar: Progress, what: str) -> Iterator[Progress]:
+    """Keep ``bar`` talking during a blocking call: its note shows the elapsed time.
 
-    ``total=None`` shows the elapsed time only.  While :meth:`ticking`, a
-    background thread refreshes the bar every second (terminal) or writes a
-    plain line every :data:`PLAIN_INTERVAL` seconds, so a long blocking call
-    is never silent.
+    Refreshed every second on a terminal; in a log one line every
+    :data:`PLAIN_INTERVAL` seconds, so a long stage is never silent.
     """
+    started = time.monotonic()
+    period = 1.0 if bar.enabled and sys.stderr.isatty() else PLAIN_INTERVAL
+    stop = threading.Event()
 
-    def __init__(
-        self,
-        name: str,
-        total: int | None = None,
-        *,
-        enabled: bool = True,
-        stream: TextIO | None = None,
-    ) -> None:
-        self.name = name
-        self.total = total
-        self.done = 0
-        self.enabled = enabled
-        self._stream = sys.stderr if stream is None else stream
-        self._started = time.perf_counter()
-        self._last_line = self._started
-        self._bar: Any = None
-        self._lock = threading.Lock()
-        if not enabled:
-            return
-        if self._stream.isatty():
-            from tqdm.auto import tqdm  # noqa: PLC0415
+    def run() -> None:
+        while not stop.wait(period):
+            bar.note(f"{what}, {time.monotonic() - started:.0f} s")
 
-            self._bar = tqdm(
-                total=total, desc=name, file=self._stream, dynamic_ncols=True, leave=True
-            )
-        else:
-            self._line("started" + ("" if total is None else f" ({total} to do)"))
-
-    def _elapsed(self) -> str:
-        return f"{time.perf_counter() - self._started:.0f} s"
-
-    def _line(self, text: str) -> None:
-        self._stream.write(f"lamcap reproduce: {self.name}: {text}\n")
-        self._stream.flush()
-        self._last_line = time.perf_counter()
-
-    def _count(self) -> str:
-        return f"{self.done}" if self.total is None else f"{self.done}/{self.total}"
-
-    def _summary(self) -> str:
-        return "" if self.total is None and self.done == 0 else f" ({self._count()})"
-
-    def step(self, count: int = 1) -> None:
-        """``count`` more items done."""
-        with self._lock:
-            self.done += count
-            if not self.enabled:
-                return
-            if self._bar is not None:
-                self._bar.update(count)
-            elif time.perf_counter() - self._last_line >= PLAIN_INTERVAL:
-                self._line(f"{self._count()} done, {self._elapsed()}")
-
-    def tick(self) -> None:
-        """Show that the stage is still running (called by :meth:`ticking`)."""
-        with self._lock:
-            if not self.enabled:
-                return
-            if self._bar is not None:
-                self._bar.refresh()
-            elif time.perf_counter() - self._last_line >= PLAIN_INTERVAL:
-                self._line(f"still running, {self._elapsed()}")
-
-    @contextmanager
-    def ticking(self) -> Iterator[Stage]:
-        """Keep the display alive during a blocking call."""
-        stop = threading.Event()
-
-        def run() -> None:
-            while not stop.wait(1.0):
-                self.tick()
-
-        thread = threading.Thread(target=run, daemon=True)
+    thread = threading.Thread(target=run, daemon=True)
+    if bar.enabled:
         thread.start()
-        try:
-            yield self
-        finally:
-            stop.set()
+    try:
+        yield bar
+    finally:
+        stop.set()
+        if thread.is_alive():
             thread.join()
 
-    def close(self) -> None:
-        """End the stage (a last plain line with the elapsed time)."""
-        if not self.enabled:
-            return
-        if self._bar is not None:
-            self._bar.close()
-        else:
-            self._line(f"done{self._summary()}, {self._elapsed()}")
 
-
-def _staged(name: str, enabled: bool, function: Callable[[], _T]) -> _T:
-    """Run ``function`` as one stage without a count (elapsed time only)."""
-    stage = Stage(name, enabled=enabled)
-    try:
-        with stage.ticking():
-            return function()
-    finally:
-        stage.close()
+def _staged(name: str, what: str, enabled: bool, function: Callable[[], _T]) -> _T:
+    """Run ``function`` as a one-step stage that reports its elapsed time while it runs."""
+    with (
+        Progress(name, total=1, unit="steps", note=what, enabled=enabled) as bar,
+        _alive(bar, what),
+    ):
+        result = function()
+        bar.advance(note="done")
+    return result
 
 
 # -- stages ------------------------------------------------------------------------------------
@@ -278,44 +207,33 @@ def _write_tables(pages: dict[str, str], directory: Path) -> list[Path]:
     return written
 
 
-def _wait_for(future: Future[_T], stage: Stage) -> _T:
-    with stage.ticking():
-        return future.result()
-
-
-def _mechanism_runs(plan: Plan, max_margin: bool) -> list[tuple[int, float, str]]:
-    """(d, κ, solution) of every sample: the judged matrix per size, comparisons at the largest."""
-    judged = "max_margin" if max_margin else "first_feasible"
-    runs = [(d, 1.0, judged) for d in plan.mechanism_dims]
+def _mechanism_runs(plan: Plan) -> list[tuple[int, float, str]]:
+    """(d, κ, solution) of every sample: the max-margin W per size, comparisons at the largest."""
+    runs = [(d, 1.0, "max_margin") for d in plan.mechanism_dims]
     largest = max(plan.mechanism_dims)
-    if max_margin:
-        runs.append((largest, 1.0, "first_feasible"))
-    runs += [(largest, 1.0, "adam_ce"), (largest, 0.5, "two_layer")]
+    runs += [(largest, 1.0, "first_feasible"), (largest, 1.0, "adam_ce")]
+    runs.append((largest, 0.5, "two_layer"))
     return runs
 
 
-def mechanism_samples(
-    executor: Executor, plan: Plan, *, max_margin: bool, progress: bool
-) -> list[SolutionSample]:
+def mechanism_samples(executor: Executor, plan: Plan, *, progress: bool) -> list[SolutionSample]:
     """Solve every mechanism instance of ``plan`` on ``executor`` (all submitted at once)."""
     from lamcap import critical_p  # noqa: PLC0415
 
     runs = []
-    for d, kappa, solution in _mechanism_runs(plan, max_margin):
+    for d, kappa, solution in _mechanism_runs(plan):
         p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
         tasks = solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds)
         trial = functools.partial(solution_trial, solution=solution)
         runs.append((d, kappa, p, solution, [executor.submit(trial, t) for t in tasks]))
-    futures = {f for *_, batch in runs for f in batch}
-    stage = Stage("solutions for the mechanism claims", len(futures), enabled=progress)
-    try:
-        with stage.ticking():
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                stage.step(len(finished))
-    finally:
-        stage.close()
+    pending = {f for *_, batch in runs for f in batch}
+    what = "max-margin W and comparisons near capacity"
+    with Progress(
+        "mechanism solutions", total=len(pending), unit="instances", note=what, enabled=progress
+    ) as bar:
+        while pending:
+            finished, pending = wait(pending, timeout=PLAIN_INTERVAL, return_when=FIRST_COMPLETED)
+            bar.advance(len(finished))
     return [
         pool_sample([f.result() for f in batch], d=d, kappa=kappa, p=p, solution=solution)
         for d, kappa, p, solution, batch in runs
@@ -384,7 +302,6 @@ def _report(
     out: Path,
     seconds: float,
     where: str,
-    max_margin: bool,
 ) -> str:
     figure_lines = "\n".join(
         f"![{p.stem}](figures/{p.name})" for p in figures if p.suffix == ".png"
@@ -396,12 +313,6 @@ def _report(
     verdicts = ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))
     commit = git_commit()
     provenance = f"commit {commit}" if commit else f"lamcap {__version__} (no git checkout)"
-    matrix = (
-        "the max-margin W (`lamcap.solve(instance, objective='max_margin')`)"
-        if max_margin
-        else "the max-margin W, which this lamcap cannot compute yet: those rows are not "
-        "tested, and the figures show the first feasible W (labelled)"
-    )
     return f"""# lamcap reproduction ({plan.name})
 
 {provenance}, lamcap {__version__}, Python {platform.python_version()}; {where};
@@ -410,7 +321,10 @@ lamcap documentation.
 
 **{verdicts}.**  Verdicts are familywise: with Holm's rule over the {sum(c.tested for c in claims)}
 tested claims, the chance that this run calls any true claim "inconsistent" is at most
-{100 * LEVEL:g}%.  Mechanism claims (spectra, scores) are about {matrix}.
+{100 * LEVEL:g}%.  Mechanism claims (spectra, scores) are about the max-margin W,
+`lamcap.solve(instance, objective="max_margin")` with a certified relative gap
+≤ {MAX_MARGIN_TOLERANCE:g}; the first feasible W, the Adam/cross-entropy W and the
+two-layer trainer appear as labelled comparisons.
 
 ## Claims
 
@@ -435,8 +349,8 @@ Crofton median (Hebbian: the exact finite-d law).
 
 ## Figures
 
-Figures 4 and 5 show {"the max-margin W" if max_margin else "the first feasible W"} at
-κ = 1 and the two-layer trainer at κ = 0.5 (legends name the matrix).
+Figures 4 and 5 show the max-margin W at κ = 1 (largest mechanism d) and the
+two-layer trainer at κ = 0.5; the legends name the matrix.
 
 {figure_lines}
 
@@ -450,11 +364,11 @@ Rerun the same command to resume; `lamcap results export --csv results.csv
 
 
 def evaluate(
-    cells: dict[Cell, CellData], samples: list[SolutionSample], *, max_margin: bool
+    cells: dict[Cell, CellData], samples: list[SolutionSample]
 ) -> tuple[list[TransitionRow], list[Claim]]:
-    """Fitted transitions and judged claims of a run (also used by the verdict simulation)."""
+    """Fitted transitions and judged claims of a run."""
     rows = transition_rows(cells)
-    claims = build_claims(cells, rows, samples, max_margin=max_margin, law=op_dp_law())
+    claims = build_claims(cells, rows, samples, law=op_dp_law())
     return rows, judge(claims)
 
 
@@ -487,7 +401,6 @@ def reproduce(
     if directory.is_dir():
         check_store(database)
     started = time.perf_counter()
-    max_margin = max_margin_available()
     with open_executor(
         workers=workers, dask_local=dask_local, scheduler=scheduler, connect_timeout=connect_timeout
     ) as executor:
@@ -496,31 +409,24 @@ def reproduce(
         tables_future = executor.submit(build_tables) if with_tables else None
         for sweep in chosen.sweeps:
             run_sweep(sweep, database, executor=executor, progress=progress)
-        samples = mechanism_samples(executor, chosen, max_margin=max_margin, progress=progress)
+        samples = mechanism_samples(executor, chosen, progress=progress)
         save_samples(samples, directory / "figures" / "mechanism_samples.npz")
-        figures = _staged(
-            "figures 1-5",
-            progress,
-            lambda: draw_all(
-                database,
-                directory / "figures",
-                executor=executor,
-                samples=_figure_samples(samples),
-                progress=progress,
-            ),
+        figures = draw_all(
+            database,
+            directory / "figures",
+            executor=executor,
+            samples=_figure_samples(samples),
+            progress=progress,
         )
         tables: list[Path] = []
         if tables_future is not None:
-            stage = Stage("theory tables (sympy, on a worker)", enabled=progress)
-            try:
-                pages = _wait_for(tables_future, stage)
-            finally:
-                stage.close()
+            pages = _staged("theory tables", "sympy, on a worker", progress, tables_future.result)
             tables = _write_tables(pages, directory / "tables")
     rows, claims = _staged(
         "predictions and tests",
+        "finite-size laws, fits, Holm's rule",
         progress,
-        lambda: evaluate(cell_data(database), samples, max_margin=max_margin),
+        lambda: evaluate(cell_data(database), samples),
     )
     report = directory / "report.md"
     text = _report(
@@ -532,7 +438,6 @@ def reproduce(
         directory,
         time.perf_counter() - started,
         where,
-        max_margin,
     )
     report.write_text(text, encoding="utf-8")
     _write_claims(claims, directory / "claims.json")
