@@ -67,17 +67,19 @@ def mechanism_samples(
 ) -> list[SolutionSample]:
     """Solutions at ``load_factor`` × critical_p(d, κ) for each κ (figures 4 and 5).
 
-    Full rank: ``method="adam_ce"`` (cross-entropy training, whose direction
-    tends to the max-margin W — the solution the spectrum prediction is about,
-    docs/theory/mechanism.md); κ < 1: the rank-constrained trainer (``"auto"``).
+    Full rank: the max-margin W (``lamcap.solve(..., objective="max_margin")``),
+    the matrix the spectrum and score predictions are about
+    (docs/theory/mechanism.md); κ < 1: the rank-constrained trainer.
     """
     from lamcap import critical_p  # noqa: PLC0415
 
     samples = []
     for kappa in kappas:
         p = max(2, math.floor(load_factor * float(critical_p(d, kappa=kappa))))
-        method = "adam_ce" if kappa == 1.0 else "auto"
-        samples.append(collect_solutions(executor, d, p, kappa=kappa, seeds=seeds, method=method))
+        solution = "max_margin" if kappa == 1.0 else "two_layer"
+        samples.append(
+            collect_solutions(executor, d, p, kappa=kappa, seeds=seeds, solution=solution)
+        )
     return samples
 
 
