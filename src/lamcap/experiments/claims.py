@@ -26,8 +26,8 @@ Finite-size claims (one size each):
   when the checkout has it; otherwise the row says there is no finite-size
   prediction yet).
 * **Spectrum of the max-margin W at d**: per-matrix :math:`E[s^4]/E[s^2]^2`
-  against ``singular_value_moment(4, κ, d=d, p=p)`` (:func:`spectrum_prediction`;
-  "no finite-size prediction yet" while lamcap has only the d → ∞ law).
+  against the finite-size model ``singular_value_moment(4, 1, d=d, p=p)``
+  (:func:`spectrum_prediction`; docs/theory/spectrum-finite-size.md).
   Test: one-sample t over the matrices (df = matrices − 1).
 * **Scores of the max-margin W**: the per-matrix mean normalised target score
   against :math:`E\ell^*` of ``score_law(p, margin=max_margin(p/d², p))``
@@ -137,18 +137,23 @@ def hebbian_prediction(d: int) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=64)
 def spectrum_prediction(kappa: float, d: int, p: int) -> tuple[float, float] | None:
-    """Finite-size :math:`E[s^4]/E[s^2]^2` of the max-margin W and its error, if lamcap has it.
+    """Finite-size :math:`E[s^4]/E[s^2]^2` of the max-margin W at (d, p), if lamcap has one.
 
-    One call to ``singular_value_moment(order, κ, d=d, p=p)``; ``None`` while
-    that function knows only the d → ∞ law (it then rejects ``d`` and ``p``).
+    ``singular_value_moment(4, 1, d=d, p=p)`` (normalised to :math:`E s^2 = 1`;
+    docs/theory/spectrum-finite-size.md), a model checked against certified
+    max-margin W at d = 16–64; its inputs are computed to about 1e-12, so the
+    printed digits are those of the model.  ``None`` below full rank and
+    outside the law's range (d in [8, 1024], p between 0.75 and 1 times
+    ``critical_p(d)``).
     """
+    if kappa != 1.0:
+        return None
     from lamcap.theory.spectrum import singular_value_moment  # noqa: PLC0415
 
-    moment: Callable[..., float] = singular_value_moment
     try:
-        fourth = float(moment(4, kappa, d=d, p=p))
-        second = float(moment(2, kappa, d=d, p=p))
-    except TypeError:
+        fourth = float(singular_value_moment(4, 1.0, d=d, p=p))
+        second = float(singular_value_moment(2, 1.0, d=d, p=p))
+    except ValueError:
         return None
     return fourth / second**2, _QUADRATURE_ERROR
 
@@ -606,7 +611,7 @@ def spectrum_claims(samples: Sequence[SolutionSample]) -> list[Claim]:
                     claim,
                     values,
                     prediction,
-                    "singular_value_moment(·, d, p)"
+                    "finite-size model, singular_value_moment(4, d=, p=)"
                     if prediction is not None
                     else f"– (d → ∞: {asymptote:.3f})",
                     note="" if prediction is not None else "quarter circle judged by the trend row",
