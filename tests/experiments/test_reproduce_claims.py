@@ -101,8 +101,18 @@ def test_trend_claim_needs_three_sizes_and_takes_the_larger_p_value() -> None:
     assert judge([flat])[0].verdict == "inconsistent"
 
 
+def test_trend_bracketing_the_limit_is_consistent() -> None:
+    # the finite-size spectral excess decays like (log d)/d: a line in 1/d puts the
+    # limit above 0, a line in 1/log p below it; the claim is then not contradicted
+    dims = [16, 24, 32, 48, 64]
+    values = [math.log(d) / d for d in dims]
+    claim = trend_claim("c", "→ 0", dims, values, [1e-4] * 5, limit=0.0, show=str)
+    assert claim.p_value == 1.0
+    assert "-" in claim.measured.split("in 1/d;")[1]  # the 1/log p line is below the limit
+
+
 def test_trend_with_estimated_errors_uses_a_t_reference() -> None:
-    dims, values, errors = [8, 12, 16], [0.02, 0.012, 0.011], [0.004, 0.004, 0.004]
+    dims, values, errors = [8, 12, 16], [0.06, 0.05, 0.048], [0.004, 0.004, 0.004]
     normal = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str)
     student = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str, dfs=[4, 7, 9])
     assert student.z == pytest.approx(normal.z)

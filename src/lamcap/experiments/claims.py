@@ -39,8 +39,9 @@ Asymptotic claims (d → ∞) are judged by the trend across the sizes of the ru
 values against :math:`x = 1/d` and, separately, against :math:`x = 1/\log p`
 (the slowest correction the capacity theory has), extrapolated to
 :math:`x = 0`.  The claim is "inconsistent" only if *both* extrapolations
-exclude the asymptotic value (an intersection–union test, p-value the larger
-of the two), so a verdict never rests on guessing the convergence law; the
+exclude the asymptotic value on the same side (an intersection–union test,
+p-value the larger of the two; 1 when they fall on either side of it), so a
+verdict never rests on guessing the convergence law; the
 row prints both intervals, and their union is what the run can say about the
 limit.  At least three sizes are needed.
 
@@ -275,15 +276,18 @@ def trend_claim(
     show: Callable[[float], str],
     dfs: Sequence[int] | None = None,
 ) -> Claim:
-    """An asymptotic claim judged by extrapolating ``values`` (one per size) to d → ∞.
+    r"""An asymptotic claim judged by extrapolating ``values`` (one per size) to d → ∞.
 
     Two weighted lines (:func:`lamcap.experiments.fitting.fit_trend`, errors
     inflated by the Birge ratio when the points scatter more than their
-    errors), in :math:`x = 1/d` and in :math:`x = 1/\\log p_c(d)`
+    errors), in :math:`x = 1/d` and in :math:`x = 1/\log p_c(d)`
     (:func:`lamcap.experiments.model_comparison.trend_variable`); each gives the
-    value at :math:`x = 0` with a 95% interval and :math:`z = (c - \text{limit})
-    /\\mathrm{se}(c)`.  p-value: the larger of the two (intersection–union
-    test); ``z``: the one of that line.  ``dfs``: degrees of freedom of
+    value at :math:`x = 0` with a 95% interval and
+    :math:`z = (c - \mathrm{limit})/\mathrm{se}(c)`.  The claim can fail only if
+    both lines put the limit outside on the same side (intersection–union
+    test): p-value the larger of the two, ``z`` that line's.  When the two
+    extrapolations fall on either side of the limit (the true approach lies
+    between the two laws) the p-value is 1.  ``dfs``: degrees of freedom of
     estimated ``errors``; the reference is then Student's t with the smallest
     of them (conservative), else normal.  ``show`` prints a value on the
     claim's scale.
@@ -311,7 +315,11 @@ def trend_claim(
         low, high = trend.intercept_interval(quantile)
         union_low, union_high = min(union_low, low), max(union_high, high)
         parts.append(f"{show(trend.intercept)} [{show(low)}, {show(high)}] in {variable}")
-    p_value, z = max(tests)
+    z_a, z_b = tests[0][1], tests[1][1]
+    if z_a * z_b <= 0:  # the two extrapolations fall on either side of the limit
+        p_value, z = 1.0, min(z_a, z_b, key=abs)
+    else:
+        p_value, z = max(tests)
     return Claim(
         claim,
         prediction,

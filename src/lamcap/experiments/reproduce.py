@@ -265,8 +265,8 @@ _COLUMNS = f"""\
 - **test** — *LR*: likelihood ratio of the transition fit at the predicted p_c (χ²₁; the
   prediction is outside the interval exactly when p < 0.05); *t*: one-sample t over the
   matrices (df = matrices − 1); *z*: normal test of a log ratio; *WLS trend, IU*: weighted
-  least-squares extrapolation, p the larger of the two laws' (intersection–union: the
-  claim fails only if both exclude the limit).
+  least-squares extrapolation in 1/d and in 1/log p, p the larger of the two
+  (intersection–union: the claim fails only if both exclude the limit on the same side).
 - **z** — standardised distance (measured − predicted) / standard error (t for t tests;
   signed root of the LR statistic).
 - **p**, **Holm p** — two-sided p-value and its Holm adjustment over all tested claims.
