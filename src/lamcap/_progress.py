@@ -142,6 +142,15 @@ class Progress:
             else:
                 self._maybe_line(force=True)
 
+    def heartbeat(self) -> None:
+        """During a long wait: refresh the bar, or write the current line once ``interval`` passed."""
+        with self._lock:
+            if self._bar is not None:
+                self._bar.refresh()
+            elif self.enabled and time.monotonic() - self._last_line >= self._interval:
+                self._last_state = None
+                self._maybe_line(force=True)
+
     def close(self, *, interrupted: bool = False) -> None:
         """Finish the bar, or write the last line (idempotent)."""
         with self._lock:

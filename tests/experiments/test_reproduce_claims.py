@@ -209,7 +209,7 @@ def test_build_claims_on_synthetic_data() -> None:
     )
     claims = judge(build_claims(cells, transition_rows(cells), [sample]))
     text = {c.claim: c for c in claims}
-    assert text["DP capacity: transition p, d = 12"].test == "score"
+    assert text["DP capacity: transition p, d = 12"].test == "LR shift"
     assert text["DP capacity: transition p, d = 12"].verdict in {"consistent", "inconsistent"}
     assert text["OP/DP transition ratio, d = 16"].verdict.startswith("not tested")
     assert text["OP = DP as d → ∞ (same capacity)"].kind == "asymptotic"

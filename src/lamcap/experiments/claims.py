@@ -406,7 +406,7 @@ def _location_claim(
         f"{_shifted(predicted, fit)} {instances}",
         z=fit.z,
         p_value=fit.p_value,
-        test="score",
+        test="LR shift",
         note="; ".join(notes),
     )
 
@@ -702,9 +702,11 @@ def build_claims(
     law: Callable[[int], tuple[float, float]] | None = None,
 ) -> list[Claim]:
     """Every claim of a run, in report order (not yet judged: see :func:`~lamcap.experiments.report.judge`)."""
-    claims = transition_claims(cells, rows)
-    claims.append(capacity_trend_claim(cells))
-    claims += op_dp_claims(cells, law)
+    transitions = transition_claims(cells, rows)
+    capacity = [c for c in transitions if c.claim.startswith("DP capacity")]
+    others = [c for c in transitions if not c.claim.startswith("DP capacity")]
+    claims = [*capacity, capacity_trend_claim(cells), *op_dp_claims(cells, law)]
+    claims += sorted(others, key=lambda c: not c.claim.startswith("Hebbian"))
     claims += spectrum_claims(samples)
     claims += score_claims(samples)
     return claims

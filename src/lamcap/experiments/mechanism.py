@@ -60,12 +60,12 @@ __all__ = [
 ]
 
 SOLUTIONS = {
-    "max_margin": "max-margin W (min ‖W‖_F with every raw margin ≥ 1)",
-    "first_feasible": "first feasible W (lamcap.solve, cutting plane)",
-    "adam_ce": "Adam/cross-entropy W (stopped at full recall)",
-    "two_layer": "two-layer trainer W = QRᵀ (rank κd)",
+    "max_margin": "max-margin W",
+    "first_feasible": "first feasible W",
+    "adam_ce": "Adam/CE W",
+    "two_layer": "two-layer W = QRᵀ",
 }
-"""Which storing matrix a sample holds, and its label in reports and figures."""
+"""Which storing matrix a sample holds (module docstring), and its label in reports and figures."""
 
 MAX_MARGIN_TOLERANCE = 1e-4
 r"""Certified relative gap of the max-margin W: :math:`\|W - W^*\|_F \le 10^{-2}\|W\|_F`."""

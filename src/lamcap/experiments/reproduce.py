@@ -34,7 +34,6 @@ import json
 import math
 import os
 import platform
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -149,19 +148,18 @@ FULL = Plan(
 
 
 @contextmanager
-def _alive(bar: Progress, what: str) -> Iterator[Progress]:
-    """Keep ``bar`` talking during a blocking call: its note shows the elapsed time.
+def _alive(bar: Progress) -> Iterator[Progress]:
+    """Keep ``bar`` talking during a blocking call (:meth:`lamcap._progress.Progress.heartbeat`).
 
-    Refreshed every second on a terminal; in a log one line every
-    :data:`PLAIN_INTERVAL` seconds, so a long stage is never silent.
+    The bar's elapsed time is refreshed every second on a terminal; in a log a
+    line is written every :data:`PLAIN_INTERVAL` seconds, so a long stage is
+    never silent.
     """
-    started = time.monotonic()
-    period = 1.0 if bar.enabled and sys.stderr.isatty() else PLAIN_INTERVAL
     stop = threading.Event()
 
     def run() -> None:
-        while not stop.wait(period):
-            bar.note(f"{what}, {time.monotonic() - started:.0f} s")
+        while not stop.wait(1.0):
+            bar.heartbeat()
 
     thread = threading.Thread(target=run, daemon=True)
     if bar.enabled:
@@ -177,8 +175,10 @@ def _alive(bar: Progress, what: str) -> Iterator[Progress]:
 def _staged(name: str, what: str, enabled: bool, function: Callable[[], _T]) -> _T:
     """Run ``function`` as a one-step stage that reports its elapsed time while it runs."""
     with (
-        Progress(name, total=1, unit="steps", note=what, enabled=enabled) as bar,
-        _alive(bar, what),
+        Progress(
+            name, total=1, unit="steps", note=what, enabled=enabled, interval=PLAIN_INTERVAL
+        ) as bar,
+        _alive(bar),
     ):
         result = function()
         bar.advance(note="done")
@@ -229,7 +229,12 @@ def mechanism_samples(executor: Executor, plan: Plan, *, progress: bool) -> list
     pending = {f for *_, batch in runs for f in batch}
     what = "max-margin W and comparisons near capacity"
     with Progress(
-        "mechanism solutions", total=len(pending), unit="instances", note=what, enabled=progress
+        "mechanism solutions",
+        total=len(pending),
+        unit="instances",
+        note=what,
+        enabled=progress,
+        interval=PLAIN_INTERVAL,
     ) as bar:
         while pending:
             finished, pending = wait(pending, timeout=PLAIN_INTERVAL, return_when=FIRST_COMPLETED)
