@@ -263,23 +263,26 @@ _COLUMNS = f"""\
   another matrix shown for reference, not judged.
 - **finite-size prediction** — printed to its precision: every digit is right unless a
   ± error is given (the Hebbian law's P(all) = rⁿ step is accurate to about 0.3/d).
-- **measured [95% interval]** — transitions: p_c where half the instances are storable
-  (logistic fit in log p, maximum likelihood, profile-likelihood interval);
-  matrices: the mean over storing W of a per-matrix statistic with its t interval;
-  trends: the value extrapolated to d → ∞ in x = 1/d and in x = 1/log p.
-- **test** — *LR*: likelihood ratio of the transition fit at the predicted p_c (χ²₁; the
-  prediction is outside the interval exactly when p < 0.05); *t*: one-sample t over the
-  matrices (df = matrices − 1); *z*: normal test of a log ratio; *WLS trend, IU*: weighted
-  least-squares extrapolation in 1/d and in 1/log p, p the larger of the two
-  (intersection–union: the claim fails only if both exclude the limit on the same side).
+  The spectrum's finite-size law is a model (docs/theory/spectrum-finite-size.md).
+- **measured [95% interval]** — transitions: the 50% point of the finite-size law's
+  curve moved along log p to fit the instances (maximum likelihood; likelihood-ratio
+  interval), with the number of instances; matrices: the mean over the storing W of a
+  per-matrix statistic with its t interval; trends: the value extrapolated to d → ∞ in
+  x = 1/d and in x = 1/log critical_p(d).
+- **test** — *LR shift*: likelihood ratio of the law as it is against the law moved
+  along log p (χ²₁; below p = 0.05 a parametric bootstrap of 4000 redraws from the
+  law); *t*: one-sample t over the matrices (df = matrices − 1); *z*: normal test of a
+  log ratio; *WLS trend, IU*: weighted least-squares extrapolation in 1/d and in
+  1/log p, p the larger of the two (intersection–union: the claim fails only if both
+  exclude the limit on the same side; p = 1 when they fall on either side of it).
 - **z** — standardised distance (measured − predicted) / standard error (t for t tests;
-  signed root of the LR statistic).
+  the signed root of the LR statistic).
 - **p**, **Holm p** — two-sided p-value and its Holm adjustment over all tested claims.
 - **verdict** — *consistent* if Holm p > {LEVEL:g}, *inconsistent* otherwise; the chance
   that a run calls any true claim inconsistent is at most {100 * LEVEL:g}% (Holm's rule,
-  valid for dependent tests; validated by simulation in benchmarks/measure_verdicts.py).
-  *consistent* means "not contradicted at this precision": read the interval.
-  *not tested* says why."""
+  valid for dependent tests; checked by simulating whole runs, benchmarks/
+  measure_verdicts.py and docs/howto/reproduce.md).  *consistent* means "not
+  contradicted at this precision": read the interval.  *not tested* says why."""
 
 
 def _where(workers: int | None, dask_local: bool, scheduler: str | None, executor: Executor) -> str:
