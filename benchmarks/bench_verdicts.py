@@ -18,7 +18,9 @@ Two tables, each as ratios against the real alternative in the same run:
   float check, gamma* <= eps) and against the solve itself; the method that
   proved it, the support size k against D = d^2 + 1, and the margin of the
   proof (bound on the correction / smallest weight).  Exact rational
-  arithmetic is timed separately on the supports it can afford (d = 4, 6, 8).
+  arithmetic is timed separately on the supports it can afford (d = 4, 6, 8),
+  and ``--cost-dims 64`` times the perturbation proof on d^2 + 1 random
+  constraints (its cost on a spanning support).
 
 numba kernels are compiled and warmed before anything is timed.  Timings on a
 shared machine are noisy.
@@ -36,8 +38,14 @@ from typing import Any
 import numpy as np
 
 import lamcap
+from lamcap.solvers import FarkasCertificate
 from lamcap.solvers.certificates import certificate_bound, check_margins
-from lamcap.solvers.infeasibility import _exact_proof, _support, prove_infeasible
+from lamcap.solvers.infeasibility import (
+    _exact_proof,
+    _perturbation_proof,
+    _support,
+    prove_infeasible,
+)
 
 
 def _best_of(function: Callable[..., Any], *arguments: Any, repeats: int = 3) -> float:
@@ -116,11 +124,28 @@ def exact_arithmetic(dims: Sequence[int]) -> None:
             print(f"     median {statistics.median(times):.3f} s")
 
 
+def spanning_proof_cost(dims: Sequence[int]) -> None:
+    print("\nPerturbation proof on d^2 + 1 random constraints (the cost of a spanning support)")
+    print("  d      D   seconds")
+    for d in dims:
+        instance = lamcap.make_instance(d, 2 * d, seed=0)
+        rng = np.random.default_rng(d)
+        count = d * d + 1
+        mus = rng.integers(0, instance.n, size=count)
+        rhos = rng.integers(1, instance.p, size=count)  # decoupled: the target is row 0
+        certificate = FarkasCertificate(mus, rhos, rng.exponential(size=count), 0.0)
+        support = _support(instance, certificate)
+        tick = time.perf_counter()
+        _perturbation_proof(support)
+        print(f"{d:4d} {d * d:6d} {time.perf_counter() - tick:9.2f}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dims", type=int, nargs="*", default=[8, 16, 32])
     parser.add_argument("--pair-dims", type=int, nargs="*", default=[64, 128, 256])
     parser.add_argument("--exact-dims", type=int, nargs="*", default=[4, 6, 8])
+    parser.add_argument("--cost-dims", type=int, nargs="*", default=[])
     parser.add_argument("--seeds", type=int, default=2)
     arguments = parser.parse_args(argv)
     lamcap.solve(lamcap.make_instance(6, 12, seed=0))  # warm the numba kernels
@@ -131,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         infeasibility_proofs(arguments.dims, arguments.seeds)
     if arguments.exact_dims:
         exact_arithmetic(arguments.exact_dims)
+    if arguments.cost_dims:
+        spanning_proof_cost(arguments.cost_dims)
 
 
 if __name__ == "__main__":

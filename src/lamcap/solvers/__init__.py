@@ -168,8 +168,9 @@ def solve(
         :math:`\varepsilon \le 10^{-9}`) or ``"undecided"``.  An infeasible
         verdict carries one of two proofs, stated by ``result.proven``:
         *exact* when ``result.certificate.exact`` (no ``W`` recalls every
-        association, :math:`\gamma^* \le 0`; proven near the transition for
-        the supports the solvers find), otherwise only
+        association, :math:`\gamma^* \le 0`; the supports the solvers find
+        near the transition are proven so up to d = 32, not at d = 48 and 64,
+        docs/benchmarks.md), otherwise only
         :math:`\gamma^* \le \varepsilon` (no ``W`` has a minimum normalised
         margin above :math:`\varepsilon`).  With
         ``objective="max_margin"``, ``details`` also holds ``"relative_gap"``

@@ -50,8 +50,12 @@ Each bound is evaluated in float64 and inflated by 1 % (covering the rounding
 of its own evaluation, a relative :math:`10^{-12}` at these sizes).  Cost:
 :math:`O(kD^2 + D^3)` flops and :math:`4D^2` numbers (about 0.5 GB at
 :math:`d = 64`).  Near the transition the supports found by the solvers have
-exactly :math:`k = D + 1` constraints, and the proof has room to spare
-(``benchmarks/bench_verdicts.py`` prints :math:`\|\Delta y\|/\min y`).
+exactly :math:`k = D + 1` constraints up to :math:`d = 32`, and the proof has
+room to spare (:math:`\|\Delta y\|/\min y \le 2\times10^{-5}` measured;
+``benchmarks/bench_verdicts.py``).  At :math:`d = 48` and 64 Wolfe's exact
+stage declares the min-norm point zero with a corral a few points short of
+:math:`D + 1` (3 and 11 measured), which has no exact Farkas vector for
+generic data: those verdicts carry :math:`\gamma^* \le \varepsilon` only.
 
 **Exact rational arithmetic** (``k <=`` :data:`EXACT_MAX_SUPPORT`, any rank).
 Every float is an integer times a power of two, so after scaling the columns
