@@ -219,6 +219,16 @@ def _save_certificate(path: Path, result: Any) -> tuple[bool, str]:
     return True, f"certificate ({arrays['kind']}, {size} constraints) saved to {path}"
 
 
+def _margin_precision(result: Any, instance: Any) -> float:
+    """Proven bound on the rounding error of the printed margin (lamcap.solvers.certificates)."""
+    from lamcap.solvers.certificates import margin_error, product_with_error  # noqa: PLC0415
+
+    precision = margin_error(instance.d)
+    if isinstance(result.weights, tuple):
+        precision += product_with_error(*result.weights)[1]
+    return precision
+
+
 def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
     print(
         f"instance: d={instance.d} p={instance.p} n={instance.n} model={instance.model} "
@@ -228,7 +238,7 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
     print(f"proven: {result.proven}")
     print(
         f"min normalised margin: {result.min_margin:.6g} (dimensionless: {MARGIN_FORMULA}; "
-        "float64, accurate to 1e-12)"
+        f"float64, accurate to {_margin_precision(result, instance):.1e})"
     )
     if summary["objective"] == "max-margin" and summary["relative_gap"] is not None:
         reached = "reached" if summary["gap_reached"] else "NOT reached"
