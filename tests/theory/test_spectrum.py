@@ -16,7 +16,11 @@ from lamcap.theory.margin import max_margin
 from lamcap.theory.scores import score_law
 from lamcap.theory.spectrum import (
     _finite_size,
+    _finite_size_cdf,
+    _finite_size_density,
+    _FiniteSize,
     _fourth_moment,
+    _free_top_edge,
     _orthant_moments,
     _residual_moments,
     sample_singular_values,
@@ -403,5 +407,102 @@ def test_moment_broadcasts_over_kappa():
     ],
 )
 def test_finite_size_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def _angle_quadrature(law, upper, panels=64):
+    """Nodes and weights of composite Gauss-Legendre in s = s_top sin(t) on [0, upper]."""
+    top = math.sqrt(_free_top_edge(law))
+    nodes, weights = np.polynomial.legendre.leggauss(20)
+    edges = np.linspace(0.0, math.asin(min(upper / top, 1.0)), panels + 1)
+    half = 0.5 * np.diff(edges)
+    angles = (edges[:-1, None] + half[:, None] * (nodes + 1.0)).ravel()
+    return top * np.sin(angles), (half[:, None] * weights).ravel() * top * np.cos(angles)
+
+
+def _free_law(d, n, constrained, heterogeneity):
+    return _FiniteSize(d, n, d / n, 0.0, constrained, heterogeneity, math.nan)
+
+
+@pytest.mark.parametrize(("constrained", "heterogeneity"), [(1.0, 1.0), (0.97, 1.53), (0.5, 1.4)])
+def test_free_density_moments_against_closed_form(constrained, heterogeneity):
+    law = _free_law(32, 173, constrained, heterogeneity)
+    top = math.sqrt(_free_top_edge(law))
+    s, w = _angle_quadrature(law, top)
+    density = _finite_size_density(s, law)
+    moments = [float(np.sum(w * s**k * density)) for k in (0, 2, 4)]
+    # free product: E s^2 = 1 and E s^4 = 2 + lambda (r + eps), no 1/d terms
+    fourth = 2.0 + law.ratio * (heterogeneity - 1.0 + (1.0 - 2.0 * constrained) ** 2)
+    assert moments == pytest.approx([1.0, 1.0, fourth], abs=1e-10)
+    # the cdf (8 panels) against the density integrated on 64 panels
+    for upper in (0.5, 1.0, top):
+        s, w = _angle_quadrature(law, upper)
+        integral = float(np.sum(w * _finite_size_density(s, law)))
+        assert _finite_size_cdf(np.array([upper]), law)[0] == pytest.approx(integral, abs=1e-10)
+
+
+def _grid_distance(values, law):
+    """Largest gap between the pooled empirical cdf and the law's cdf on a grid of 60 points."""
+    pooled = np.sort(np.concatenate([v * math.sqrt(v.size / np.sum(v**2)) for v in values]))
+    grid = np.linspace(0.02, 2.4, 60)
+    empirical = np.searchsorted(pooled, grid) / pooled.size
+    return float(np.max(np.abs(_finite_size_cdf(grid, law) - empirical)))
+
+
+def _modelled_matrices(d, n, constrained, spread, draws, seed):
+    r"""W = A C E^T (I + b E E^T)^{-1}: C = (F F^T)^{1/2}, F F^T Wishart of ratio ``spread``."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(draws):
+        directions = rng.standard_normal((d, n)) / math.sqrt(d)
+        inputs = rng.standard_normal((d, n)) / math.sqrt(d)
+        weights = directions @ inputs.T
+        if spread:
+            factor = rng.standard_normal((n, round(n / spread))) / math.sqrt(n / spread)
+            eigenvalues, vectors = np.linalg.eigh(factor @ factor.T)
+            root = (vectors * np.sqrt(np.maximum(eigenvalues, 0.0))) @ vectors.T
+            weights = directions @ root @ inputs.T
+        if constrained < 1:
+            reaction = constrained / (1 - constrained) * d / n
+            weights = np.linalg.solve(np.eye(d) + reaction * inputs @ inputs.T, weights.T).T
+        values.append(np.linalg.svd(weights, compute_uv=False))
+    return values
+
+
+@pytest.mark.parametrize(("constrained", "spread"), [(1.0, 0.0), (0.75, 0.0), (0.75, 0.5)])
+def test_free_law_matches_the_modelled_random_matrix(constrained, spread):
+    # the three free factors of the finite-size density, sampled at d = 200, n = 1000
+    # (the grid distance is 0.003-0.005 there; 1/d effects are ~0.005)
+    d, n = 200, 1000
+    law = _free_law(d, n, constrained, 1.0 + spread)
+    values = _modelled_matrices(d, n, constrained, spread, 4, seed=4)
+    assert _grid_distance(values, law) < 0.012
+    # ... and a law with the reaction or the spread left out is told apart
+    wrong = _free_law(d, n, 1.0, 1.0 + spread) if constrained < 1 else _free_law(d, n, 0.5, 1.0)
+    assert _grid_distance(values, wrong) > 0.02
+
+
+def test_finite_size_density_tends_to_quarter_circle():
+    s = np.linspace(0.05, 1.95, 12)
+    near = singular_value_cdf(s, d=1024, p=round(0.95 * float(critical_p(1024))))
+    far = singular_value_cdf(s, d=16, p=59)
+    quarter = singular_value_cdf(s)
+    assert np.max(np.abs(near - quarter)) < 0.2 * np.max(np.abs(far - quarter))
+    assert np.max(np.abs(near - quarter)) < 0.01
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: singular_value_density(1.0, d=16), r"p must be given together with d"),
+        (lambda: singular_value_cdf(1.0, p=59), r"d must be given together with p"),
+        (lambda: singular_value_cdf(1.0, d=16, p=59, dps=20), r"dps must be None .*got 20"),
+        (lambda: singular_value_density(1.0, 0.5, d=16, p=59), r"kappa must be 1"),
+        (lambda: singular_value_density(np.nan, d=16, p=59), "s must not contain NaN"),
+        (lambda: singular_value_cdf(1.0, d=2000, p=59), r"d must be an integer in \[8, 1024\]"),
+    ],
+)
+def test_finite_size_density_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
