@@ -21,6 +21,7 @@ from lamcap.solvers.cutting_plane import CuttingPlaneOptions, _score_pass, solve
 from lamcap.solvers.feasibility_stage import (
     FeasibilityOptions,
     _Memory,
+    _smallest_first,
     lbfgs_direction,
     lowest_constraints,
     run_feasibility_stage,
@@ -147,6 +148,20 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: 
             input_norms[b] * np.sqrt(norms2[b, t] + norms2[b, rho])
         )
         assert levels[k] == pytest.approx(value, rel=1e-15)
+
+
+@pytest.mark.parametrize("kernel", [_smallest_first, _smallest_first.py_func])
+@pytest.mark.parametrize(("count", "keep"), [(50, 7), (50, 1), (50, 49), (6, 10), (0, 3)])
+def test_smallest_first_keeps_the_smallest_in_order(kernel, count: int, keep: int) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(count + keep)
+    values = rng.integers(0, 12, size=60).astype(float)  # many ties
+    labels = np.arange(60, dtype=np.int64)
+    original = values.copy()
+    kept = kernel(values, labels, count, keep)
+    assert kept == min(count, keep)
+    np.testing.assert_array_equal(values[:kept], np.sort(original[:count])[:kept])
+    np.testing.assert_array_equal(original[labels[:kept]], values[:kept])  # labels follow
+    assert sorted(labels[:count].tolist()) == list(range(count))  # a permutation
 
 
 def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:
