@@ -151,6 +151,15 @@ def _plot(ratios: list[ModelRatio], fits: dict[str, object], path: Path) -> None
             f"[{math.exp(low):.3f}, {math.exp(high):.3f}]"
         )
         ax.plot(grid, curve, color=colour, linestyle=line, label=label)
+    through = ratio_trend(ratios, "1/log p", through_one=True)
+    curve = np.exp(through.slope * trend_variable(grid, "1/log p"))
+    ax.plot(
+        grid,
+        curve,
+        color="0.4",
+        linestyle=":",
+        label=f"r → 1 like 1/log p (test p = {through.p_value:.3f})",
+    )
     ax.axhline(1.0, color="0.5", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xticks([8, 16, 32, 64, 128, 256, 512, 1024])
@@ -158,7 +167,7 @@ def _plot(ratios: list[ModelRatio], fits: dict[str, object], path: Path) -> None
     ax.set_xlabel("d")
     ax.set_ylabel(r"$p_c^{\mathrm{OP}} / p_c^{\mathrm{DP}}$")
     ax.set_title("Original vs decoupled problem: capacity ratio")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper right")
     fig.savefig(path, dpi=150)
     plt.close(fig)
 
