@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from scipy.optimize import nnls
 
-from lamcap.solvers.min_norm_point import CorralState, cholesky_in_place
+from lamcap.solvers.min_norm_point import (
+    CorralState,
+    _append_many,
+    _candidates,
+    cholesky_in_place,
+)
 
 
 def _points(d: int, n: int, per: int, shift: float, seed: int) -> tuple[np.ndarray, ...]:
@@ -37,7 +42,10 @@ CASES = [(3, 4, 3, 0.3), (4, 6, 5, 0.0), (5, 10, 4, 0.2), (6, 12, 6, 0.0), (8, 3
 
 @pytest.mark.parametrize(("d", "n", "per", "shift"), CASES)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_min_norm_point_matches_nnls(d: int, n: int, per: int, shift: float, seed: int) -> None:
+@pytest.mark.parametrize("batch", [1, 5])
+def test_min_norm_point_matches_nnls(
+    d: int, n: int, per: int, shift: float, seed: int, batch: int
+) -> None:
     directions, owners, inputs = _points(d, n, per, shift, seed)
     expected = _nnls_min_norm(_dense(directions, owners, inputs))
     state = CorralState.empty(capacity=4)  # grows on demand
@@ -45,7 +53,7 @@ def test_min_norm_point_matches_nnls(d: int, n: int, per: int, shift: float, see
     while status in ("iterations", "capacity"):
         if status == "capacity":
             state.grow(2 * state.factor.shape[0])
-        status = state.run(directions, owners, inputs, max_iterations=7)
+        status = state.run(directions, owners, inputs, max_iterations=7, batch=batch)
     point = state.point(directions, owners, inputs).ravel()
     np.testing.assert_allclose(point, expected, rtol=0, atol=1e-10)
     weights = state.convex_weights(directions.shape[0])
@@ -60,10 +68,11 @@ def test_min_norm_point_matches_nnls(d: int, n: int, per: int, shift: float, see
         assert levels.min() >= point @ point - 1e-10  # x is the max-margin direction
 
 
-def test_factor_stays_a_cholesky_factor_of_the_augmented_gram() -> None:
+@pytest.mark.parametrize("batch", [1, 8])
+def test_factor_stays_a_cholesky_factor_of_the_augmented_gram(batch: int) -> None:
     directions, owners, inputs = _points(6, 12, 6, 0.0, 3)
     state = CorralState.empty(capacity=40)
-    state.run(directions, owners, inputs, max_iterations=30)  # includes deletions
+    state.run(directions, owners, inputs, max_iterations=30, batch=batch)  # with deletions
     rows = _dense(directions, owners, inputs)[state.corral[: state.size]]
     augmented = 1.0 + rows @ rows.T
     factor = state.factor[: state.size, : state.size]
@@ -135,3 +144,38 @@ def test_blocked_cholesky_refuses_an_indefinite_matrix() -> None:
     matrix = np.diag([1.0, 1.0, 1.0, -1.0, 1.0])
     with pytest.raises(np.linalg.LinAlgError):
         cholesky_in_place(matrix, block=2)
+
+
+def test_block_append_kernel_matches_its_python_version_and_one_by_one_appends() -> None:
+    rng = np.random.default_rng(7)
+    points = rng.standard_normal((9, 12))
+    points[8] = 0.5 * points[2] + 0.5 * points[6]  # candidate 2 of 3: affinely dependent
+    augmented = 1.0 + points @ points.T
+    k = 6
+    factor = np.zeros((10, 10))
+    factor[:k, :k] = np.linalg.cholesky(augmented[:k, :k])
+    solved = np.zeros(10)
+    solved[:k] = np.linalg.solve(factor[:k, :k], np.ones(k))
+    cross = augmented[k:, :k].copy()
+    among = augmented[k:, k:].copy()
+    results = []
+    for kernel in (_append_many, _append_many.py_func):
+        f, z, accepted = factor.copy(), solved.copy(), np.empty(3, dtype=np.int64)
+        kept = kernel(f, z, k, cross, among, accepted)
+        results.append((kept, accepted[:kept].copy(), f, z))
+    (kept, accepted, f, z), (kept_py, accepted_py, f_py, z_py) = results
+    assert kept == kept_py == 2
+    assert accepted.tolist() == accepted_py.tolist() == [0, 1]
+    np.testing.assert_allclose(f[:8, :8], f_py[:8, :8], rtol=0, atol=1e-14)
+    members = [0, 1, 2, 3, 4, 5, 6, 7]
+    np.testing.assert_allclose(f[:8, :8] @ f[:8, :8].T, augmented[np.ix_(members, members)])
+    np.testing.assert_allclose(f[:8, :8] @ z[:8], 1.0)
+    np.testing.assert_allclose(z_py[:8], z[:8], rtol=0, atol=1e-14)
+
+
+def test_candidate_selection_matches_its_python_version() -> None:
+    levels = np.array([0.5, -1.0, 0.2, -3.0, 0.9, -2.0, 0.1])
+    member = np.array([False, False, False, True, False, False, False])
+    for kernel in (_candidates, _candidates.py_func):
+        chosen = kernel(levels, member, 0.3, 5, 4)
+        assert chosen.tolist() == [5, 1, 6, 2]  # best first, members and levels >= 0.3 skipped

@@ -131,8 +131,8 @@ def test_max_margin_matches_highs_qp_at_a_tight_tolerance(model: str) -> None:
     assert result.details["raw_min_margin"] == pytest.approx(margin, rel=1e-12)
 
 
-@pytest.mark.parametrize("exact", ["wolfe", "nnls"])
-def test_exact_stages_reach_the_same_optimum(exact: str) -> None:
+@pytest.mark.parametrize(("exact", "batch"), [("wolfe", 1), ("wolfe", 64), ("nnls", None)])
+def test_exact_stages_reach_the_same_optimum(exact: str, batch: int | None) -> None:
     instance = make_instance(10, 26, seed=1)
     reference = _nnls_reference(_rows(instance), 1.0)
     result = solve_cutting_plane(
@@ -141,7 +141,7 @@ def test_exact_stages_reach_the_same_optimum(exact: str) -> None:
         margin=1.0,
         max_seconds=None,
         seed=0,
-        options=CuttingPlaneOptions(first_order_rounds=2, exact=exact),
+        options=CuttingPlaneOptions(first_order_rounds=2, exact=exact, wolfe_batch=batch),
         objective="max_margin",
         tolerance=1e-8,
     )
