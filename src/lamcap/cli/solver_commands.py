@@ -229,6 +229,12 @@ def _margin_precision(result: Any, instance: Any) -> float:
     return precision
 
 
+def _raw_precision(result: Any, instance: Any) -> float:
+    """Relative rounding bound of the smallest raw margin: 2 sqrt(2) (d + 2) 2^-53 / gamma."""
+    dimension = int(instance.d)
+    return 2.0 * math.sqrt(2.0) * (dimension + 2) * 2.0**-53 / float(result.min_margin)
+
+
 def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
     print(
         f"instance: d={instance.d} p={instance.p} n={instance.n} model={instance.model} "
@@ -245,7 +251,7 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
         print(
             f"max-margin W: ||W||_F = {summary['frobenius_norm']:.10g}, smallest raw margin "
             f"min (u_t - u_rho)^T W e_mu = {summary['raw_min_margin']:.10g} (the requested "
-            "--margin, to about 1e-12 relative)"
+            f"--margin; float64, relative error <= {_raw_precision(result, instance):.0e})"
         )
         print(
             f"relative gap: {summary['relative_gap']:.3g} = (P - D)/P with P = ||W||_F^2/2 "
@@ -257,7 +263,7 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
             f"certificate: {summary['certificate_size']} constraints, no W has a normalised "
             f"margin above {summary['certificate_bound']:.3g}"
         )
-    print(f"iterations: {result.iterations} ({result.method} rounds)")
+    print(f"iterations: {result.iterations} (as counted by method {result.method})")
     print(f"seconds: {result.seconds:.3f} (wall clock, {result.method})")
 
 
