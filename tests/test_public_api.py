@@ -27,7 +27,9 @@ import lamcap
 EXPORTS: dict[str, str] = dict(lamcap._EXPORTS)
 SRC = Path(lamcap.__file__).resolve().parent.parent
 FORMULA_LAYERS = ("lamcap.theory", "lamcap.geometry")
-REPO = SRC.parent
+#: The checkout holding this test file (not the installed package's folder, which a
+#: non-editable install puts in site-packages).
+REPO = Path(__file__).resolve().parent.parent
 #: A reference: an arXiv identifier or a theory page of the documentation.
 _REFERENCE = re.compile(r"arXiv:\d{4}\.\d{4,5}|docs/theory/[a-z_-]+\.md")
 _SECTION = re.compile(r"^(?P<title>[A-Z][A-Za-z ]+)\n-{3,}\s*$", re.MULTILINE)
