@@ -9,6 +9,12 @@ never built; only a *working set* :math:`S` of constraints is stored
 
 Algorithm
 ---------
+0. **Feasibility first** (``objective="feasible"``, the default;
+   :mod:`lamcap.solvers.feasibility_stage`): L-BFGS on a log-sum-exp margin
+   loss over a working set grown by score passes looks for any ``W`` that
+   recalls everything; a ``W`` its full pass accepts ends the run (after
+   :func:`~lamcap.solvers.result.build_result` re-verifies it), otherwise the
+   stages below run as they would without it, from the same first pass.
 1. **Score pass** (:func:`_score_pass`): all scores :math:`U_\mu W e_\mu` by
    matrix products, block by block (outputs regenerated on demand for large
    decoupled instances); gives the minimum normalised margin (a certified lower
