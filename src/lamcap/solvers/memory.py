@@ -6,15 +6,18 @@ corral never exceeds :math:`d^2 + 1`), so at its largest
 
 .. math::
 
-    M_\text{Wolfe} = 8\,\max\big(5 k_0^2,\ \tfrac54 C^2\big)
+    M_\text{Wolfe} = 8\,\max\big(k_0^2 + 3 b k_0,\ \tfrac54 C^2\big)
     + 8\,|S|\,(d + 2) + np \ \text{bytes},
 
-where :math:`k_0 = \min(C, \max(|S| + 1, 64))` is the first capacity: the
-warm start (:meth:`~lamcap.solvers.min_norm_point.CorralState.from_weights`)
-forms the :math:`k_0^2` augmented Gram matrix from two Gram products and
-their product, and factorises it next to the state's own factor (at most
-five :math:`k_0^2` arrays at once); a later doubling of the factor keeps the
-old one alive while it copies (:math:`C^2 + C^2/4`).  The rest is the working
+where :math:`k_0 = \min(C, \max(|S| + 1, 64))` is the first capacity and
+:math:`b = \min(k_0, 2048)` the Cholesky block
+(:data:`~lamcap.solvers.min_norm_point.CHOLESKY_BLOCK`): the warm start
+(:meth:`~lamcap.solvers.min_norm_point.CorralState.from_weights`) builds the
+augmented Gram matrix in the factor's own storage and factorises it in place
+(:func:`~lamcap.solvers.min_norm_point.cholesky_in_place`), with block-row
+temporaries of at most three :math:`b \times k_0` arrays; a later doubling
+of the factor keeps the old one alive while it copies
+(:math:`C^2 + C^2/4`).  The rest is the working
 set (:math:`|S| \times d` directions, levels, weights) and the ``n x p``
 membership mask.  NNLS and HiGHS hold the dense rows, :math:`8 |S| d^2`
 bytes, about three times over (the rows, the stacked system and the
@@ -28,9 +31,11 @@ from __future__ import annotations
 
 import os
 
+from lamcap.solvers.min_norm_point import CHOLESKY_BLOCK
+
 __all__ = ["available_memory", "exact_stage_bytes"]
 
-_WARM_START_ARRAYS = 5
+_WARM_START_PANELS = 3
 _GROWTH_FACTOR = 1.25
 _DENSE_COPIES = 3
 
@@ -60,7 +65,8 @@ def exact_stage_bytes(d: int, working_set: int, exact: str, n: int = 0, p: int =
     if exact == "wolfe":
         capacity = d * d + 2
         first = min(capacity, max(working_set + 1, 64))
-        factor = max(_WARM_START_ARRAYS * first * first, _GROWTH_FACTOR * capacity * capacity)
+        panel = _WARM_START_PANELS * min(first, CHOLESKY_BLOCK) * first
+        factor = max(first * first + panel, _GROWTH_FACTOR * capacity * capacity)
         return int(8 * factor) + arrays
     return _DENSE_COPIES * 8 * working_set * d * d + arrays
 
