@@ -417,9 +417,9 @@ def _register_reproduce(subparsers: Any) -> None:
         help="theory tables, sweeps, figures and a report judging every claim",
         description="Reproduce the claims of arXiv:2605.10795: theory tables, adaptive "
         "sweeps, solutions near capacity, the figures and report.md, where every claim has a "
-        "finite-size prediction, a measurement with its 95%% interval, a test and a verdict "
+        "finite-size prediction, a measurement with its 95% interval, a test and a verdict "
         "(consistent / inconsistent / not tested; Holm's rule keeps the chance of any false "
-        "'inconsistent' in a run at 5%%).  Progress goes to stderr (a bar per stage on a "
+        "'inconsistent' in a run at 5%).  Progress goes to stderr (a bar per stage on a "
         "terminal, plain lines otherwise); --quiet hides it, never the result.",
         epilog="Runtime of --quick: measured and stated in docs/howto/reproduce.md "
         "(section 'Runtime'); each report records its own.",
