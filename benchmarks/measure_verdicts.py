@@ -40,6 +40,8 @@ def _merge(results: list[CalibrationResult]) -> CalibrationResult:
         total.tested += result.tested
         for claim, count in result.rejections.items():
             total.rejections[claim] = total.rejections.get(claim, 0) + count
+        for claim, count in result.tail.items():
+            total.tail[claim] = total.tail.get(claim, 0) + count
     return total
 
 
@@ -84,14 +86,27 @@ def main() -> None:
         f"{100 * total.uncorrected_false_runs / total.runs:.1f}% "
         f"[{100 * low_u:.1f}%, {100 * high_u:.1f}%] |"
     )
-    print("\n| claim | rejected at 5% (uncorrected) | rate [95% Wilson interval] |")
-    print("| --- | --- | --- |")
+    tests = sum(total.tested)
+    for name, counts, level in (
+        ("p < 5%", total.rejections, "5%"),
+        ("p <= 5%/k (Holm's first threshold)", total.tail, "5%/k"),
+    ):
+        hits = sum(counts.values())
+        nominal = 0.05 if level == "5%" else total.runs * 0.05 / tests
+        h_low, h_high = (float(v) for v in wilson_interval(hits, tests))
+        print(
+            f"\npooled over all {tests} tests: {hits} with {name}, "
+            f"{100 * hits / tests:.2f}% [{100 * h_low:.2f}%, {100 * h_high:.2f}%] "
+            f"(valid p-values: at most {100 * nominal:.2f}%)"
+        )
+    print("\n| claim | p < 5% (uncorrected) | rate [95% Wilson interval] | p <= 5%/k |")
+    print("| --- | --- | --- | --- |")
     for claim in sorted(total.rejections, key=lambda c: -total.rejections[c]):
         count = total.rejections[claim]
         c_low, c_high = (float(v) for v in wilson_interval(count, total.runs))
         print(
             f"| {claim} | {count} | {100 * count / total.runs:.1f}% "
-            f"[{100 * c_low:.1f}%, {100 * c_high:.1f}%] |"
+            f"[{100 * c_low:.1f}%, {100 * c_high:.1f}%] | {total.tail.get(claim, 0)} |"
         )
     print(f"\n{time.perf_counter() - started:.0f} s")
 

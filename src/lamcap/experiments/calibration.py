@@ -179,6 +179,8 @@ class CalibrationResult:
     tested: list[int] = field(default_factory=list)
     rejections: dict[str, int] = field(default_factory=dict)
     """Per tested claim: runs in which its own p-value was below 5% (no correction)."""
+    tail: dict[str, int] = field(default_factory=dict)
+    """Per tested claim: runs in which its p-value was at most 5% / (claims tested in the run)."""
 
     def interval(self, uncorrected: bool = False) -> tuple[float, float]:
         """95% Wilson interval of the whole-run false-"inconsistent" rate."""
@@ -202,4 +204,6 @@ def false_inconsistent_rate(
         for claim in tested:
             rejected = int(claim.p_value < LEVEL)
             outcome.rejections[claim.claim] = outcome.rejections.get(claim.claim, 0) + rejected
+            extreme = int(claim.p_value <= LEVEL / len(tested))
+            outcome.tail[claim.claim] = outcome.tail.get(claim.claim, 0) + extreme
     return outcome
