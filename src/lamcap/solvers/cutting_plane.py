@@ -72,10 +72,12 @@ min-norm point (convex weights :math:`\beta`, dual point
 :math:`\min \tfrac12\|W\|_F^2` s.t. :math:`\langle W, A_i\rangle \ge 1`, every
 full pass makes its iterate a primal point (scaled to smallest raw margin 1),
 and column generation ends when the gap between the best two is small
-(:mod:`lamcap.solvers.optimality`).  Measured (``benchmarks/bench_solvers.py
---objective max-margin``, machine shared, load 9-15 on 2 cores): d = 32 at
-0.95 p_c in 2.5-6.4 s, d = 64 at 0.95 p_c in 114-143 s (44-54 s of CPU), the
-first-order stage alone short of a 1e-4 gap after 300 s there.
+(:mod:`lamcap.solvers.optimality`).  The exact stage adds up to
+``wolfe_batch`` points per Wolfe major cycle.  Measured
+(``benchmarks/bench_solvers.py --objective max-margin``, docs/benchmarks.md;
+2 cores, load 1-7): d = 32 at 0.95 p_c in 1.9-3.0 s, d = 64 at 0.95 p_c in
+22-33 s (the first-order stage alone needs 250 s or more there), d = 128 at
+0.9 p_c in 342-364 s.
 """
 
 from __future__ import annotations
