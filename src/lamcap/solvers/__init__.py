@@ -177,8 +177,13 @@ def solve(
         (recomputed from the instance on all :math:`n(p-1)` constraints),
         ``"gap_reached"``, ``"dual"``, ``"dual_value"`` :math:`D`,
         ``"primal_value"`` :math:`P`, ``"primal_norm"`` :math:`\|W\|_F` and
-        ``"raw_min_margin"`` (``margin`` up to rounding, about
-        :math:`10^{-12}` relative).  An infeasible instance gets
+        ``"raw_min_margin"`` (``margin`` up to rounding, relative error at
+        most :math:`2\sqrt2(d+2)2^{-53}/\gamma` with :math:`\gamma` the
+        normalised margin).  Everything the gap rests on is stored and
+        re-checkable from the instance alone:
+        ``lamcap.solvers.optimality.optimality_gap(instance, result.weights,
+        result.details["dual"])`` recomputes :math:`P` (a full pass) and
+        :math:`D` (from the dual weights).  An infeasible instance gets
         ``"infeasible"`` with its certificate, as for the default objective.
 
     Examples

@@ -41,10 +41,11 @@ convexity of :math:`\tfrac12\|W\|^2`,
 
 Precision: :math:`D` and :math:`P` are float64 sums and dot products; the
 raw margins are accurate to :math:`2(d+2)\,2^{-53}(\|u_t\| + \|u_\rho\|)
-\|W\|_F\|e_\mu\|` (:mod:`lamcap.solvers.certificates`), so :math:`r`, hence
-:math:`P`, is accurate to about :math:`10^{-11}` relative when the normalised
-margin :math:`r/\|W\|_F` exceeds :math:`10^{-3}` and :math:`d \le 1000`;
-:math:`g` is accurate to about that absolute.
+\|W\|_F\|e_\mu\|` (:mod:`lamcap.solvers.certificates`), so :math:`r` has
+relative error at most :math:`2\sqrt2(d+2)\,2^{-53}/\gamma`, with
+:math:`\gamma` the smallest *normalised* margin of :math:`W` (about
+:math:`10^{-11}` at d = 128 near capacity, :math:`\gamma \approx 5\cdot10^{-3}`);
+:math:`P` has twice that, and :math:`g` is accurate to about that absolute.
 """
 
 from __future__ import annotations
