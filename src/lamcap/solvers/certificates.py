@@ -121,6 +121,7 @@ __all__ = [
     "min_margin",
     "product_with_error",
     "running_minimum",
+    "weighted_constraint_sum",
     "weights_matrix",
 ]
 
@@ -627,6 +628,48 @@ def checked_certificate_arrays(
     return associations.astype(np.int64), competitors.astype(np.int64), alpha
 
 
+def weighted_constraint_sum(
+    instance: Instance,
+    associations: NDArray[np.int64],
+    competitors: NDArray[np.int64],
+    weights: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    r"""The weighted sum of raw constraint matrices, and the rows it was built from.
+
+    .. math::
+
+        \sum_i w_i (u_{t(\mu_i)} - u_{\rho_i}) e_{\mu_i}^\top
+        = \sum_\mu \Big(\sum_{i:\,\mu_i = \mu} w_i (u_t - u_{\rho_i})\Big) e_\mu^\top,
+
+    grouped by association so that only the outputs of the associations named
+    are generated (cost :math:`O(kd + n_S p d + n_S d^2)`).  The Farkas bound
+    (:func:`certificate_bound`) and the max-margin dual value
+    (:func:`lamcap.solvers.optimality.dual_value`) are both built on it.  Indices
+    must already be checked.
+
+    Returns
+    -------
+    combination : ndarray, shape (d, d)
+    target_rows, competitor_rows : ndarray, shape (k, d)
+        :math:`u_{t(\mu_i)}` and :math:`u_{\rho_i}` of each constraint.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(3, 4, n=2, seed=0)
+    >>> combination, targets, rivals = weighted_constraint_sum(
+    ...     instance, np.array([1]), np.array([2]), np.array([2.0]))
+    >>> outer = 2.0 * np.outer(targets[0] - rivals[0], instance.inputs[1])
+    >>> bool(np.allclose(combination, outer))
+    True
+    """
+    used, position = np.unique(associations, return_inverse=True)
+    target_rows, competitor_rows = instance.constraint_outputs(associations, competitors)
+    columns = np.zeros((used.size, instance.d))
+    np.add.at(columns, position, weights[:, None] * (target_rows - competitor_rows))
+    return columns.T @ instance.inputs[used], target_rows, competitor_rows
+
+
 def certificate_bound(instance: Instance, certificate: FarkasCertificate) -> float:
     r"""Recompute the margin bound :math:`\varepsilon` proved by a Farkas certificate.
 
@@ -658,13 +701,9 @@ def certificate_bound(instance: Instance, certificate: FarkasCertificate) -> flo
     if alpha.size == 0 or not np.any(alpha > 0):
         return math.inf
     alpha = alpha / alpha.max()
-    used = np.unique(associations)
-    position = np.searchsorted(used, associations)
-    target_rows, competitor_rows = instance.constraint_outputs(associations, competitors)
-    differences = target_rows - competitor_rows
-    directions = np.zeros((used.size, instance.d))
-    np.add.at(directions, position, alpha[:, None] * differences)
-    residual = directions.T @ instance.inputs[used]
+    residual, target_rows, competitor_rows = weighted_constraint_sum(
+        instance, associations, competitors, alpha
+    )
     input_norms = np.linalg.norm(instance.inputs[associations], axis=1)
     output_scale = np.sqrt(
         np.einsum("kd,kd->k", target_rows, target_rows)

@@ -58,7 +58,7 @@ from numpy.typing import NDArray
 
 from lamcap._validation import check_finite_array, check_real
 from lamcap.problems import Instance, check_instance
-from lamcap.solvers.certificates import weights_matrix
+from lamcap.solvers.certificates import weighted_constraint_sum, weights_matrix
 from lamcap.solvers.two_layer import raw_min_margin
 
 __all__ = [
@@ -175,11 +175,7 @@ def dual_value(instance: Instance, dual: MarginDual) -> float:
     y = np.asarray(dual.y, dtype=np.float64)
     if y.size == 0:
         return 0.0
-    used, position = np.unique(associations, return_inverse=True)
-    target_rows, competitor_rows = instance.constraint_outputs(associations, competitors)
-    columns = np.zeros((used.size, instance.d))
-    np.add.at(columns, position, y[:, None] * (target_rows - competitor_rows))
-    combination = columns.T @ instance.inputs[used]
+    combination, _, _ = weighted_constraint_sum(instance, associations, competitors, y)
     return margin * float(y.sum()) - 0.5 * float(np.sum(combination * combination))
 
 
