@@ -34,6 +34,7 @@ import numpy as np
 
 from lamcap import critical_p
 from lamcap.experiments.analysis import cell_data
+from lamcap.experiments.fitting import Trend
 from lamcap.experiments.model_comparison import (
     ModelRatio,
     constant_ratio,
@@ -59,12 +60,12 @@ def _merged_cells(databases: list[str]) -> dict:
     return cells
 
 
-def _write_transitions(cells: dict, path: Path) -> None:
+def _write_transitions(cells: dict, fits: dict, path: Path) -> None:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["d", "model", "p_c", "p_c_low", "p_c_high", "instances"])
         for cell, data in sorted(cells.items(), key=lambda item: (item[0].d, item[0].model)):
-            fit = data.fit()
+            fit = fits[cell]
             if fit is None:
                 continue
             instances = int(data.decided.sum() + data.undecided.sum())
@@ -82,15 +83,15 @@ def _write_ratios(ratios: list[ModelRatio], path: Path) -> None:
             )
 
 
-def _markdown(cells: dict, ratios: list[ModelRatio]) -> None:
+def _markdown(fits: dict, ratios: list[ModelRatio]) -> None:
     """The table of docs/measurements/op_vs_dp.md."""
-    fits = {(cell.d, cell.model): data.fit() for cell, data in cells.items()}
+    by_model = {(cell.d, cell.model): fit for cell, fit in fits.items()}
     print(
         "| d | DP p_c [95% CI] | OP p_c [95% CI] | `critical_p(d)` | OP/DP [95% CI] | instances |"
     )
     print("|---|---|---|---|---|---|")
     for r in ratios:
-        dp, op = fits[(r.cell.d, "decoupled")], fits[(r.cell.d, "original")]
+        dp, op = by_model[(r.cell.d, "decoupled")], by_model[(r.cell.d, "original")]
         print(
             f"| {r.cell.d} | {dp.p_c:.2f} [{dp.low:.2f}, {dp.high:.2f}] "
             f"| {op.p_c:.2f} [{op.low:.2f}, {op.high:.2f}] "
@@ -99,8 +100,9 @@ def _markdown(cells: dict, ratios: list[ModelRatio]) -> None:
         )
 
 
-def _report(ratios: list[ModelRatio]) -> dict[str, object]:
-    fits: dict[str, object] = {}
+def _report(ratios: list[ModelRatio]) -> dict[tuple[str, bool], Trend]:
+    """Print every law's fit; return the trends keyed by (abscissa, forced through 1)."""
+    trends: dict[tuple[str, bool], Trend] = {}
     for variable in ("1/d", "1/log p"):
         trend = ratio_trend(ratios, variable)
         low, high = trend.intercept_interval()
@@ -110,13 +112,13 @@ def _report(ratios: list[ModelRatio]) -> dict[str, object]:
             f"+- {trend.slope_error:.3f}, chi2/dof = {trend.chi2:.2f}/{trend.dof} "
             f"(p = {trend.p_value:.2f})"
         )
-        fits[variable] = trend
         through = ratio_trend(ratios, variable, through_one=True)
         print(
             f"log r = a x (ratio -> 1 like x = {variable}): a = {through.slope:.3f} "
             f"+- {through.slope_error:.3f}, chi2/dof = {through.chi2:.2f}/{through.dof} "
             f"(p = {through.p_value:.4f})"
         )
+        trends[variable, False], trends[variable, True] = trend, through
     constant = constant_ratio(ratios)
     level = math.exp(constant.slope)
     print(
@@ -129,11 +131,10 @@ def _report(ratios: list[ModelRatio]) -> dict[str, object]:
             f"log r = A d^-b: A = {law.amplitude:.4f} +- {law.amplitude_error:.4f}, "
             f"b = {law.exponent:.3f} +- {law.exponent_error:.3f}, chi2/dof = {law.chi2:.2f}/{law.dof}"
         )
-        fits["power"] = law
-    return fits
+    return trends
 
 
-def _plot(ratios: list[ModelRatio], fits: dict[str, object], path: Path) -> None:
+def _plot(ratios: list[ModelRatio], trends: dict[tuple[str, bool], Trend], path: Path) -> None:
     d = np.array([r.cell.d for r in ratios], dtype=np.float64)
     ratio = np.array([r.ratio for r in ratios])
     errors = np.array([[r.ratio - r.low for r in ratios], [r.high - r.ratio for r in ratios]])
@@ -142,16 +143,16 @@ def _plot(ratios: list[ModelRatio], fits: dict[str, object], path: Path) -> None
     grid = np.unique(np.round(np.geomspace(d.min() - 1, 1024, 400)).astype(np.int64))
     styles = {"1/d": ("C0", "--"), "1/log p": ("C1", "-.")}
     for variable, (colour, line) in styles.items():
-        trend = fits[variable]
+        trend = trends[variable, False]
         x = trend_variable(grid, variable)
-        curve = np.exp(trend.intercept + trend.slope * x)  # type: ignore[attr-defined]
-        low, high = trend.intercept_interval()  # type: ignore[attr-defined]
+        curve = np.exp(trend.intercept + trend.slope * x)
+        low, high = trend.intercept_interval()
         label = (
-            f"fit in {variable}: r(∞) = {math.exp(trend.intercept):.3f} "  # type: ignore[attr-defined]
+            f"fit in {variable}: r(∞) = {math.exp(trend.intercept):.3f} "
             f"[{math.exp(low):.3f}, {math.exp(high):.3f}]"
         )
         ax.plot(grid, curve, color=colour, linestyle=line, label=label)
-    through = ratio_trend(ratios, "1/log p", through_one=True)
+    through = trends["1/log p", True]
     curve = np.exp(through.slope * trend_variable(grid, "1/log p"))
     ax.plot(
         grid,
@@ -178,13 +179,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=DOCS, help="folder for the CSVs and the plot")
     arguments = parser.parse_args()
     cells = _merged_cells(arguments.databases)
+    fits = {cell: data.fit() for cell, data in cells.items()}  # one fit per cell
     arguments.out.mkdir(parents=True, exist_ok=True)
-    _write_transitions(cells, arguments.out / "op_vs_dp.csv")
+    _write_transitions(cells, fits, arguments.out / "op_vs_dp.csv")
     ratios = model_ratios(cells)
     _write_ratios(ratios, arguments.out / "op_vs_dp_ratio.csv")
-    _markdown(cells, ratios)
-    fits = _report(ratios)
-    _plot(ratios, fits, arguments.out / "op_vs_dp.png")
+    _markdown(fits, ratios)
+    trends = _report(ratios)
+    _plot(ratios, trends, arguments.out / "op_vs_dp.png")
 
 
 if __name__ == "__main__":
