@@ -1,0 +1,119 @@
+"""The array contract of the theory layer: broadcasting in, ``numpy.float64`` or arrays out.
+
+Every public theory function follows one convention (stated for users in
+docs/howto/precision.md, "The array contract"):
+
+* all numeric arguments broadcast together under numpy's rules;
+* float64 route: a ``numpy.float64`` when every numeric argument is a scalar
+  (Python number, numpy scalar or 0-d array), otherwise a float64 ``ndarray`` of
+  the broadcast shape (:func:`float_result`);
+* ``dps=`` route: an ``mpmath.mpf`` for scalars, otherwise an object array of
+  ``mpf`` of the broadcast shape, every element evaluated with the guard digits of
+  :mod:`lamcap.theory._precision` (:func:`elementwise` with ``dps``).
+
+:func:`elementwise` turns a function of scalars into one that follows the
+contract; vectorised code only needs :func:`float_result` on its output.
+
+Examples
+--------
+>>> float_result(np.array(0.5)), float_result([0.5])
+(np.float64(0.5), array([0.5]))
+>>> elementwise(lambda a, b: a * b, 2, [1.5, 2.5])
+array([3., 5.])
+>>> type(elementwise(lambda a, b: a * b, 2, 1.5)).__name__
+'float64'
+>>> import mpmath
+>>> print(mpmath.nstr(elementwise(lambda a: mpmath.mpf(a) / 3, 1, dps=20), 20))
+0.33333333333333333333
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap.theory._precision import guarded, rounded
+
+__all__ = ["broadcast", "elementwise", "float_result", "is_scalar", "mp_result"]
+
+
+def is_scalar(*values: Any) -> bool:
+    """True if every value is a scalar: a Python or numpy number, an ``mpf`` or a 0-d array."""
+    return all(np.ndim(value) == 0 for value in values)
+
+
+def float_result(values: ArrayLike) -> Any:
+    """``values`` as float64: a ``numpy.float64`` if 0-d, else a float64 ``ndarray``.
+
+    The shape of ``values`` must already be the broadcast shape of the arguments.
+    """
+    array = np.asarray(values, dtype=np.float64)
+    return array[()] if array.ndim == 0 else array
+
+
+def mp_result(values: ArrayLike) -> Any:
+    """An object array of ``mpf``: its element if 0-d, else the array itself."""
+    array = np.asarray(values, dtype=object)
+    return array[()] if array.ndim == 0 else array
+
+
+def broadcast(*values: ArrayLike) -> tuple[NDArray[Any], ...]:
+    """The arguments as arrays broadcast to one shape, each keeping its dtype.
+
+    Python integers beyond int64 and ``mpf`` values stay exact (object arrays).
+    Raises ``ValueError`` naming the shapes when they do not broadcast.
+    """
+    arrays = [_as_array(value) for value in values]
+    try:
+        return tuple(np.broadcast_arrays(*arrays))
+    except ValueError:
+        shapes = ", ".join(str(array.shape) for array in arrays)
+        msg = f"the arguments must broadcast to one shape, got shapes {shapes}"
+        raise ValueError(msg) from None
+
+
+def _as_array(value: ArrayLike) -> NDArray[Any]:
+    """``np.asarray``, but an object array where a float64 or int64 one would lose digits."""
+    try:
+        array = np.asarray(value)
+    except OverflowError:  # Python ints beyond int64
+        return np.asarray(value, dtype=object)
+    if array.dtype.kind in "biuf" or array.dtype == object:
+        return array
+    return np.asarray(value, dtype=object)
+
+
+def elementwise(function: Callable[..., Any], *values: ArrayLike, dps: int | None = None) -> Any:
+    """``function`` on every element of the broadcast ``values``, under the contract.
+
+    ``function`` receives Python scalars (``int``, ``float``, or ``mpf`` and ``int``
+    where the input held them).  Without ``dps`` its results are collected as
+    float64 (:func:`float_result`); with ``dps`` every call runs with guard digits
+    and is rounded to ``dps`` digits (:mod:`lamcap.theory._precision`), collected
+    by :func:`mp_result`.
+    """
+    arrays = broadcast(*values)
+    shape = arrays[0].shape if arrays else ()
+    flat = [array.ravel() for array in arrays]
+    results: list[Any] = []
+    for index in range(int(np.prod(shape, dtype=np.int64))):
+        arguments = [_python_scalar(column[index]) for column in flat]
+        if dps is None:
+            results.append(float(function(*arguments)))
+        else:
+            with guarded(dps):
+                exact = function(*arguments)
+            results.append(rounded(exact, dps))
+    if dps is None:
+        return float_result(np.array(results, dtype=np.float64).reshape(shape))
+    out = np.empty(len(results), dtype=object)
+    out[:] = results
+    return mp_result(out.reshape(shape))
+
+
+def _python_scalar(value: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds; other values unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
