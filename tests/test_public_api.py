@@ -102,6 +102,13 @@ def test_version_matches_the_package_metadata() -> None:
     assert lamcap.__version__ == version("lamcap")
 
 
+def test_citation_file_states_the_package_version() -> None:
+    """CITATION.cff cannot read ``__version__``; a release must bump both."""
+    citation = (REPO / "CITATION.cff").read_text(encoding="utf-8")
+    versions = re.findall(r"^version:\s*\"?([^\s\"]+)", citation, flags=re.MULTILINE)
+    assert versions == [lamcap.__version__]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_name_resolves_to_its_declared_module(name: str) -> None:
     value = getattr(lamcap, name)
@@ -187,18 +194,24 @@ def test_documented_constants_have_their_theoretical_values() -> None:
 
 # ----------------------------------------------------------------------- layering
 
+_ABOVE_THEORY = (
+    "lamcap.problems",
+    "lamcap.solvers",
+    "lamcap.empirical",
+    "lamcap.experiments",
+    "lamcap.cli",
+)
+
+# Each layer and the layers it must not import (docs/architecture.md, "Layers").
 FORBIDDEN_IMPORTS = {
-    "lamcap.theory": ("lamcap.problems", "lamcap.solvers", "lamcap.experiments"),
-    "lamcap.solvers": ("lamcap.theory", "lamcap.experiments"),
-    "lamcap.problems": ("lamcap.theory", "lamcap.solvers", "lamcap.experiments"),
-    "lamcap.geometry": ("lamcap.theory", "lamcap.problems", "lamcap.solvers", "lamcap.experiments"),
-    "lamcap._cone_kernel": (
-        "lamcap.theory",
-        "lamcap.problems",
-        "lamcap.solvers",
-        "lamcap.experiments",
-        "lamcap.geometry",
-    ),
+    "lamcap.symbolic": ("lamcap.theory", "lamcap.geometry", "lamcap._cone_kernel", *_ABOVE_THEORY),
+    "lamcap._cone_kernel": ("lamcap.theory", "lamcap.geometry", "lamcap.symbolic", *_ABOVE_THEORY),
+    "lamcap.geometry": ("lamcap.theory", "lamcap.symbolic", *_ABOVE_THEORY),
+    "lamcap.theory": _ABOVE_THEORY,
+    "lamcap.problems": ("lamcap.theory", *_ABOVE_THEORY[1:]),
+    "lamcap.solvers": ("lamcap.theory", "lamcap.empirical", "lamcap.experiments", "lamcap.cli"),
+    "lamcap.empirical": ("lamcap.problems", "lamcap.solvers", "lamcap.experiments", "lamcap.cli"),
+    "lamcap.experiments": ("lamcap.cli",),
 }
 
 

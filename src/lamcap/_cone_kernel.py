@@ -2,7 +2,7 @@ r"""The kernel of the recall cone: active-set rule, projection, top order statis
 
 Every layer that works with the cone :math:`K_m = \{\lambda : \lambda_t \ge
 \lambda_\rho + m\ \forall \rho \ne t\}` takes these four pieces from here
-(:mod:`lamcap.geometry`, :mod:`lamcap.theory` and :mod:`lamcap.symbolic.tables`);
+(:mod:`lamcap.geometry`, :mod:`lamcap.theory` and :mod:`lamcap.experiments.derivation_tables`);
 nothing else writes them out again.  See docs/theory/cone.md and arXiv:2605.10795.
 
 * **Active-set rule.**  With the shifted competitors :math:`y_\rho = g_\rho + m`

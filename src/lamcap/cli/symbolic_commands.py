@@ -107,7 +107,7 @@ def run_tables(arguments: argparse.Namespace) -> int:
     if destinations is None:
         return _nowhere(arguments.check)
     out, code = destinations
-    from lamcap.symbolic import tables  # noqa: PLC0415 (sympy only when the command runs)
+    from lamcap.experiments import derivation_tables as tables  # noqa: PLC0415 (sympy only when the command runs)
 
     topics = arguments.topic or list(TOPICS)
     pages = _build(tables, topics, progress=not arguments.quiet)

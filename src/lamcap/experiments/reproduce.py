@@ -2,7 +2,7 @@ r"""``lamcap reproduce``: theory tables, sweeps, solutions, figures and a judged
 
 Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
 
-* ``tables/`` — the derivation tables of :mod:`lamcap.symbolic.tables`
+* ``tables/`` — the derivation tables of :mod:`lamcap.experiments.derivation_tables`
   (``lamcap tables``), built on a worker while the sweeps run;
 * ``results.sqlite`` — every solved instance of the sweeps (rerunning resumes);
 * ``figures/`` — figures 1–5 (PNG + PDF) and ``mechanism_samples.npz``;
@@ -190,7 +190,7 @@ def _staged(name: str, what: str, enabled: bool, function: Callable[[], _T]) -> 
 
 def build_tables() -> dict[str, str]:
     """The derivation pages of ``lamcap tables`` (sympy; runs on a worker)."""
-    from lamcap.symbolic import tables  # noqa: PLC0415
+    from lamcap.experiments import derivation_tables as tables  # noqa: PLC0415
 
     return dict(tables.build_all())
 
