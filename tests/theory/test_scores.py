@@ -96,6 +96,20 @@ def test_active_set_law_matches_cone_module(p):
     assert np.dot(np.arange(mine.size), mine) == pytest.approx(statistical_dimension(p), rel=1e-10)
 
 
+@pytest.mark.slow
+def test_active_set_law_at_a_million_outputs_against_dps30():
+    # P(|A| = k) beyond p = 8e5, where the binomial factor alone overflows: the law sums
+    # to 1, P(|A| = 0) is the probability 1/p that the target is the largest (exact), and
+    # E|A| is the statistical dimension (Stein), here from its mpmath route at dps=30.
+    p = 10**6
+    law = score_law(p).active_probabilities()
+    reference = float(statistical_dimension(p, dps=30))
+    assert np.all(np.isfinite(law))
+    assert law.sum() == pytest.approx(1.0, abs=1e-12)
+    assert law[0] == pytest.approx(1.0 / p, abs=1e-15)
+    assert np.dot(np.arange(law.size), law) == pytest.approx(reference, rel=1e-12)
+
+
 def test_active_set_law_with_margin_matches_projection():
     p, margin = 10, 0.8
     law = score_law(p, margin=margin).active_probabilities()
