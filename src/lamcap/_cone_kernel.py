@@ -305,19 +305,21 @@ def hinge_moments(y: float) -> tuple[float, float, float]:
     return tail, density - y * tail, (1.0 + y * y) * tail - y * density
 
 
-def mgf_tables(y: FloatArray, count: int, log_mgf: LogMgf) -> tuple[FloatArray, FloatArray]:
+def mgf_tables(
+    y: FloatArray, count: int, log_mgf: LogMgf, exponents: FloatArray = CHERNOFF_EXPONENTS
+) -> tuple[FloatArray, FloatArray]:
     r""":math:`n \log M(\lambda)` and :math:`n \log M(-\lambda)` on the exponent grid (rows) x ``y``."""
     if count == 0:
         return np.zeros((1, y.size)), np.zeros((1, y.size))
-    lam = CHERNOFF_EXPONENTS[:, None]
+    lam = exponents[:, None]
     return count * log_mgf(lam, y[None, :]), count * log_mgf(-lam, y[None, :])
 
 
 def bounds_from_tables(
-    x: FloatArray, up: FloatArray, down: FloatArray
+    x: FloatArray, up: FloatArray, down: FloatArray, exponents: FloatArray = CHERNOFF_EXPONENTS
 ) -> tuple[FloatArray, FloatArray]:
     r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` from :func:`mgf_tables`."""
-    lam = CHERNOFF_EXPONENTS[:, None]
+    lam = exponents[:, None]
     below = lam * x[None, :] + 0.5 * lam**2 + down
     above = -lam * x[None, :] + 0.5 * lam**2 + up
     return (
@@ -327,7 +329,11 @@ def bounds_from_tables(
 
 
 def log_tail_bounds(
-    x: FloatArray, y: FloatArray, count: int, log_mgf: LogMgf = log_mgf_hinge
+    x: FloatArray,
+    y: FloatArray,
+    count: int,
+    log_mgf: LogMgf = log_mgf_hinge,
+    exponents: FloatArray = CHERNOFF_EXPONENTS,
 ) -> tuple[FloatArray, FloatArray]:
     r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` (each <= 0).
 
@@ -335,9 +341,9 @@ def log_tail_bounds(
     function ``log_mgf`` at ``y``: for every :math:`\lambda > 0`,
     :math:`P(V \le x) \le \exp(\lambda x + \lambda^2/2 + n\log M(-\lambda))` and
     :math:`P(V \ge x) \le \exp(-\lambda x + \lambda^2/2 + n\log M(\lambda))`,
-    minimised over :data:`CHERNOFF_EXPONENTS`.
+    minimised over ``exponents`` (default :data:`CHERNOFF_EXPONENTS`; any grid is rigorous).
     """
-    return bounds_from_tables(x, *mgf_tables(y, count, log_mgf))
+    return bounds_from_tables(x, *mgf_tables(y, count, log_mgf, exponents), exponents)
 
 
 def level_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:

@@ -27,12 +27,13 @@ module imports numpy only.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_finite_array
+from lamcap.theory._arrays import float_result
 
 __all__ = [
     "GUMBEL_COEFFICIENTS",
@@ -91,7 +92,7 @@ def _check_order(order: object, available: int, default: int) -> int:
     return int(order)
 
 
-def gumbel_level(p: ArrayLike) -> FloatArray:
+def gumbel_level(p: ArrayLike) -> Any:
     r"""Squared reference level :math:`Y^2` solving :math:`Y^2 + 3\log Y^2 = 2\log(p-1) - \log 2\pi`.
 
     At this level the Poisson intensity :math:`(p-1)\varphi(Y)` equals :math:`Y^3`
@@ -104,7 +105,8 @@ def gumbel_level(p: ArrayLike) -> FloatArray:
 
     Returns
     -------
-    float64 array of :math:`Y^2`, shaped like ``p``.
+    float64 array of :math:`Y^2`, shaped like ``p`` (``numpy.float64`` for scalar
+    ``p``: the array contract of docs/howto/precision.md).
 
     Examples
     --------
@@ -120,12 +122,12 @@ def gumbel_level(p: ArrayLike) -> FloatArray:
         level = np.maximum(level - step, level / 10.0)
         if np.all(np.abs(step) <= 1e-15 * level):
             break
-    return level
+    return float_result(level)
 
 
 def statistical_dimension_series(
     p: ArrayLike, *, order: int | None = None, form: Form = "log"
-) -> FloatArray:
+) -> Any:
     r"""Asymptotic series of :math:`\mathbb{E}[C_p]` (mean active-set size), float64.
 
     ``form="log"`` (default) is the series in :math:`L = \log p`:
@@ -158,7 +160,7 @@ def statistical_dimension_series(
 
     Returns
     -------
-    float64 array shaped like ``p``.
+    float64 array shaped like ``p`` (``numpy.float64`` for scalar ``p``).
 
     Examples
     --------
@@ -176,16 +178,16 @@ def statistical_dimension_series(
     if form == "log":
         last = _check_order(order, 5, 3)
         terms = _dimension_terms(np.log(points))
-        return np.asarray(sum(terms[: last + 1]), dtype=np.float64)
+        return float_result(sum(terms[: last + 1]))
     last = _check_order(order, len(GUMBEL_COEFFICIENTS), 2)
     level = gumbel_level(points)
     total = sum(c * level ** (1 - n) for n, c in enumerate(GUMBEL_COEFFICIENTS[: last + 1]))
-    return np.asarray(total, dtype=np.float64)
+    return float_result(total)
 
 
 def capacity_series(
     p: ArrayLike, *, order: int | None = None, form: Form | Literal["inverse"] = "log"
-) -> FloatArray:
+) -> Any:
     r"""Finite-size capacity :math:`\alpha_c(p) = \log p / \mathbb{E}[C_p]` from the series.
 
     ``form="log"`` or ``"lambert"``: :math:`\log p` divided by
@@ -207,8 +209,9 @@ def capacity_series(
 
     Returns
     -------
-    numpy.ndarray
-        :math:`\alpha_c(p)` from the truncated series, float64, shaped like ``p``.
+    numpy.ndarray or numpy.float64
+        :math:`\alpha_c(p)` from the truncated series, float64, shaped like ``p``
+        (``numpy.float64`` for scalar ``p``).
 
     References
     ----------
@@ -224,5 +227,7 @@ def capacity_series(
     points = _check_p(p)
     if form == "inverse":
         last = _check_order(order, 3, 2)
-        return np.asarray(sum(_capacity_terms(np.log(points))[: last + 1]), dtype=np.float64)
-    return np.log(points) / statistical_dimension_series(points, order=order, form=form)
+        return float_result(sum(_capacity_terms(np.log(points))[: last + 1]))
+    return float_result(
+        np.log(points) / statistical_dimension_series(points, order=order, form=form)
+    )

@@ -68,10 +68,18 @@ from lamcap._cone_kernel import (
     hinge_moments,
     level_range,
     log_mgf_hinge,
+    log_tail_bounds,
     sample_top_projection,
 )
-from lamcap._validation import check_dps, check_integer, check_integer_array, check_real
-from lamcap.theory._precision import guarded, map_mp, working_dps
+from lamcap._validation import (
+    check_dps,
+    check_finite_array,
+    check_integer,
+    check_integer_array,
+    plain,
+)
+from lamcap.theory._arrays import broadcast, elementwise, float_result
+from lamcap.theory._precision import guarded, working_dps
 from lamcap.theory.hinge_sums import (
     FLOAT_TOLERANCE,
     cutoff_frequency,
@@ -119,12 +127,12 @@ class MonteCarloEstimate(NamedTuple):
 
 
 def _log_lower_bound(y: FloatArray, count: int, level_shift: float) -> FloatArray:
-    r"""Chernoff bound on :math:`\log P(g + \sum_{i \le n}(Z_i - y)_+ < y + m)`."""
-    lam = _LOWER_EXPONENTS[:, None]
-    exponent = lam * (y[None, :] + level_shift) + 0.5 * lam**2
-    if count > 0:
-        exponent = exponent + count * log_mgf_hinge(-lam, y[None, :])
-    return np.minimum(np.min(exponent, axis=0), 0.0)  # type: ignore[no-any-return,unused-ignore]
+    r"""Chernoff bound on :math:`\log P(g + \sum_{i \le n}(Z_i - y)_+ < y + m)`.
+
+    :func:`lamcap._cone_kernel.log_tail_bounds` over the wider exponent grid
+    ``_LOWER_EXPONENTS`` (the range reaches far into the lower tail).
+    """
+    return log_tail_bounds(y + level_shift, y, count, log_mgf_hinge, _LOWER_EXPONENTS)[0]
 
 
 def _y_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
@@ -411,8 +419,8 @@ def statistical_dimension(
     p : int or array_like of int
         Number of outputs, ``p >= 2`` (vectorised): any integer, also beyond
         int64 (``10**100``), or an integral float (``1e300``).
-    margin : float, optional
-        :math:`m \ge 0`.
+    margin : float or array_like, optional
+        :math:`m \ge 0`; broadcasts with ``p``.
     dps : int, optional
         ``method="exact"`` only: return mpmath numbers good to ``dps``
         significant digits (verified at ``dps=30`` against closed forms and
@@ -433,7 +441,10 @@ def statistical_dimension(
 
     Returns
     -------
-    float, ndarray, mpmath.mpf or MonteCarloEstimate
+    numpy.float64, ndarray, mpmath.mpf (object array) or MonteCarloEstimate
+        Shaped like ``p`` and ``margin`` broadcast together, ``numpy.float64``
+        (``mpf``) when both are scalars (array contract: docs/howto/precision.md);
+        a :class:`MonteCarloEstimate` holds its means and standard errors that way.
 
     References
     ----------
@@ -450,28 +461,38 @@ def statistical_dimension(
     if method not in _METHODS:
         msg = f"method must be one of {_METHODS}, got {method!r}"
         raise ValueError(msg)
-    margin = check_real("margin", margin, minimum=0.0)
     digits = check_dps(dps)
-    p_array = check_integer_array("p", p, minimum=2)
+    p_array, margins = broadcast(
+        check_integer_array("p", p, minimum=2), check_finite_array("margin", margin, minimum=0.0)
+    )
     if method == "exact":
         if digits is not None:
-            return map_mp(lambda q: _exact_mp(int(q), margin, digits), p_array, digits)
-        result = _exact_float_many(p_array.ravel(), margin)
-        return float(result[0]) if p_array.ndim == 0 else result.reshape(p_array.shape)
+            return elementwise(lambda q, m: _exact_mp(q, m, digits), p_array, margins, dps=digits)
+        return float_result(_exact_float_by_margin(p_array, margins))
     if method == "asymptotic":
-        if margin != 0.0:
-            msg = f"margin must be 0 for method='asymptotic', got {margin!r}"
+        if np.any(margins != 0.0):
+            msg = f"margin must be 0 for method='asymptotic', got {plain(margin)}"
             raise ValueError(msg)
         from lamcap.theory.asymptotics import statistical_dimension_series  # noqa: PLC0415
 
-        return statistical_dimension_series(p_array if p_array.ndim else int(p_array))
+        return statistical_dimension_series(p_array)
     count = 100_000 if samples is None else check_integer("samples", samples, minimum=2)
-    estimates = [_monte_carlo(int(q), margin, count, seed) for q in p_array.ravel()]
-    if p_array.ndim == 0:
-        return estimates[0]
-    means = np.array([e.mean for e in estimates]).reshape(p_array.shape)
-    errors = np.array([e.standard_error for e in estimates]).reshape(p_array.shape)
+    estimates = [
+        _monte_carlo(int(q), float(m), count, seed)
+        for q, m in zip(p_array.ravel(), margins.ravel(), strict=True)
+    ]
+    means = float_result(np.array([e.mean for e in estimates]).reshape(p_array.shape))
+    errors = float_result(np.array([e.standard_error for e in estimates]).reshape(p_array.shape))
     return MonteCarloEstimate(means, errors, count)
+
+
+def _exact_float_by_margin(p: NDArray[Any], margins: FloatArray) -> FloatArray:
+    """Float64 E[C_p] for broadcast integer ``p`` and ``margins`` (one pass per distinct margin)."""
+    result = np.empty(p.shape)
+    for margin in np.unique(margins):
+        chosen = margins == margin
+        result[chosen] = _exact_float_many(p[chosen], float(margin))
+    return result
 
 
 # --------------------------------------------------------------------------
