@@ -4,11 +4,11 @@ Side by side in one run:
 
 * ``import lamcap`` (must stay < 1.5 s, no sympy) vs ``import sympy`` — each in a
   fresh subprocess, best of 3;
-* ``solve_saddle_point`` for 100 loads (grid in log(1 - q), monotone inversion) vs
-  the direct alternative: one bracketing root-find (scipy ``brentq``) per load on
+* ``solve_saddle_point`` for 100 densities (grid in log(1 - q), monotone inversion) vs
+  the direct alternative: one bracketing root-find (scipy ``brentq``) per density on
   the same saddle equation a = q / D(q), with the same Monte Carlo kernel
-  (p = 1e3) or the same quadrature (p = 2); the alternative is timed on a few loads
-  and the per-load ratio reported;
+  (p = 1e3) or the same quadrature (p = 2); the alternative is timed on a few densities
+  and the per-density ratio reported;
 * the generated series of E[C_p] vs exact quadrature at 100 values of p.
 
 Timings are wall-clock on a shared machine: noisy.
@@ -37,35 +37,37 @@ def _import_seconds(statement: str) -> float:
     return best
 
 
-def _brentq_overlap(load: float, p: int, samples: int) -> float:
+def _brentq_overlap(density: float, p: int, samples: int) -> float:
     """The direct alternative: root of a - q / D(q) in log(1 - q), one evaluation at a time."""
 
     def residual(log_gap: float) -> float:
         delta = np.array([np.exp(log_gap)])
         _, spread, _ = replica._expectations(delta, p, 0.0, samples, 0)
-        return float(load - (1.0 - delta[0]) / spread[0])
+        return float(density - (1.0 - delta[0]) / spread[0])
 
     return 1.0 - float(np.exp(optimize.brentq(residual, -12 * np.log(10), -1e-12, xtol=1e-6)))
 
 
-def _saddle_rows(p: int, samples: int, direct_loads: int) -> list[str]:
-    limit = replica.critical_load(p)
-    loads = limit * np.linspace(0.01, 0.99, 100)
-    replica._load_curve.cache_clear()
+def _saddle_rows(p: int, samples: int, direct_densities: int) -> list[str]:
+    limit = replica.critical_density(p)
+    densities = limit * np.linspace(0.01, 0.99, 100)
+    replica._density_curve.cache_clear()
     start = time.perf_counter()
-    overlap = replica.solve_saddle_point(loads, p, samples=samples)
+    overlap = replica.solve_saddle_point(densities, p, samples=samples)
     cold = time.perf_counter() - start
     start = time.perf_counter()
-    replica.solve_saddle_point(loads, p, samples=samples)
+    replica.solve_saddle_point(densities, p, samples=samples)
     warm = time.perf_counter() - start
-    subset = loads[:: 100 // direct_loads][:direct_loads]
+    subset = densities[:: 100 // direct_densities][:direct_densities]
     start = time.perf_counter()
     direct = [_brentq_overlap(a, p, samples) for a in subset]
-    per_load = (time.perf_counter() - start) / len(subset)
-    agreement = np.max(np.abs(np.array(direct) - overlap[:: 100 // direct_loads][:direct_loads]))
+    per_density = (time.perf_counter() - start) / len(subset)
+    agreement = np.max(
+        np.abs(np.array(direct) - overlap[:: 100 // direct_densities][:direct_densities])
+    )
     row = (
-        f"{'saddle, 100 loads, p=' + str(p):<34} {cold:>10.3f} {100 * per_load:>12.3f} "
-        f"{100 * per_load / cold:>8.1f}x   (warm cache {warm * 1e3:.2f} ms; "
+        f"{'saddle, 100 densities, p=' + str(p):<34} {cold:>10.3f} {100 * per_density:>12.3f} "
+        f"{100 * per_density / cold:>8.1f}x   (warm cache {warm * 1e3:.2f} ms; "
         f"max |q - q_brentq| = {agreement:.1e})"
     )
     return [row]
@@ -73,7 +75,7 @@ def _saddle_rows(p: int, samples: int, direct_loads: int) -> list[str]:
 
 def main() -> None:
     replica.solve_saddle_point([0.1], 3, samples=16)  # compile numba kernels
-    replica._load_curve.cache_clear()
+    replica._density_curve.cache_clear()
     print(f"{'task':<34} {'lamcap [s]':>10} {'alternative [s]':>12} {'ratio':>8}")
     lamcap_import = _import_seconds("import lamcap")
     sympy_import = _import_seconds("import sympy")

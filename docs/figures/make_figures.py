@@ -169,10 +169,10 @@ def replica_figure() -> Figure:
     """Saddle-point overlap q*(a) of the replica free entropy."""
     fig, (ax,) = _new_figure()
     for p in (2, 10, 100):
-        load_c = 1.0 / float(lamcap.statistical_dimension(p))
+        density_c = 1.0 / float(lamcap.statistical_dimension(p))
         fraction = np.linspace(0.05, 0.97, _points(40))
-        ax.plot(fraction, lamcap.solve_saddle_point(fraction * load_c, p), label=f"$p = {p}$")
-    ax.set(xlabel=r"load $a / a_c$", ylabel=r"overlap $q^*(a)$", ylim=(0, 1))
+        ax.plot(fraction, lamcap.solve_saddle_point(fraction * density_c, p), label=f"$p = {p}$")
+    ax.set(xlabel=r"association density $a / a_c$", ylabel=r"overlap $q^*(a)$", ylim=(0, 1))
     ax.legend()
     return fig
 

@@ -16,18 +16,18 @@ def test_entropic_term_matches_numeric() -> None:
     np.testing.assert_allclose(replica.entropic_term(q), function(q), rtol=1e-12)
 
 
-def test_saddle_point_load_is_q_over_spread() -> None:
-    assert sp.simplify(symbolic.saddle_point_load() - symbolic.Q / symbolic.D) == 0
+def test_saddle_point_density_is_q_over_spread() -> None:
+    assert sp.simplify(symbolic.saddle_point_density() - symbolic.Q / symbolic.D) == 0
 
 
 def test_singular_part_gives_inverse_dimension() -> None:
-    assert symbolic.critical_load_from_singular_part() == 1 / symbolic.DIMENSION
+    assert symbolic.critical_density_from_singular_part() == 1 / symbolic.DIMENSION
 
 
 @pytest.mark.parametrize("kappa", [0.0, 0.4, 1.5])
-def test_gardner_second_moment_matches_numeric_critical_load(kappa: float) -> None:
-    moment = float(symbolic.gardner_second_moment().subs(symbolic.KAPPA, kappa))
-    assert replica.critical_load(2, kappa * np.sqrt(2.0)) == pytest.approx(1 / moment, rel=1e-13)
+def test_gardner_second_moment_matches_numeric_critical_density(kappa: float) -> None:
+    moment = float(symbolic.gardner_second_moment().subs(symbolic.STABILITY, kappa))
+    assert replica.critical_density(2, kappa * np.sqrt(2.0)) == pytest.approx(1 / moment, rel=1e-13)
 
 
 def test_gardner_integrand_matches_numeric_energetic_term() -> None:
@@ -37,7 +37,7 @@ def test_gardner_integrand_matches_numeric_energetic_term() -> None:
     q, kappa = 0.6, 0.3
     integrand = sp.lambdify(
         symbolic.U,
-        symbolic.gardner_energetic_integrand().subs({symbolic.Q: q, symbolic.KAPPA: kappa})
+        symbolic.gardner_energetic_integrand().subs({symbolic.Q: q, symbolic.STABILITY: kappa})
         * sp.exp(-(symbolic.U**2) / 2)
         / sp.sqrt(2 * sp.pi),
         "math",

@@ -30,7 +30,7 @@ def test_closed_form_matches_quadrature(kappa: float) -> None:
 def test_limits() -> None:
     assert rank.small_rank_capacity() == 2
     assert sp.simplify(rank.capacity_of_angle().subs(rank.THETA, 0)) == sp.Rational(1, 2)
-    assert rank.critical_load_rank() == sp.Symbol("F", positive=True) / sp.Symbol(
+    assert rank.critical_density_rank() == sp.Symbol("F", positive=True) / sp.Symbol(
         "C", positive=True
     )
 

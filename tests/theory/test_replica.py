@@ -10,7 +10,7 @@ from scipy import integrate, optimize, special
 
 from lamcap.theory import replica
 from lamcap.theory.replica import (
-    critical_load,
+    critical_density,
     energetic_term,
     free_entropy,
     log_volume,
@@ -18,59 +18,61 @@ from lamcap.theory.replica import (
 )
 
 
-def _gardner_free_entropy(q: float, alpha: float, kappa: float) -> float:
-    """Gardner 1988, written independently: 1/2 log(1-q) + q/(2(1-q)) + alpha E log H(.)."""
+def _gardner_free_entropy(q: float, density: float, stability: float) -> float:
+    """Gardner 1988, written independently: 1/2 log(1-q) + q/(2(1-q)) + density E log H(.)."""
 
     def integrand(u: float) -> float:
-        argument = (kappa - math.sqrt(q) * u) / math.sqrt(1.0 - q)
+        argument = (stability - math.sqrt(q) * u) / math.sqrt(1.0 - q)
         return float(special.log_ndtr(-argument)) * math.exp(-0.5 * u * u) / math.sqrt(2 * math.pi)
 
     energetic = integrate.quad(integrand, -12.0, 12.0, epsabs=1e-13, epsrel=1e-12, limit=400)[0]
-    return 0.5 * math.log(1.0 - q) + q / (2.0 * (1.0 - q)) + alpha * energetic
+    return 0.5 * math.log(1.0 - q) + q / (2.0 * (1.0 - q)) + density * energetic
 
 
-def _gardner_overlap(alpha: float, kappa: float) -> float:
+def _gardner_overlap(density: float, stability: float) -> float:
     step = 1e-5
 
     def derivative(q: float) -> float:
         return (
-            _gardner_free_entropy(q + step, alpha, kappa)
-            - _gardner_free_entropy(q - step, alpha, kappa)
+            _gardner_free_entropy(q + step, density, stability)
+            - _gardner_free_entropy(q - step, density, stability)
         ) / (2 * step)
 
     return float(optimize.brentq(derivative, 1e-3, 0.99, xtol=1e-12))
 
 
-@pytest.mark.parametrize("kappa", [0.0, 0.5])
-def test_p2_reproduces_gardner_saddle_point(kappa: float) -> None:
-    loads = critical_load(2, kappa * math.sqrt(2.0)) * np.array([0.15, 0.4, 0.6])
-    overlap = solve_saddle_point(loads, 2, margin=kappa * math.sqrt(2.0))
-    expected = [_gardner_overlap(a, kappa) for a in loads]
+@pytest.mark.parametrize("stability", [0.0, 0.5])
+def test_p2_reproduces_gardner_saddle_point(stability: float) -> None:
+    densities = critical_density(2, stability * math.sqrt(2.0)) * np.array([0.15, 0.4, 0.6])
+    overlap = solve_saddle_point(densities, 2, margin=stability * math.sqrt(2.0))
+    expected = [_gardner_overlap(a, stability) for a in densities]
     np.testing.assert_allclose(overlap, expected, atol=2e-6)
-    value = free_entropy(overlap[1], loads[1], 2, margin=kappa * math.sqrt(2.0))
+    value = free_entropy(overlap[1], densities[1], 2, margin=stability * math.sqrt(2.0))
     assert float(value) == pytest.approx(
-        _gardner_free_entropy(overlap[1], loads[1], kappa), abs=1e-9
+        _gardner_free_entropy(overlap[1], densities[1], stability), abs=1e-9
     )
 
 
-@pytest.mark.parametrize("kappa", [0.0, 0.3, 1.0])
-def test_p2_capacity_is_gardner_margin_capacity(kappa: float) -> None:
+@pytest.mark.parametrize("stability", [0.0, 0.3, 1.0])
+def test_p2_capacity_is_gardner_margin_capacity(stability: float) -> None:
     moment = integrate.quad(
-        lambda z: (z + kappa) ** 2 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi), -kappa, np.inf
+        lambda z: (z + stability) ** 2 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi),
+        -stability,
+        np.inf,
     )[0]
-    limit = critical_load(2, kappa * math.sqrt(2.0))
+    limit = critical_density(2, stability * math.sqrt(2.0))
     assert limit == pytest.approx(1.0 / moment, rel=1e-12)
     overlap = solve_saddle_point(
-        limit * (1.0 - np.array([1e-2, 1e-4, 1e-6])), 2, margin=kappa * math.sqrt(2.0)
+        limit * (1.0 - np.array([1e-2, 1e-4, 1e-6])), 2, margin=stability * math.sqrt(2.0)
     )
     assert np.all(np.diff(overlap) > 0)
     assert overlap[-1] > 1.0 - 1e-4
 
 
-def test_overlap_increases_to_one_at_the_critical_load() -> None:
-    limit = critical_load(6)
-    loads = limit * np.concatenate([np.linspace(0.0, 0.9, 10), 1.0 - np.logspace(-2, -7, 6)])
-    overlap = solve_saddle_point(loads, 6, samples=128)
+def test_overlap_increases_to_one_at_the_critical_density() -> None:
+    limit = critical_density(6)
+    densities = limit * np.concatenate([np.linspace(0.0, 0.9, 10), 1.0 - np.logspace(-2, -7, 6)])
+    overlap = solve_saddle_point(densities, 6, samples=128)
     assert overlap[0] == 0.0
     assert np.all(np.diff(overlap) > 0)
     gaps = 1.0 - overlap[-6:]
@@ -116,31 +118,31 @@ def test_monte_carlo_kernel_at_p2_matches_quadrature() -> None:
 
 
 def test_q_to_one_limit_is_the_statistical_dimension() -> None:
-    """G(q) ~ -E[C_p] / (2(1 - q)) and the saddle load q/D(q) -> 1/E[C_p]."""
+    """G(q) ~ -E[C_p] / (2(1 - q)) and the saddle density q/D(q) -> 1/E[C_p]."""
     from lamcap.theory.cone import statistical_dimension
 
     dimension = float(statistical_dimension(5))
     gap = 1e-9
     value = float(energetic_term(1.0 - gap, 5, samples=128))
     assert -2.0 * gap * value == pytest.approx(dimension, rel=1e-6)
-    assert critical_load(5) == pytest.approx(1.0 / dimension, rel=1e-12)
+    assert critical_density(5) == pytest.approx(1.0 / dimension, rel=1e-12)
 
 
 def test_log_volume_decreases_from_zero() -> None:
-    loads = np.array([0.0, 0.5, 1.0, 1.5, 1.9])
-    volume = log_volume(loads, 2)
+    densities = np.array([0.0, 0.5, 1.0, 1.5, 1.9])
+    volume = log_volume(densities, 2)
     assert volume[0] == 0.0
     assert np.all(np.diff(volume) < 0)
 
 
-def test_free_entropy_broadcasts_over_load() -> None:
+def test_free_entropy_broadcasts_over_density() -> None:
     values = free_entropy(0.4, np.array([0.0, 1.0, 2.0]), 3, samples=64)
     assert values.shape == (3,)
     assert values[0] == pytest.approx(float(replica.entropic_term(0.4)))
 
 
 def test_bad_input() -> None:
-    limit = critical_load(3)
+    limit = critical_density(3)
     with pytest.raises(ValueError, match=r"exceeds a_c") as info:
         solve_saddle_point([0.1, limit], 3, samples=64)
     assert f"{limit:.6g}"[:6] in str(info.value)
@@ -154,5 +156,5 @@ def test_bad_input() -> None:
         free_entropy(-0.1, 0.5, 3)
     with pytest.raises(ValueError, match="p must be an integer >= 2, got 1"):
         solve_saddle_point(0.1, 1)
-    with pytest.raises(ValueError, match=r"load must contain finite values >= 0.0"):
+    with pytest.raises(ValueError, match=r"density must contain finite values >= 0.0"):
         solve_saddle_point(-0.1, 3)

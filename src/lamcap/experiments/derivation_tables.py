@@ -29,7 +29,7 @@ from lamcap.symbolic import codegen, hebbian, rank, series
 from lamcap.symbolic import free_entropy as symbolic_free_entropy
 from lamcap.theory.asymptotics import statistical_dimension_series
 from lamcap.theory.cone import statistical_dimension
-from lamcap.theory.replica import critical_load, free_entropy, solve_saddle_point
+from lamcap.theory.replica import critical_density, free_entropy, solve_saddle_point
 
 __all__ = [
     "ASYMPTOTICS_SOURCE",
@@ -333,13 +333,13 @@ def build_rank() -> Pages:
 _REPLICA_INTRO = r"""# Replica free entropy and saddle point
 
 **Used in:** `lamcap.theory.replica` (`free_entropy`, `solve_saddle_point`,
-`log_volume`, `critical_load`); expressions in
+`log_volume`, `critical_density`); expressions in
 `lamcap.symbolic.free_entropy`, checked against the numeric code in
 `tests/symbolic/test_free_entropy.py`.
 
 ## Steps
 
-1. RS free entropy per weight ($N = d^2$, load $a = n/d^2$, [replica page](../theory/replica.md)):
+1. RS free entropy per weight ($N = d^2$, association density $a = n/d^2$, [replica page](../theory/replica.md)):
    $\Phi(q) = \frac12[\log(1-q) + \frac{q}{1-q}] + a\,G(q)$,
    $G(q) = \mathbb{E}_z\log P_\xi(\sqrt q z + \sqrt{1-q}\xi \in K_m)$.
 2. Inner probability as a 1-D integral: with $b_\rho = (\sqrt q(z_t - z_\rho) -
@@ -351,16 +351,16 @@ _REPLICA_INTRO = r"""# Replica free entropy and saddle point
    $G'(q) = -\frac{1}{2}\mathbb{E}\|\nabla_h\log Z\|^2 = -\frac{D(q)}{2(1-q)^2}$,
    $D(q) = \mathbb{E}\|\langle\lambda\rangle - \sqrt q z\|^2$.
 4. Saddle point: $\partial_q\Phi = \frac{q}{2(1-q)^2} - a\frac{D(q)}{2(1-q)^2} = 0$,
-   i.e. $a = q/D(q)$ (sympy: `saddle_point_load`). The stationary point is a
+   i.e. $a = q/D(q)$ (sympy: `saddle_point_density`). The stationary point is a
    minimum of $\Phi$ in $q$, as usual for $n\to0$.
 5. $q\to1$: $\langle\lambda\rangle\to\Pi_{K_m}(h)$, so
    $D(q)\to\mathbb{E}\operatorname{dist}(z,K_m)^2 = \mathbb{E}[C_p]$ (at $m = 0$)
    and $G \approx -\mathbb{E}[C_p]/(2(1-q))$; the $1/(1-q)$ part of $\Phi$ is
    $(1 - a\mathbb{E}[C_p])/(2(1-q))$, which vanishes at $a_c = 1/\mathbb{E}[C_p]$
-   (sympy: `critical_load_from_singular_part`). Numerically $a_c - a(q) \propto 1-q$.
-6. $p = 2$: $P = H((\kappa - \sqrt q u)/\sqrt{1-q})$ with $u = (z_0 - z_1)/\sqrt2$ and
-   $\kappa = m/\sqrt2$: Gardner's perceptron with $N = d^2$ weights, capacity
-   $1/\int_{-\kappa}^\infty Dz(z+\kappa)^2$ (tests compare with an independently
+   (sympy: `critical_density_from_singular_part`). Numerically $a_c - a(q) \propto 1-q$.
+6. $p = 2$: $P = H((\kappa_G - \sqrt q u)/\sqrt{1-q})$ with $u = (z_0 - z_1)/\sqrt2$ and
+   the stability $\kappa_G = m/\sqrt2$: Gardner's perceptron with $N = d^2$ weights, capacity
+   $1/\int_{-\kappa_G}^\infty Dz(z+\kappa_G)^2$ (tests compare with an independently
    coded Gardner free entropy).
 
 **Assumptions.** Replica symmetry (exact here: the feasible set is a convex cone,
@@ -377,13 +377,13 @@ error of about $10^{-3}$ away from $q = 1$; at $p = 2$ everything is quadrature.
 
 
 def _replica_table(p: int, fractions: Sequence[float], samples: int) -> tuple[str, Pages]:
-    limit = critical_load(p)
-    loads = limit * np.asarray(fractions)
-    overlap = solve_saddle_point(loads, p, samples=samples, seed=0)
-    volume = free_entropy(overlap, loads, p, samples=samples, seed=0)
+    limit = critical_density(p)
+    densities = limit * np.asarray(fractions)
+    overlap = solve_saddle_point(densities, p, samples=samples, seed=0)
+    volume = free_entropy(overlap, densities, p, samples=samples, seed=0)
     rows = [
         [f"{f:g}", f"{a:.5f}", f"{q:.4f}", f"{1 - q:.3e}", f"{v:.4f}"]
-        for f, a, q, v in zip(fractions, loads, overlap, volume, strict=True)
+        for f, a, q, v in zip(fractions, densities, overlap, volume, strict=True)
     ]
     header = ["$a/a_c$", "$a$", "$q^*$", "$1-q^*$", "$\\log V$ per weight"]
     table, tex = _both(f"replica_p{p}", header, rows)

@@ -18,7 +18,7 @@ sign at :math:`a_c = 1/\mathbb{E}[C_p]`.  The numeric evaluation lives in
 
 Examples
 --------
->>> sp.simplify(saddle_point_load() - Q / D)
+>>> sp.simplify(saddle_point_density() - Q / D)
 0
 """
 
@@ -27,21 +27,23 @@ from __future__ import annotations
 import sympy as sp
 
 __all__ = [
+    "DENSITY",
     "DIMENSION",
-    "LOAD",
+    "STABILITY",
     "D",
     "Q",
-    "critical_load_from_singular_part",
+    "critical_density_from_singular_part",
     "entropic_term",
     "free_entropy_near_one",
     "gardner_energetic_integrand",
     "gardner_second_moment",
-    "saddle_point_load",
+    "saddle_point_density",
 ]
 
-#: Overlap q, load a, spread D(q), statistical dimension E[C_p], margin kappa (Gardner units).
-Q, LOAD, D, DIMENSION = sp.symbols("q a D C", positive=True)
-KAPPA, U = sp.symbols("kappa u", real=True)
+#: Overlap q, association density a = n/d^2, spread D(q), statistical dimension E[C_p].
+Q, DENSITY, D, DIMENSION = sp.symbols("q a D C", positive=True)
+#: Gardner's stability kappa_G = m/sqrt(2) (p = 2; not the rank ratio kappa) and the variable u.
+STABILITY, U = sp.symbols("kappa_G u", real=True)
 _DELTA = sp.Symbol("delta", positive=True)
 
 
@@ -56,10 +58,10 @@ def entropic_term() -> sp.Expr:
     return sp.log(1 - Q) / 2 + Q / (2 * (1 - Q))
 
 
-def saddle_point_load() -> sp.Expr:
-    r"""Solve :math:`\partial_q\Phi = 0` with :math:`G'(q) = -D/(2(1-q)^2)` for the load :math:`a`."""
-    derivative = sp.diff(entropic_term(), Q) + LOAD * (-D / (2 * (1 - Q) ** 2))
-    (solution,) = sp.solve(sp.Eq(derivative, 0), LOAD)
+def saddle_point_density() -> sp.Expr:
+    r"""Solve :math:`\partial_q\Phi = 0` with :math:`G'(q) = -D/(2(1-q)^2)` for the association density :math:`a`."""
+    derivative = sp.diff(entropic_term(), Q) + DENSITY * (-D / (2 * (1 - Q) ** 2))
+    (solution,) = sp.solve(sp.Eq(derivative, 0), DENSITY)
     return sp.simplify(solution)
 
 
@@ -71,38 +73,38 @@ def free_entropy_near_one() -> sp.Expr:
     >>> sp.factor(free_entropy_near_one())
     -(C*a - 1)/(2*delta)
     """
-    phi = entropic_term().subs(Q, 1 - _DELTA) + LOAD * (-DIMENSION / (2 * _DELTA))
+    phi = entropic_term().subs(Q, 1 - _DELTA) + DENSITY * (-DIMENSION / (2 * _DELTA))
     return sp.expand(sp.limit(phi * _DELTA, _DELTA, 0) / _DELTA)
 
 
-def critical_load_from_singular_part() -> sp.Expr:
-    r"""The load at which the :math:`1/(1-q)` part of :math:`\Phi` vanishes: :math:`1/\mathbb{E}[C_p]`.
+def critical_density_from_singular_part() -> sp.Expr:
+    r"""The association density at which the :math:`1/(1-q)` part of :math:`\Phi` vanishes: :math:`1/\mathbb{E}[C_p]`.
 
     Examples
     --------
-    >>> critical_load_from_singular_part()
+    >>> critical_density_from_singular_part()
     1/C
     """
-    (solution,) = sp.solve(sp.Eq(free_entropy_near_one() * _DELTA, 0), LOAD)
+    (solution,) = sp.solve(sp.Eq(free_entropy_near_one() * _DELTA, 0), DENSITY)
     return solution
 
 
 def gardner_energetic_integrand() -> sp.Expr:
-    r"""p = 2 energetic integrand :math:`\log H((\kappa - \sqrt q u)/\sqrt{1-q})` (against Du)."""
-    argument = (KAPPA - sp.sqrt(Q) * U) / sp.sqrt(1 - Q)
+    r"""p = 2 energetic integrand :math:`\log H((\kappa_G - \sqrt q u)/\sqrt{1-q})` (against Du), :math:`\kappa_G = m/\sqrt2`."""
+    argument = (STABILITY - sp.sqrt(Q) * U) / sp.sqrt(1 - Q)
     return sp.log(sp.erfc(argument / sp.sqrt(2)) / 2)
 
 
 def gardner_second_moment() -> sp.Expr:
-    r""":math:`\int_{-\kappa}^\infty Dz\,(z + \kappa)^2`, the p = 2 value of :math:`\mathbb{E}\operatorname{dist}(g, K_m)^2`.
+    r""":math:`\int_{-\kappa_G}^\infty Dz\,(z + \kappa_G)^2`, the p = 2 value of :math:`\mathbb{E}\operatorname{dist}(g, K_m)^2`.
 
-    Gardner's margin capacity is its inverse.
+    Gardner's margin capacity (an association density) is its inverse.
 
     Examples
     --------
-    >>> sp.simplify(gardner_second_moment().subs(KAPPA, 0))
+    >>> sp.simplify(gardner_second_moment().subs(STABILITY, 0))
     1/2
     """
     z = sp.Symbol("z", real=True)
     density = sp.exp(-(z**2) / 2) / sp.sqrt(2 * sp.pi)
-    return sp.simplify(sp.integrate((z + KAPPA) ** 2 * density, (z, -KAPPA, sp.oo)))
+    return sp.simplify(sp.integrate((z + STABILITY) ** 2 * density, (z, -STABILITY, sp.oo)))

@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from lamcap.symbolic.free_entropy import DIMENSION, LOAD, Q
+from lamcap.symbolic.free_entropy import DENSITY, DIMENSION, Q
 
 __all__ = [
     "RANK_RATIO",
     "THETA",
     "capacity_of_angle",
-    "critical_load_rank",
+    "critical_density_rank",
     "entropic_term_rank",
     "kappa_of_angle",
     "small_rank_capacity",
@@ -53,13 +53,13 @@ THETA = sp.Symbol("theta", nonnegative=True)
 RANK_RATIO = sp.Symbol("kappa", positive=True)
 _S = sp.Symbol("s", nonnegative=True)
 _DELTA = sp.Symbol("delta", positive=True)
-_DENSITY = sp.sqrt(4 - _S**2) / sp.pi
+_QUARTER_CIRCLE = sp.sqrt(4 - _S**2) / sp.pi
 
 
 def _from_angle(weight: sp.Expr) -> sp.Expr:
     """int_{2 sin theta}^2 weight(s) rho(s) ds by the substitution s = 2 sin(phi)."""
     phi = sp.Symbol("phi", nonnegative=True)
-    integrand = (weight * _DENSITY).subs(_S, 2 * sp.sin(phi)) * 2 * sp.cos(phi)
+    integrand = (weight * _QUARTER_CIRCLE).subs(_S, 2 * sp.sin(phi)) * 2 * sp.cos(phi)
     integrand = sp.simplify(integrand.subs(sp.sqrt(4 - 4 * sp.sin(phi) ** 2), 2 * sp.cos(phi)))
     return sp.simplify(sp.integrate(integrand, (phi, THETA, sp.pi / 2)))
 
@@ -111,15 +111,15 @@ def entropic_term_rank() -> sp.Expr:
     return sp.log(1 - Q) / 2 + width * Q / (2 * (1 - Q))
 
 
-def critical_load_rank() -> sp.Expr:
-    r"""Load at which the :math:`1/(1-q)` part of :math:`S_\kappa + a G` vanishes: :math:`F/\mathbb{E}[C_p]`.
+def critical_density_rank() -> sp.Expr:
+    r"""Association density at which the :math:`1/(1-q)` part of :math:`S_\kappa + a G` vanishes: :math:`F/\mathbb{E}[C_p]`.
 
     Examples
     --------
-    >>> critical_load_rank()
+    >>> critical_density_rank()
     F/C
     """
-    phi = entropic_term_rank().subs(Q, 1 - _DELTA) - LOAD * DIMENSION / (2 * _DELTA)
+    phi = entropic_term_rank().subs(Q, 1 - _DELTA) - DENSITY * DIMENSION / (2 * _DELTA)
     singular = sp.limit(phi * _DELTA, _DELTA, 0)
-    (solution,) = sp.solve(sp.Eq(singular, 0), LOAD)
+    (solution,) = sp.solve(sp.Eq(singular, 0), DENSITY)
     return solution

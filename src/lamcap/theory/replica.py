@@ -1,6 +1,6 @@
 r"""Replica-symmetric free entropy of the full-rank decoupled model and its saddle point.
 
-Per weight (:math:`N = d^2`), at load :math:`a = n/d^2`, overlap :math:`q` and
+Per weight (:math:`N = d^2`), at association density :math:`a = n/d^2`, overlap :math:`q` and
 :math:`\delta = 1 - q` (docs/theory/replica.md, arXiv:2605.10795; Gardner 1988):
 
 .. math::
@@ -32,7 +32,7 @@ which gives back :math:`a_c = 1/\mathbb{E}[C_p]`; near :math:`q = 1`,
 sympy in :mod:`lamcap.symbolic.free_entropy`).
 
 Numerics.  For :math:`p = 2`, :math:`G` and :math:`D` are 1-D integrals (Gardner's
-perceptron, :math:`\kappa = m/\sqrt2`), done by adaptive quadrature to ~1e-10.
+perceptron at stability :math:`\kappa_G = m/\sqrt2`), done by adaptive quadrature to ~1e-10.
 For :math:`p \ge 3` the expectation over the quenched :math:`z` is a Monte Carlo
 average over ``samples`` draws with a fixed ``seed`` (the same draws for every
 :math:`q`, so :math:`\Phi` is smooth in :math:`q`), with the exact
@@ -56,10 +56,10 @@ from scipy import interpolate, special
 
 from lamcap._validation import check_finite_array, check_integer, check_real
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.margin import load_at_margin
+from lamcap.theory.margin import density_at_margin
 
 __all__ = [
-    "critical_load",
+    "critical_density",
     "energetic_term",
     "entropic_term",
     "free_entropy",
@@ -101,8 +101,8 @@ def _check_overlap(q: ArrayLike) -> FloatArray:
     return check_finite_array("q", q, minimum=0.0, maximum=1.0, closed="[)")
 
 
-def _check_load(load: ArrayLike) -> FloatArray:
-    return check_finite_array("load", load, minimum=0.0)
+def _check_density(density: ArrayLike) -> FloatArray:
+    return check_finite_array("density", density, minimum=0.0)
 
 
 def _check_margin(margin: Any) -> float:
@@ -316,20 +316,20 @@ def _quenched_draws(
 
 
 @lru_cache(maxsize=64)
-def critical_load(p: int, margin: float = 0.0) -> float:
-    r"""Critical load :math:`a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (:math:`= 1/\mathbb{E}[C_p]` at m=0).
+def critical_density(p: int, margin: float = 0.0) -> float:
+    r"""Critical association density :math:`a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (:math:`= 1/\mathbb{E}[C_p]` at m=0).
 
     The :math:`q \to 1` limit of the saddle point (docs/theory/capacity.md, docs/theory/replica.md).
-    The same number as :func:`lamcap.theory.margin.load_at_margin` ``(margin, p)``,
+    The same number as :func:`lamcap.theory.margin.density_at_margin` ``(margin, p)``,
     which computes it (Gardner's closed form at p = 2, the exact quadrature of
     :func:`lamcap.statistical_dimension` above, >= 10 digits); cached per process.
 
     Examples
     --------
-    >>> critical_load(2)
+    >>> critical_density(2)
     2.0
     """
-    return float(load_at_margin(_check_margin(margin), _check_p(p)))
+    return float(density_at_margin(_check_margin(margin), _check_p(p)))
 
 
 def _controlled_mean(
@@ -360,21 +360,22 @@ def _kink_panels(kink: float, width: float) -> tuple[FloatArray, FloatArray]:
 
 
 def _perceptron_expectations(deltas: FloatArray, margin: float) -> tuple[FloatArray, FloatArray]:
-    r"""p = 2 (Gardner): G = E_u log Phi(x), D = delta E_u r(x)^2, x = (sqrt(q) u - kappa)/sqrt(delta).
+    r"""p = 2 (Gardner): G = E_u log Phi(x), D = delta E_u r(x)^2, x = (sqrt(q) u - s)/sqrt(delta),
+    s = m/sqrt(2) the stability.
 
     Composite Gauss-Legendre refined on the scale sqrt(delta) around the kink
-    u = kappa/sqrt(q); relative error ~1e-12.
+    u = s/sqrt(q); relative error ~1e-12.
     """
-    kappa = margin / _SQRT2
+    stability = margin / _SQRT2
     log_terms = np.empty(deltas.size)
     spreads = np.empty(deltas.size)
     for j, delta in enumerate(deltas):
         root_q = math.sqrt(1.0 - delta)
         root_delta = math.sqrt(delta)
-        kink = kappa / root_q if root_q > 0.0 else 0.0
+        kink = stability / root_q if root_q > 0.0 else 0.0
         nodes, weights = _kink_panels(kink, root_delta)
         gaussian = weights * np.exp(-0.5 * nodes**2) / math.sqrt(2.0 * math.pi)
-        x = (root_q * nodes - kappa) / root_delta
+        x = (root_q * nodes - stability) / root_delta
         log_cdf = special.log_ndtr(x)
         ratio = np.exp(-0.5 * x**2 - _LOG_SQRT_2PI - log_cdf)
         log_terms[j] = gaussian @ log_cdf
@@ -393,7 +394,7 @@ def _expectations(
     log_p, displacement = _energetic_samples(
         targets, competitors, deltas, margin, _HERMITE_NODES, _HERMITE_WEIGHTS
     )
-    exact_distance = 1.0 / critical_load(p, margin)
+    exact_distance = 1.0 / critical_density(p, margin)
     # near q = 1: log P ~ -dist^2 / (2 delta) and displacement -> dist^2
     energetic, error = _controlled_mean(log_p, distance, exact_distance)
     spread, _ = _controlled_mean(displacement, distance, exact_distance)
@@ -410,8 +411,8 @@ def energetic_term(
     r"""Energetic term :math:`G(q) = \mathbb{E}_z\log P_\xi(\sqrt q z + \sqrt{1-q}\xi \in K_m)`.
 
     Exact 1-D quadrature at :math:`p = 2` (Gardner:
-    :math:`\int Du \log H\big((\kappa - \sqrt q u)/\sqrt{1 - q}\big)`,
-    :math:`\kappa = m/\sqrt2`); Monte Carlo over ``samples`` quenched draws
+    :math:`\int Du \log H\big((\kappa_G - \sqrt q u)/\sqrt{1 - q}\big)`,
+    :math:`\kappa_G = m/\sqrt2` the stability); Monte Carlo over ``samples`` quenched draws
     (fixed ``seed``, control variate) for :math:`p \ge 3`, relative error about
     1e-3 at 512 samples (docs/theory/replica.md).
 
@@ -431,7 +432,7 @@ def energetic_term(
 
 def free_entropy(
     q: ArrayLike,
-    load: ArrayLike,
+    density: ArrayLike,
     p: int,
     *,
     margin: float = 0.0,
@@ -445,7 +446,7 @@ def free_entropy(
         \Phi(q; a, p) = \tfrac12\Big[\log(1 - q) + \frac{q}{1 - q}\Big]
         + a\,\mathbb{E}_z \log P_\xi\big(\sqrt q z + \sqrt{1 - q}\xi \in K_m\big)
 
-    (docs/theory/replica.md; arXiv:2605.10795; Gardner 1988).  ``q`` and ``load`` broadcast.
+    (docs/theory/replica.md; arXiv:2605.10795; Gardner 1988).  ``q`` and ``density`` broadcast.
     Precision: that of :func:`energetic_term` (exact at :math:`p = 2`, Monte Carlo
     with a fixed seed otherwise).
 
@@ -453,7 +454,7 @@ def free_entropy(
     ----------
     q : float or array_like
         Overlap between two typical solutions, in [0, 1).
-    load : float or array_like
+    density : float or array_like
         :math:`a = n / d^2 \ge 0`.
     p : int
         Number of outputs, >= 2.
@@ -467,7 +468,7 @@ def free_entropy(
     Returns
     -------
     numpy.ndarray
-        :math:`\Phi(q; a, p)`, float64, with the broadcast shape of ``q`` and ``load``.
+        :math:`\Phi(q; a, p)`, float64, with the broadcast shape of ``q`` and ``density``.
 
     Examples
     --------
@@ -475,56 +476,63 @@ def free_entropy(
     '-0.846574'
     """
     overlap = _check_overlap(q)
-    loads = _check_load(load)
-    overlap, loads = np.broadcast_arrays(overlap, loads)
+    densities = _check_density(density)
+    overlap, densities = np.broadcast_arrays(overlap, densities)
     energetic = energetic_term(overlap, p, margin=margin, samples=samples, seed=seed)
-    return entropic_term(overlap) + loads * energetic
+    return entropic_term(overlap) + densities * energetic
 
 
 @lru_cache(maxsize=32)
-def _load_curve(p: int, margin: float, samples: int, seed: int) -> tuple[FloatArray, FloatArray]:
-    """Saddle-point load a(q) = q / D(q) on the log(1 - q) grid (increasing)."""
+def _density_curve(p: int, margin: float, samples: int, seed: int) -> tuple[FloatArray, FloatArray]:
+    """Saddle-point density a(q) = q / D(q) on the log(1 - q) grid (increasing)."""
     grid = _LOG_DELTA_GRID_PERCEPTRON if p == 2 else _LOG_DELTA_GRID
     deltas = np.exp(grid)
     _, spread, _ = _expectations(deltas, p, margin, samples, seed)
-    loads = (1.0 - deltas) / spread
-    return grid.copy(), np.maximum.accumulate(loads)
+    densities = (1.0 - deltas) / spread
+    return grid.copy(), np.maximum.accumulate(densities)
 
 
-def _overlap_gap(loads: FloatArray, p: int, margin: float, samples: int, seed: int) -> FloatArray:
-    """log(1 - q*) for each load in [0, a_c)."""
-    log_delta, curve = _load_curve(p, margin, samples, seed)
-    limit = critical_load(p, margin)
-    result = np.empty_like(loads)
-    inside = loads <= curve[-1]
+def _overlap_gap(
+    densities: FloatArray, p: int, margin: float, samples: int, seed: int
+) -> FloatArray:
+    """log(1 - q*) for each density in [0, a_c)."""
+    log_delta, curve = _density_curve(p, margin, samples, seed)
+    limit = critical_density(p, margin)
+    result = np.empty_like(densities)
+    inside = densities <= curve[-1]
     strictly = np.concatenate([[True], np.diff(curve) > 0])
     inverse = interpolate.PchipInterpolator(curve[strictly], log_delta[strictly])
-    result[inside] = inverse(loads[inside])
+    result[inside] = inverse(densities[inside])
     if np.any(~inside):
         # a_c - a(q) ~ C (1 - q)^gamma beyond the grid (fitted on the last two points)
         gaps = limit - curve[-2:]
         gamma = (math.log(gaps[0]) - math.log(gaps[1])) / (log_delta[-2] - log_delta[-1])
         gamma = max(gamma, 1e-3)
-        result[~inside] = log_delta[-1] + np.log((limit - loads[~inside]) / gaps[1]) / gamma
+        result[~inside] = log_delta[-1] + np.log((limit - densities[~inside]) / gaps[1]) / gamma
     return result
 
 
-def _check_below_capacity(loads: FloatArray, p: int, margin: float) -> float:
-    limit = critical_load(p, margin)
-    if np.any(loads >= limit):
-        worst = float(loads[loads >= limit].flat[0])
+def _check_below_capacity(densities: FloatArray, p: int, margin: float) -> float:
+    limit = critical_density(p, margin)
+    if np.any(densities >= limit):
+        worst = float(densities[densities >= limit].flat[0])
         msg = (
-            f"load must be < a_c = 1/E[C_p] = {limit:.10g} (p={p}, margin={margin}), "
-            f"got {worst!r}: the load exceeds a_c, no replica-symmetric saddle point"
+            f"density must be < a_c = 1/E[C_p] = {limit:.10g} (p={p}, margin={margin}), "
+            f"got {worst!r}: the density exceeds a_c, no replica-symmetric saddle point"
         )
         raise ValueError(msg)
     return limit
 
 
 def solve_saddle_point(
-    load: ArrayLike, p: int, *, margin: float = 0.0, samples: int = _DEFAULT_SAMPLES, seed: int = 0
+    density: ArrayLike,
+    p: int,
+    *,
+    margin: float = 0.0,
+    samples: int = _DEFAULT_SAMPLES,
+    seed: int = 0,
 ) -> FloatArray:
-    r"""Typical overlap :math:`q^*(a)` solving :math:`\partial_q\Phi(q; a, p) = 0`, vectorised over ``load``.
+    r"""Typical overlap :math:`q^*(a)` solving :math:`\partial_q\Phi(q; a, p) = 0`, vectorised over ``density``.
 
     .. math::
 
@@ -539,12 +547,12 @@ def solve_saddle_point(
     Raises
     ------
     ValueError
-        If a load is :math:`\ge a_c` (the message gives :math:`a_c`), negative, or
+        If a density is :math:`\ge a_c` (the message gives :math:`a_c`), negative, or
         ``p < 2``.
 
     Parameters
     ----------
-    load : float or array_like
+    density : float or array_like
         :math:`a = n / d^2`, in :math:`[0, a_c)`.
     p : int
         Number of outputs, >= 2.
@@ -558,7 +566,7 @@ def solve_saddle_point(
     Returns
     -------
     numpy.ndarray
-        :math:`q^*(a)`, float64, shaped like ``load``.
+        :math:`q^*(a)`, float64, shaped like ``density``.
 
     Examples
     --------
@@ -566,18 +574,23 @@ def solve_saddle_point(
     >>> [f"{x:.4f}" for x in q]
     ['0.3074', '0.5853', '0.9709']
     """
-    loads = _check_load(load)
+    densities = _check_density(density)
     p = _check_p(p)
     margin = _check_margin(margin)
     samples = _check_samples(samples)
-    _check_below_capacity(loads, p, margin)
-    gaps = np.exp(_overlap_gap(loads.ravel(), p, margin, samples, seed))
-    overlap = np.where(loads.ravel() == 0.0, 0.0, 1.0 - gaps)
-    return overlap.reshape(loads.shape)
+    _check_below_capacity(densities, p, margin)
+    gaps = np.exp(_overlap_gap(densities.ravel(), p, margin, samples, seed))
+    overlap = np.where(densities.ravel() == 0.0, 0.0, 1.0 - gaps)
+    return overlap.reshape(densities.shape)
 
 
 def log_volume(
-    load: ArrayLike, p: int, *, margin: float = 0.0, samples: int = _DEFAULT_SAMPLES, seed: int = 0
+    density: ArrayLike,
+    p: int,
+    *,
+    margin: float = 0.0,
+    samples: int = _DEFAULT_SAMPLES,
+    seed: int = 0,
 ) -> FloatArray:
     r"""Log-volume of the solution space per weight, :math:`\Phi(q^*(a); a, p)` (RS).
 
@@ -587,7 +600,7 @@ def log_volume(
 
     Parameters
     ----------
-    load : float or array_like
+    density : float or array_like
         :math:`a = n / d^2`, in :math:`[0, a_c)`.
     p : int
         Number of outputs, >= 2.
@@ -601,13 +614,13 @@ def log_volume(
     Returns
     -------
     numpy.ndarray
-        :math:`\Phi(q^*(a); a, p)`, float64, shaped like ``load``.
+        :math:`\Phi(q^*(a); a, p)`, float64, shaped like ``density``.
 
     Examples
     --------
     >>> [f"{x:.4f}" for x in log_volume([0.0, 1.0], 2)]
     ['0.0000', '-0.8558']
     """
-    loads = _check_load(load)
-    overlap = solve_saddle_point(loads, p, margin=margin, samples=samples, seed=seed)
-    return free_entropy(overlap, loads, p, margin=margin, samples=samples, seed=seed)
+    densities = _check_density(density)
+    overlap = solve_saddle_point(densities, p, margin=margin, samples=samples, seed=seed)
+    return free_entropy(overlap, densities, p, margin=margin, samples=samples, seed=seed)
