@@ -96,7 +96,7 @@ def density_at_margin(margin: ArrayLike, p: int) -> Any:
     2.0
     >>> from lamcap.theory.cone import statistical_dimension  # quadrature, not Gardner
     >>> quadrature = statistical_dimension(2, margin=math.sqrt(2))
-    >>> abs(density_at_margin(math.sqrt(2), 2) * quadrature - 1) < 1e-12
+    >>> bool(abs(density_at_margin(math.sqrt(2), 2) * quadrature - 1) < 1e-12)
     True
     """
     p_value = check_integer("p", p, minimum=2)
