@@ -22,9 +22,8 @@ Finite-size claims (one size each):
   :math:`r^n` step is accurate to about :math:`0.3/d` in probability; that
   error, turned into p through the law's slope, is the printed precision.
 * **OP/DP at d**: the ratio of the two transitions against a measured
-  convergence law (:func:`op_dp_law`, from ``docs/measurements/op_vs_dp.csv``
-  when the checkout has it; otherwise the row says there is no finite-size
-  prediction yet).
+  convergence law (:func:`op_dp_law`, fitted to the transitions of
+  docs/measurements/op_vs_dp.md, which lamcap ships as package data).
 * **Spectrum of the max-margin W at d**: per-matrix :math:`E[s^4]/E[s^2]^2`
   against the finite-size model ``singular_value_moment(4, 1, d=d, p=p)``
   (:func:`spectrum_prediction`; docs/theory/spectrum-finite-size.md).
@@ -60,6 +59,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -74,10 +74,12 @@ from lamcap.experiments.shift import ShiftFit, TransitionLaw, shift_fit
 from lamcap.experiments.sweep import Cell
 
 __all__ = [
+    "MEASURED_LAW",
     "Z95",
     "build_claims",
     "hebbian_prediction",
     "mean_test",
+    "measured_law_text",
     "op_dp_law",
     "prediction_text",
     "score_prediction",
@@ -188,35 +190,44 @@ def hebbian_target_prediction(d: int, p: int) -> float:
     return float(hebbian_score_law(p, load(p, d), d=d).target_mean)
 
 
-def _checkout_file(relative: str) -> Path | None:
-    """``relative`` inside the source checkout lamcap runs from, if any."""
-    root = Path(__file__).resolve().parents[3]
-    path = root / relative
-    return path if (root / "pyproject.toml").is_file() and path.is_file() else None
+MEASURED_LAW = "op_vs_dp.csv"
+"""The fitted OP and DP transitions behind :func:`op_dp_law`, shipped in ``lamcap.experiments.data``.
+
+A copy of ``docs/measurements/op_vs_dp.csv`` (a test checks that the two are
+equal), so an installed lamcap judges the per-size OP/DP rows exactly as a
+checkout does.
+"""
+
+
+def measured_law_text() -> str:
+    """The text of the shipped :data:`MEASURED_LAW` (package data, no checkout needed)."""
+    from importlib.resources import files  # noqa: PLC0415
+
+    return (files("lamcap.experiments") / "data" / MEASURED_LAW).read_text(encoding="utf-8")
 
 
 def op_dp_law(path: Path | None = None) -> Callable[[int], tuple[float, float]] | None:
-    r"""Measured OP/DP convergence law: ``d -> (log ratio, its standard error)``, if available.
+    r"""Measured OP/DP convergence law: ``d -> (log ratio, its standard error)``.
 
-    Reads ``docs/measurements/op_vs_dp.csv`` (columns
-    ``d,model,p_c,p_c_low,p_c_high,instances``) from the checkout, or ``path``,
-    and fits :math:`\log(p_c^{OP}/p_c^{DP}) = c + a/d`
+    Reads the fitted transitions (columns ``d,model,p_c,p_c_low,p_c_high,instances``)
+    shipped with lamcap (:data:`MEASURED_LAW`, a copy of
+    ``docs/measurements/op_vs_dp.csv``) or ``path``, and fits
+    :math:`\log(p_c^{OP}/p_c^{DP}) = c + a/d`
     (:func:`lamcap.experiments.fitting.fit_trend`, standard errors from the
     95% intervals); the value at ``d`` and its error come from the same fit
-    with :math:`x` centred at :math:`1/d`.  ``None`` when there is no such
-    file or fewer than three sizes with both models.
+    with :math:`x` centred at :math:`1/d`.  ``None`` when ``path`` has fewer
+    than three sizes with both models.  The instances behind the shipped law
+    come from sweeps with seed 0; ``lamcap reproduce`` draws its own with
+    :data:`lamcap.experiments.reproduce.SEED`, so the comparison is independent.
     """
     from lamcap.experiments.fitting import fit_trend  # noqa: PLC0415
 
-    source = path if path is not None else _checkout_file("docs/measurements/op_vs_dp.csv")
-    if source is None:
-        return None
+    text = measured_law_text() if path is None else path.read_text(encoding="utf-8")
     fits: dict[int, dict[str, tuple[float, float]]] = {}
-    with source.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            low, high = float(row["p_c_low"]), float(row["p_c_high"])
-            value = (math.log(float(row["p_c"])), (math.log(high) - math.log(low)) / (2 * Z95))
-            fits.setdefault(int(row["d"]), {})[row["model"]] = value
+    for row in csv.DictReader(io.StringIO(text)):
+        low, high = float(row["p_c_low"]), float(row["p_c_high"])
+        value = (math.log(float(row["p_c"])), (math.log(high) - math.log(low)) / (2 * Z95))
+        fits.setdefault(int(row["d"]), {})[row["model"]] = value
     pairs = sorted(
         (d, m["original"][0] - m["decoupled"][0], math.hypot(m["original"][1], m["decoupled"][1]))
         for d, m in fits.items()

@@ -63,13 +63,14 @@ from lamcap.experiments.report import (
     markdown_table,
     verdict_counts,
 )
-from lamcap.experiments.store import check_store, git_commit
+from lamcap.experiments.store import ResultsStore, check_store, git_commit
 from lamcap.experiments.sweep import Cell, Sweep
 
 __all__ = [
     "FULL",
     "PLAIN_INTERVAL",
     "QUICK",
+    "SEED",
     "Plan",
     "evaluate",
     "mechanism_samples",
@@ -82,6 +83,17 @@ _T = TypeVar("_T")
 PLAIN_INTERVAL = 15.0
 """Seconds between two plain progress lines of one stage when stderr is not a terminal."""
 
+SEED = 260_510_795
+"""Sweep seed of every instance ``lamcap reproduce`` solves (sweeps and mechanism solutions).
+
+The measured laws a run is judged against (the OP/DP convergence law of
+docs/measurements/op_vs_dp.md, shipped with lamcap) come from sweeps with
+``lamcap sweep``'s default seed 0.  Instance seeds derive from the sweep seed
+(:func:`lamcap.experiments.sweep.instance_seed`), so with its own seed a run
+never re-solves an instance behind a law it is compared with: the comparison
+is between independent samples.
+"""
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -91,7 +103,8 @@ class Plan:
     ``load_factor`` × ``critical_p(d)`` (≥ 3 sizes give the quarter-circle
     trend); at the largest of them the first-feasible and Adam/CE matrices of
     the same instances and the two-layer trainer at κ = 0.5 are added as
-    labelled comparisons.
+    labelled comparisons.  ``seed``: the sweep seed of the mechanism instances
+    (the sweeps carry their own, :data:`SEED` in both plans).
     """
 
     name: str
@@ -99,6 +112,7 @@ class Plan:
     mechanism_dims: tuple[int, ...]
     mechanism_seeds: int
     load_factor: float = 0.95
+    seed: int = SEED
 
 
 QUICK = Plan(
@@ -110,11 +124,24 @@ QUICK = Plan(
             models=("decoupled", "original"),
             seeds_per_point=8,
             rounds=2,
+            seed=SEED,
         ),
         Sweep(
-            name="hebbian", dims=(16, 32, 64), methods=("hebbian",), seeds_per_point=16, rounds=2
+            name="hebbian",
+            dims=(16, 32, 64),
+            methods=("hebbian",),
+            seeds_per_point=16,
+            rounds=2,
+            seed=SEED,
         ),
-        Sweep(name="rank", dims=(12,), kappas=(0.25, 0.5, 0.75), seeds_per_point=6, rounds=1),
+        Sweep(
+            name="rank",
+            dims=(12,),
+            kappas=(0.25, 0.5, 0.75),
+            seeds_per_point=6,
+            rounds=1,
+            seed=SEED,
+        ),
     ),
     mechanism_dims=(8, 12, 16),
     mechanism_seeds=8,
@@ -129,6 +156,7 @@ FULL = Plan(
             models=("decoupled", "original"),
             seeds_per_point=16,
             rounds=3,
+            seed=SEED,
         ),
         Sweep(
             name="hebbian",
@@ -136,8 +164,16 @@ FULL = Plan(
             methods=("hebbian",),
             seeds_per_point=20,
             rounds=3,
+            seed=SEED,
         ),
-        Sweep(name="rank", dims=(16, 24), kappas=(0.25, 0.5, 0.75), seeds_per_point=10, rounds=2),
+        Sweep(
+            name="rank",
+            dims=(16, 24),
+            kappas=(0.25, 0.5, 0.75),
+            seeds_per_point=10,
+            rounds=2,
+            seed=SEED,
+        ),
     ),
     mechanism_dims=(16, 24, 32),
     mechanism_seeds=16,
@@ -223,7 +259,7 @@ def mechanism_samples(executor: Executor, plan: Plan, *, progress: bool) -> list
     runs = []
     for d, kappa, solution in _mechanism_runs(plan):
         p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
-        tasks = solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds)
+        tasks = solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds, seed=plan.seed)
         trial = functools.partial(solution_trial, solution=solution)
         runs.append((d, kappa, p, solution, [executor.submit(trial, t) for t in tasks]))
     pending = {f for *_, batch in runs for f in batch}
@@ -371,6 +407,27 @@ Rerun the same command to resume; `lamcap results export --csv results.csv
 """
 
 
+def _check_seeds(database: Path, plan: Plan) -> None:
+    """Refuse to resume a run whose instances were drawn with another sweep seed (:data:`SEED`).
+
+    Earlier versions used seed 0, the seed of the sweeps behind the measured
+    OP/DP law; pooling those instances with new ones would make the comparison
+    partly a comparison of the law's data with themselves.
+    """
+    if not database.is_file() or database.stat().st_size == 0:
+        return
+    with ResultsStore(database, readonly=True) as store:
+        seeds = {int(json.loads(text).get("seed", 0)) for text in store.sweeps().values()}
+    foreign = sorted(seeds - {sweep.seed for sweep in plan.sweeps})
+    if foreign:
+        msg = (
+            f"out {str(database.parent)!r} holds sweeps with seed(s) {foreign} from an earlier "
+            f"lamcap; this version draws its instances with seed {plan.sweeps[0].seed} "
+            "(independent of the measured laws), so it cannot resume there: give a new out"
+        )
+        raise ValueError(msg)
+
+
 def evaluate(
     cells: dict[Cell, CellData], samples: list[SolutionSample]
 ) -> tuple[list[TransitionRow], list[Claim]]:
@@ -408,6 +465,7 @@ def reproduce(
         raise ValueError(msg)
     if directory.is_dir():
         check_store(database)
+        _check_seeds(database, chosen)
     started = time.perf_counter()
     with open_executor(
         workers=workers, dask_local=dask_local, scheduler=scheduler, connect_timeout=connect_timeout
