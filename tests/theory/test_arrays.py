@@ -8,7 +8,14 @@ import mpmath
 import numpy as np
 import pytest
 
-from lamcap.theory._arrays import broadcast, elementwise, float_result, is_scalar, mp_result
+from lamcap.theory._arrays import (
+    broadcast,
+    elementwise,
+    float_result,
+    grouped,
+    is_scalar,
+    mp_result,
+)
 from lamcap.theory._precision import GUARD_DIGITS
 
 
@@ -79,3 +86,17 @@ def test_elementwise_with_dps_uses_guard_digits_and_rounds() -> None:
     assert values.dtype == object
     assert values.shape == (1, 2)
     assert all(isinstance(v, mpmath.mpf) for v in values.flat)
+
+
+def test_grouped_calls_once_per_key_combination_in_original_order() -> None:
+    calls: list[tuple[int, list[float]]] = []
+
+    def scaled(n: int, x: np.ndarray) -> np.ndarray:
+        calls.append((n, x.tolist()))
+        return n * x
+
+    counts, x = broadcast([[1], [2]], [0.5, 1.5, 2.5])
+    result = grouped(scaled, [counts], x)
+    assert result.tolist() == [[0.5, 1.5, 2.5], [1.0, 3.0, 5.0]]
+    assert calls == [(1, [0.5, 1.5, 2.5]), (2, [0.5, 1.5, 2.5])]
+    assert grouped(scaled, [np.array(3)], np.array(2.0)).shape == ()

@@ -29,7 +29,7 @@ array([3., 5.])
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from lamcap.theory._precision import guarded, rounded
 
-__all__ = ["broadcast", "elementwise", "float_result", "is_scalar", "mp_result"]
+FloatArray = NDArray[np.float64]
+
+__all__ = ["broadcast", "elementwise", "float_result", "grouped", "is_scalar", "mp_result"]
 
 
 def is_scalar(*values: Any) -> bool:
@@ -112,6 +114,33 @@ def elementwise(function: Callable[..., Any], *values: ArrayLike, dps: int | Non
     out = np.empty(len(results), dtype=object)
     out[:] = results
     return mp_result(out.reshape(shape))
+
+
+def grouped(
+    function: Callable[..., ArrayLike], keys: Sequence[NDArray[Any]], *values: NDArray[Any]
+) -> FloatArray:
+    """A vectorised ``function`` run once per distinct combination of scalar ``keys``.
+
+    ``keys`` and ``values`` are broadcast arrays (:func:`broadcast`).  For every
+    distinct tuple of key elements, ``function(*key_scalars, *value_vectors)``
+    receives the 1-d vectors of the ``values`` at those positions (in their
+    original order) and returns one float64 per position.  For code that is
+    vectorised over some arguments but takes others (a count, a margin) as
+    scalars; with scalar keys it is one call on the whole of each value.
+    """
+    shape = keys[0].shape if keys else values[0].shape
+    result = np.empty(shape, dtype=np.float64)
+    flat_result = result.reshape(-1)
+    positions: dict[tuple[Any, ...], list[int]] = {}
+    for index, key in enumerate(zip(*(k.ravel().tolist() for k in keys), strict=True)):
+        positions.setdefault(key, []).append(index)
+    if not keys:
+        positions = {(): list(range(flat_result.size))}
+    flat_values = [value.reshape(-1) for value in values]
+    for key, where in positions.items():
+        chosen = np.array(where, dtype=np.int64)
+        flat_result[chosen] = function(*key, *(value[chosen] for value in flat_values))
+    return result
 
 
 def _python_scalar(value: Any) -> Any:

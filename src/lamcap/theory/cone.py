@@ -78,7 +78,7 @@ from lamcap._validation import (
     check_integer_array,
     plain,
 )
-from lamcap.theory._arrays import broadcast, elementwise, float_result
+from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
 from lamcap.theory._precision import guarded, working_dps
 from lamcap.theory.hinge_sums import (
     FLOAT_TOLERANCE,
@@ -468,7 +468,8 @@ def statistical_dimension(
     if method == "exact":
         if digits is not None:
             return elementwise(lambda q, m: _exact_mp(q, m, digits), p_array, margins, dps=digits)
-        return float_result(_exact_float_by_margin(p_array, margins))
+        values = grouped(lambda m, q: _exact_float_many(q, m), [margins], p_array)
+        return float_result(values)
     if method == "asymptotic":
         if np.any(margins != 0.0):
             msg = f"margin must be 0 for method='asymptotic', got {plain(margin)}"
@@ -484,15 +485,6 @@ def statistical_dimension(
     means = float_result(np.array([e.mean for e in estimates]).reshape(p_array.shape))
     errors = float_result(np.array([e.standard_error for e in estimates]).reshape(p_array.shape))
     return MonteCarloEstimate(means, errors, count)
-
-
-def _exact_float_by_margin(p: NDArray[Any], margins: FloatArray) -> FloatArray:
-    """Float64 E[C_p] for broadcast integer ``p`` and ``margins`` (one pass per distinct margin)."""
-    result = np.empty(p.shape)
-    for margin in np.unique(margins):
-        chosen = margins == margin
-        result[chosen] = _exact_float_many(p[chosen], float(margin))
-    return result
 
 
 # --------------------------------------------------------------------------

@@ -71,7 +71,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize, special
 
-from lamcap._validation import check_finite_array, check_integer, check_real
+from lamcap._validation import (
+    check_finite_array,
+    check_integer,
+    check_integer_array,
+    check_real,
+)
+from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
 
 __all__ = [
     "HEBBIAN_CAPACITY",
@@ -128,14 +134,14 @@ def _all_recalled(recall: FloatArray, miss: FloatArray, n: int) -> tuple[FloatAr
     return np.exp(log_all), -np.expm1(log_all)
 
 
-def _check_p_alpha(p: Any, alpha: ArrayLike) -> tuple[int, FloatArray]:
-    p_value = check_integer("p", p, minimum=2)
-    alpha_array = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
-    return p_value, alpha_array
-
-
 def _check_n(n: Any, p: int) -> int:
     return p if n is None else check_integer("n", n, minimum=1)
+
+
+def _check_p_n(p: ArrayLike, n: ArrayLike | None) -> tuple[NDArray[Any], NDArray[Any]]:
+    """``p >= 2`` and ``n >= 1`` (default ``p``) as integer arrays."""
+    outputs = check_integer_array("p", p, minimum=2)
+    return outputs, outputs if n is None else check_integer_array("n", n, minimum=1)
 
 
 def _target_mean(p: int, n: int, alpha: FloatArray) -> FloatArray:
@@ -144,11 +150,11 @@ def _target_mean(p: int, n: int, alpha: FloatArray) -> FloatArray:
 
 
 def hebbian_recall(
-    p: int,
+    p: ArrayLike,
     alpha: ArrayLike,
     *,
     all_associations: bool = False,
-    n: int | None = None,
+    n: ArrayLike | None = None,
     error: bool = False,
 ) -> Any:
     r"""Recall probability of the Hebbian memory at load :math:`\alpha` (:math:`d \to \infty`).
@@ -160,23 +166,26 @@ def hebbian_recall(
 
     Parameters
     ----------
-    p : int
+    p : int or array_like of int
         Number of outputs, ``p >= 2`` (valid up to at least ``1e9``).
     alpha : float or array_like
-        Load :math:`p\log p/d^2 > 0` (vectorised).
+        Load :math:`p\log p/d^2 > 0`.
     all_associations : bool
         Return the probability that all ``n`` associations are recalled
         (independence approximation :math:`r^n`, see the module docstring)
         instead of the per-association recall :math:`r`.
-    n : int, optional
-        Number of associations (default ``p``).
+    n : int or array_like of int, optional
+        Number of associations (default ``p``).  ``p``, ``alpha`` and ``n``
+        broadcast together.
     error : bool
         Return the complement (``1 - r`` or ``1 - r^n``) computed without
         cancellation, for the tiny error rates of small loads.
 
     Returns
     -------
-    float or ndarray
+    numpy.float64 or ndarray
+        Broadcast shape of ``p``, ``alpha`` and ``n`` (array contract:
+        docs/howto/precision.md).
 
     Notes
     -----
@@ -193,18 +202,24 @@ def hebbian_recall(
     True
     >>> print(f"{hebbian_recall(1000, 0.05, error=True):.4e}")  # 1 - r, no cancellation
     4.7261e-14
-    >>> round(hebbian_recall(1000, 0.15, all_associations=True), 4)
+    >>> round(float(hebbian_recall(1000, 0.15, all_associations=True)), 4)
     0.5977
+    >>> hebbian_recall([100, 1000], 0.15, all_associations=True).round(4).tolist()
+    [0.7334, 0.5977]
     """
-    p_value, alpha_array = _check_p_alpha(p, alpha)
-    n_value = _check_n(n, p_value)
+    outputs, counts = _check_p_n(p, n)
+    alphas = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
+    outputs, alphas, counts = broadcast(outputs, alphas, counts)
     z, weights = _z_rule()
-    mu = _target_mean(p_value, n_value, alpha_array)
-    recall, miss = _recall_and_error(mu[..., None] + z, weights, p_value - 1)
-    if all_associations:
-        recall, miss = _all_recalled(recall, miss, n_value)
-    result = miss if error else recall
-    return float(result) if np.ndim(alpha) == 0 else result
+
+    def one_problem(p_value: int, n_value: int, alpha_values: FloatArray) -> FloatArray:
+        mu = _target_mean(p_value, n_value, alpha_values)
+        recall, miss = _recall_and_error(mu[..., None] + z, weights, p_value - 1)
+        if all_associations:
+            recall, miss = _all_recalled(recall, miss, n_value)
+        return miss if error else recall
+
+    return float_result(grouped(one_problem, [outputs, counts], alphas))
 
 
 def _gamma_rule(shape: float, nodes: int) -> tuple[FloatArray, FloatArray]:
@@ -255,8 +270,13 @@ def _finite_target_grid(d: int, n: int) -> tuple[FloatArray, FloatArray]:
 
 
 def hebbian_recall_finite(
-    p: int, d: int, *, n: int | None = None, all_associations: bool = False, error: bool = False
-) -> float:
+    p: ArrayLike,
+    d: ArrayLike,
+    *,
+    n: ArrayLike | None = None,
+    all_associations: bool = False,
+    error: bool = False,
+) -> Any:
     r"""Exact recall probability of the Hebbian memory at finite ``d`` (decoupled problem).
 
     .. math::
@@ -270,17 +290,18 @@ def hebbian_recall_finite(
 
     Parameters
     ----------
-    p : int
+    p : int or array_like of int
         Outputs per association, ``p >= 2``.
-    d : int
+    d : int or array_like of int
         Dimension, ``d >= 1``; the load is :math:`\alpha = p\log p/d^2`.
     n, all_associations, error
-        As in :func:`hebbian_recall`.
+        As in :func:`hebbian_recall`; ``p``, ``d`` and ``n`` broadcast together.
 
     Returns
     -------
-    float
-        :math:`r`, :math:`r^n`, or their complements if ``error``.
+    numpy.float64 or ndarray
+        :math:`r`, :math:`r^n`, or their complements if ``error``, in the
+        broadcast shape of the arguments.
 
     Notes
     -----
@@ -292,17 +313,20 @@ def hebbian_recall_finite(
     --------
     >>> exact = hebbian_recall_finite(40, 20)
     >>> limit = hebbian_recall(40, 40 * math.log(40) / 400)
-    >>> round(exact, 3), round(limit, 3)
+    >>> round(float(exact), 3), round(float(limit), 3)
     (0.649, 0.82)
     """
-    p_value = check_integer("p", p, minimum=2)
-    d_value = check_integer("d", d, minimum=1)
-    n_value = _check_n(n, p_value)
-    target, weights = _finite_target_grid(d_value, n_value)
-    recall, miss = _recall_and_error(target, weights, p_value - 1)
-    if all_associations:
-        recall, miss = _all_recalled(recall, miss, n_value)
-    return float(miss if error else recall)
+    outputs, counts = _check_p_n(p, n)
+    dimensions = check_integer_array("d", d, minimum=1)
+
+    def one_problem(p_value: int, d_value: int, n_value: int) -> float:
+        target, weights = _finite_target_grid(d_value, n_value)
+        recall, miss = _recall_and_error(target, weights, p_value - 1)
+        if all_associations:
+            recall, miss = _all_recalled(recall, miss, n_value)
+        return float(miss if error else recall)
+
+    return elementwise(one_problem, outputs, dimensions, counts)
 
 
 def hebbian_error_exponent(alpha: ArrayLike) -> Any:
@@ -329,8 +353,8 @@ def hebbian_error_exponent(alpha: ArrayLike) -> Any:
 
     Returns
     -------
-    float or ndarray
-        :math:`e(\alpha)`.
+    numpy.float64 or ndarray
+        :math:`e(\alpha)`, shaped like ``alpha``.
 
     Examples
     --------
@@ -340,11 +364,12 @@ def hebbian_error_exponent(alpha: ArrayLike) -> Any:
     alpha_array = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
     root = np.sqrt(2.0 * alpha_array)
     middle = (1.0 - np.minimum(root, 1.0)) ** 2 / (2.0 * alpha_array)
-    result = np.where(alpha_array <= HEBBIAN_CAPACITY, 0.25 / alpha_array - 1.0, middle)
-    return float(result) if np.ndim(alpha) == 0 else result
+    return float_result(np.where(alpha_array <= HEBBIAN_CAPACITY, 0.25 / alpha_array - 1.0, middle))
 
 
-def hebbian_critical_load(p: int, *, level: float = 0.5, n: int | None = None) -> float:
+def hebbian_critical_load(
+    p: ArrayLike, *, level: ArrayLike = 0.5, n: ArrayLike | None = None
+) -> Any:
     r"""Load :math:`\alpha` at which all ``n`` associations are recalled with probability ``level``.
 
     Solves :math:`r(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
@@ -353,31 +378,36 @@ def hebbian_critical_load(p: int, *, level: float = 0.5, n: int | None = None) -
 
     Parameters
     ----------
-    p : int
+    p : int or array_like of int
         Number of outputs, ``p >= 2``.
-    level : float
+    level : float or array_like
         Target probability in (0, 1).
-    n : int, optional
-        Number of associations (default ``p``).
+    n : int or array_like of int, optional
+        Number of associations (default ``p``).  ``p``, ``level`` and ``n``
+        broadcast together.
 
     Returns
     -------
-    float
-        :math:`\alpha` to ``1e-13`` (Brent's method on a log scale).
+    numpy.float64 or ndarray
+        :math:`\alpha` to ``1e-13`` (Brent's method on a log scale), in the
+        broadcast shape of the arguments.
 
     Examples
     --------
-    >>> [round(hebbian_critical_load(p), 4) for p in (10**3, 10**6, 10**9)]
+    >>> hebbian_critical_load([10**3, 10**6, 10**9]).round(4).tolist()
     [0.1543, 0.1404, 0.1357]
     """
-    p_value = check_integer("p", p, minimum=2)
-    level_value = check_real("level", level, minimum=0.0, maximum=1.0, closed="()")
+    outputs, counts = _check_p_n(p, n)
+    levels = check_finite_array("level", level, minimum=0.0, maximum=1.0, closed="()")
 
-    def gap(log_alpha: float) -> float:
-        value = hebbian_recall(p_value, math.exp(log_alpha), all_associations=True, n=n)
-        return float(value) - level_value
+    def one_problem(p_value: int, level_value: float, n_value: int) -> float:
+        def gap(log_alpha: float) -> float:
+            value = hebbian_recall(p_value, math.exp(log_alpha), all_associations=True, n=n_value)
+            return float(value) - level_value
 
-    return math.exp(optimize.brentq(gap, math.log(1e-3), math.log(1e3), xtol=1e-13))
+        return math.exp(optimize.brentq(gap, math.log(1e-3), math.log(1e3), xtol=1e-13))
+
+    return elementwise(one_problem, outputs, levels, counts)
 
 
 @dataclass(frozen=True)

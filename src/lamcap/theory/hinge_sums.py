@@ -66,8 +66,9 @@ from lamcap._cone_kernel import (
     log_tail_bounds,
     mgf_tables,
 )
-from lamcap._validation import check_dps, check_finite_array, check_integer, check_real
-from lamcap.theory._precision import guarded, rounded, working_dps
+from lamcap._validation import check_dps, check_finite_array, check_integer_array
+from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
+from lamcap.theory._precision import working_dps
 
 __all__ = ["hinge_sum_cdf", "target_level_cdf"]
 
@@ -483,7 +484,12 @@ def sum_cdf_mp(x: Any, y: Any, count: int, *, kind: str = "hinge", dps: int = 30
 
 
 def hinge_sum_cdf(
-    x: ArrayLike, threshold: ArrayLike, count: int, *, shift: float = 0.0, dps: int | None = None
+    x: ArrayLike,
+    threshold: ArrayLike,
+    count: ArrayLike,
+    *,
+    shift: ArrayLike = 0.0,
+    dps: int | None = None,
 ) -> Any:
     r"""Distribution function of a Gaussian plus a sum of hinges.
 
@@ -501,18 +507,18 @@ def hinge_sum_cdf(
     Parameters
     ----------
     x, threshold : array_like
-        Broadcast against each other (float64).
-    count : int
+        Finite reals.
+    count : int or array_like of int
         :math:`n \ge 0` (``0`` gives :math:`\Phi(x)`).
-    shift : float, optional
-        :math:`s`, any finite real.
+    shift : float or array_like, optional
+        :math:`s`, any finite real.  All four arguments broadcast together.
     dps : int, optional
-        If given, ``x`` and ``threshold`` must be scalars and an mpmath number
-        accurate to about ``dps`` digits (absolute) is returned.
+        Return mpmath numbers accurate to about ``dps`` digits (absolute).
 
     Returns
     -------
-    float or ndarray or mpmath.mpf
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
+        Broadcast shape of the arguments (array contract: docs/howto/precision.md).
         Absolute error in float64 about ``1e-15`` for ``count <= 10``, up to about
         ``5e-14`` for larger counts and ``2e-13`` at worst seen (``count = 1e8``);
         truncation errors are bounded by ``1e-17`` rigorously, the rest is
@@ -529,25 +535,26 @@ def hinge_sum_cdf(
     >>> print(mpmath.nstr(hinge_sum_cdf(1.0, 0.0, 3, dps=20), 12))
     0.468054322486
     """
-    count = check_integer("count", count, minimum=0)
-    shift = check_real("shift", shift)
+    x_array, threshold_array, counts, shifts = broadcast(
+        check_finite_array("x", x),
+        check_finite_array("threshold", threshold),
+        check_integer_array("count", count, minimum=0),
+        check_finite_array("shift", shift),
+    )
     digits = check_dps(dps)
     if digits is not None:
-        x_value = check_real("x", x)
-        threshold_value = check_real("threshold", threshold)
-        with guarded(digits):
-            value = sum_cdf_mp(
-                x_value, mpmath.mpf(threshold_value) - mpmath.mpf(shift), count, dps=digits
-            )
-        return rounded(value, digits)
-    x_array = check_finite_array("x", x)
-    threshold_array = check_finite_array("threshold", threshold)
-    x_b, threshold_b = np.broadcast_arrays(x_array, threshold_array)
-    result = sum_cdf(x_b.ravel(), threshold_b.ravel() - shift, count).reshape(x_b.shape)
-    return float(result) if result.ndim == 0 else result
+
+        def one(x_value: float, threshold_value: float, n: int, s: float) -> Any:
+            return sum_cdf_mp(x_value, mpmath.mpf(threshold_value) - mpmath.mpf(s), n, dps=digits)
+
+        return elementwise(one, x_array, threshold_array, counts, shifts, dps=digits)
+    hinges = threshold_array - shifts  # one inversion per distinct count:
+    return float_result(grouped(lambda n, u, y: sum_cdf(u, y, n), [counts], x_array, hinges))
 
 
-def target_level_cdf(x: ArrayLike, p: int, margin: float = 0.0, *, dps: int | None = None) -> Any:
+def target_level_cdf(
+    x: ArrayLike, p: ArrayLike, margin: ArrayLike = 0.0, *, dps: int | None = None
+) -> Any:
     r"""Law of the projected target score :math:`\ell^*` (the common level of the projection).
 
     For :math:`G \sim N(0, I_p)` projected onto :math:`K_m = \{\lambda_t \ge
@@ -567,23 +574,23 @@ def target_level_cdf(x: ArrayLike, p: int, margin: float = 0.0, *, dps: int | No
     ----------
     x : array_like
         Points at which the distribution function is evaluated.
-    p : int
+    p : int or array_like of int
         Number of outputs, ``p >= 2``.
-    margin : float, optional
-        :math:`m \ge 0`.
+    margin : float or array_like, optional
+        :math:`m \ge 0`.  ``x``, ``p`` and ``margin`` broadcast together.
     dps : int, optional
-        mpmath precision (scalar ``x`` only).
+        Return mpmath numbers accurate to about ``dps`` digits (absolute).
 
     Returns
     -------
-    float or ndarray or mpmath.mpf
-        Same precision as :func:`hinge_sum_cdf`.
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
+        Same precision as :func:`hinge_sum_cdf`; broadcast shape of the arguments.
 
     Examples
     --------
     >>> print(f"{target_level_cdf(0.0, 2):.6f}")  # P(g + (Z)_+ <= 0) = P(g <= 0, g + Z <= 0)
     0.375000
     """
-    p = check_integer("p", p, minimum=2)
-    margin = check_real("margin", margin, minimum=0.0)
-    return hinge_sum_cdf(x, x, p - 1, shift=margin, dps=dps)
+    outputs = check_integer_array("p", p, minimum=2)
+    margins = check_finite_array("margin", margin, minimum=0.0)
+    return hinge_sum_cdf(x, x, outputs - 1, shift=margins, dps=dps)
