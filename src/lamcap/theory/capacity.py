@@ -31,8 +31,9 @@ import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._validation import check_dps, check_integer_array, check_kappa
-from lamcap.theory._precision import guarded, rounded, working_dps
+from lamcap._validation import check_dps, check_integer_array, check_kappa, plain
+from lamcap.theory._arrays import elementwise, float_result
+from lamcap.theory._precision import working_dps
 from lamcap.theory.rank import rank_capacity, retained_energy
 from lamcap.theory.width import gaussian_width_squared, retained_rank
 
@@ -144,35 +145,33 @@ def capacity(
         width_ratio = gaussian_width_squared(dimension.astype(np.int64), ratio) / dimension**2
     outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
     result = np.log(outputs.astype(np.float64)) * width_ratio / _statistical_dimensions(outputs)
-    return result[()] if result.ndim == 0 else result
+    return float_result(result)
 
 
 def _capacity_mp(
     kappa: ArrayLike, outputs: NDArray[np.int64], d: ArrayLike | None, dps: int
 ) -> Any:
-    """mpmath branch of :func:`capacity` with finite ``p``."""
+    """mpmath branch of :func:`capacity` with finite ``p`` (``kappa``, ``p``, ``d`` broadcast)."""
     from lamcap.theory.cone import statistical_dimension  # noqa: PLC0415
 
     ratio = check_kappa(kappa)
+    dimension: NDArray[Any] = np.zeros((), dtype=np.int64)  # d -> infinity
     if d is not None:
         rank = retained_rank(d, ratio)
         dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
         if np.any(rank < dimension):
             msg = (
                 f"dps is not available with a finite d and rank m = round(kappa*d) < d "
-                f"(the finite-d width is an expansion), got kappa={kappa!r}, d={d!r}"
+                f"(the finite-d width is an expansion), got kappa={plain(kappa)}, d={plain(d)}"
             )
             raise ValueError(msg)
-    kappa_b, outputs_b = np.broadcast_arrays(np.asarray(kappa, dtype=object), outputs)
     work = working_dps(dps)
-    result = np.empty(kappa_b.shape, dtype=object)
-    for index in np.ndindex(kappa_b.shape):
-        q = int(outputs_b[index])
-        with guarded(dps):
-            energy = 1 if d is not None else retained_energy(kappa_b[index], dps=work)
-            dimension_p = statistical_dimension(q, dps=work)
-            result[index] = rounded(mpmath.log(q) * energy / dimension_p, dps)
-    return result[()] if result.ndim == 0 else result
+
+    def one(k: float, q: int, _dimension: int) -> Any:
+        energy = 1 if d is not None else retained_energy(k, dps=work)
+        return mpmath.log(q) * energy / statistical_dimension(q, dps=work)
+
+    return elementwise(one, ratio, outputs, dimension, dps=dps)
 
 
 # --------------------------------------------------------------------------- critical p
@@ -312,7 +311,7 @@ def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
     return width
 
 
-def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
+def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_m^2` (n = p).
 
     .. math::
@@ -330,10 +329,14 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
         Dimension (vectorised).
     kappa : float or array in (0, 1]
         Rank ratio, broadcast against ``d``.
+    dps : None
+        No high-precision route: :math:`p_c` is a real :math:`p`, and
+        :math:`\mathbb{E}[C_p]` between integers is the interpolant described
+        below, so a given ``dps`` raises ``ValueError`` (docs/howto/precision.md).
 
     Returns
     -------
-    float64 array (numpy scalar for scalar input); :math:`p_c \ge 2`.
+    float64 array (``numpy.float64`` for scalar input); :math:`p_c \ge 2`.
 
     Notes
     -----
@@ -355,6 +358,10 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     >>> [round(float(q), 2) for q in critical_p([8, 16], kappa=0.5)]
     [20.7, 56.93]
     """
-    width = full_rank_width(d, kappa)
-    result = np.array([_critical_p_one(float(w)) for w in width.ravel()]).reshape(width.shape)
-    return result[()] if result.ndim == 0 else result
+    if check_dps(dps) is not None:
+        msg = (
+            f"critical_p has no dps route (got dps={plain(dps)}): p_c is a real p and "
+            "E[C_p] between integers is an interpolant in log p, exact only at integers"
+        )
+        raise ValueError(msg)
+    return elementwise(_critical_p_one, full_rank_width(d, kappa))

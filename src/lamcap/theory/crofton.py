@@ -47,7 +47,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._validation import check_integer_array
+from lamcap._validation import check_dps, check_integer_array, plain
+from lamcap.theory._arrays import float_result
 from lamcap.theory.capacity import full_rank_width, interpolation_stencil
 
 __all__ = ["feasibility_probability", "sum_law_window"]
@@ -152,7 +153,12 @@ def _feasibility_one(start: int, values: FloatArray, dimension: float) -> float:
 
 
 def feasibility_probability(
-    d: ArrayLike, p: ArrayLike, *, n: ArrayLike | None = None, kappa: ArrayLike = 1.0
+    d: ArrayLike,
+    p: ArrayLike,
+    *,
+    n: ArrayLike | None = None,
+    kappa: ArrayLike = 1.0,
+    dps: int | None = None,
 ) -> Any:
     r"""Probability that ``n`` associations with ``p`` outputs each can all be recalled.
 
@@ -181,10 +187,14 @@ def feasibility_probability(
         :math:`P(V < w_m^2)`).  This is the Gordon-type prediction, not a theorem.
         ``d``, ``p``, ``n`` and ``kappa`` broadcast together, so a whole
         transition curve is one call.
+    dps : None
+        No high-precision route: the law of :math:`|A|` is a float64 inversion,
+        interpolated between grid nodes in :math:`p` (Notes), so a given ``dps``
+        raises ``ValueError`` (docs/howto/precision.md).
 
     Returns
     -------
-    float64 array (numpy scalar for scalar input), values in [0, 1].
+    float64 array (``numpy.float64`` for scalar input), values in [0, 1].
 
     Notes
     -----
@@ -210,6 +220,12 @@ def feasibility_probability(
     >>> [round(float(q), 3) for q in curve]
     [0.996, 0.804, 0.505, 0.212, 0.01]
     """
+    if check_dps(dps) is not None:
+        msg = (
+            f"feasibility_probability has no dps route (got dps={plain(dps)}): the law of "
+            "|A| is a float64 inversion interpolated in p (probability error below 1e-8)"
+        )
+        raise ValueError(msg)
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     width = full_rank_width(d, kappa)
@@ -224,4 +240,4 @@ def feasibility_probability(
             result[selected] = [
                 _feasibility_one(start, values, float(w)) for w in width_b[selected]
             ]
-    return result[()] if result.ndim == 0 else result
+    return float_result(result)
