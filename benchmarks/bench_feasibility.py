@@ -99,7 +99,7 @@ def _run_lamcap(instance: Instance, max_seconds: float, stage: bool) -> _Run:
     result = solve_cutting_plane(
         instance,
         rank=instance.d,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=max_seconds,
         seed=0,
         options=CuttingPlaneOptions(feasibility_first=stage),

@@ -208,7 +208,12 @@ def exact_stages(dims: Sequence[int], instances: int, max_seconds: float) -> Non
             for exact in ("wolfe", "nnls") if d <= 48 else ("wolfe",):
                 options = CuttingPlaneOptions(exact=exact)
                 result = solve_cutting_plane(
-                    instance, rank=d, margin=1.0, max_seconds=max_seconds, seed=0, options=options
+                    instance,
+                    rank=d,
+                    raw_margin=1.0,
+                    max_seconds=max_seconds,
+                    seed=0,
+                    options=options,
                 )
                 assert verify(instance, result).consistent
                 row += (
@@ -227,7 +232,7 @@ def _timed_max_margin(
     result = solve_cutting_plane(
         instance,
         rank=instance.d,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=max_seconds,
         seed=0,
         options=options,

@@ -74,7 +74,7 @@ def test_max_margin_saves_w_and_a_dual_that_recheck(
     weights_file = tmp_path / "W.npy"
     dual_file = tmp_path / "dual.npz"
     arguments = ["solve", "--d", "8", "--p", "16", "--seed", "2", "--objective", "max-margin"]
-    arguments += ["--margin", "2", "--save", str(weights_file)]
+    arguments += ["--raw-margin", "2", "--save", str(weights_file)]
     arguments += ["--save-certificate", str(dual_file), "--json"]
     assert main(arguments) == 0
     summary = json.loads(capsys.readouterr().out)

@@ -121,3 +121,22 @@ def test_description_identifies_the_sweep() -> None:
     assert a.digest() == Sweep.from_mapping(a.to_mapping()).digest()
     assert a.digest() != Sweep(dims=(8,), p_grid=(10, 21)).digest()
     assert len(a.digest()) == 16
+
+
+def test_stored_description_keeps_the_database_names() -> None:
+    """The store format: the raw margin is written as ``margin`` (STORED_NAMES), so a store
+    begun before the rename resumes and merges with the same sweep digest."""
+    import hashlib
+
+    sweep = Sweep(dims=(8,), raw_margin=2.0)
+    written_by_every_version = (
+        '{"bracket":[0.6,0.8,1.0,1.25,1.6],"dims":[8],"kappas":[1.0],"loads":null,'
+        '"margin":2.0,"max_seconds":null,"methods":["auto"],"models":["decoupled"],'
+        '"name":"sweep","p_grid":null,"rounds":3,"seed":0,"seeds_per_point":8}'
+    )
+    assert sweep.description() == written_by_every_version
+    assert sweep.digest() == hashlib.sha256(written_by_every_version.encode()).hexdigest()[:16]
+    assert sweep.to_mapping()["raw_margin"] == 2.0  # the user-facing form uses the new name
+    assert Sweep.from_mapping(sweep.to_mapping()) == sweep
+    with pytest.raises(ValueError, match=r"unknown sweep parameter\(s\) \['margin'\]"):
+        Sweep.from_mapping({"dims": [8], "margin": 2.0})

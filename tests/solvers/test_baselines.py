@@ -31,7 +31,7 @@ def _direct_raw_margins(instance: Instance, weights: object) -> np.ndarray:
 @pytest.mark.parametrize("model", ["decoupled", "original"])
 def test_hebbian_feasible_at_very_small_load(model: str) -> None:
     instance = make_instance(64, 4, n=3, model=model, seed=0)
-    result = solve_hebbian(instance, rank=64, margin=1.0, max_seconds=None, seed=0)
+    result = solve_hebbian(instance, rank=64, raw_margin=1.0, max_seconds=None, seed=0)
     assert result.verdict == "feasible"
     assert _direct_raw_margins(instance, result.weights).min() == pytest.approx(1.0, rel=1e-9)
     assert verify(instance, result)
@@ -39,7 +39,7 @@ def test_hebbian_feasible_at_very_small_load(model: str) -> None:
 
 def test_hebbian_is_the_sum_of_outer_products() -> None:
     instance = make_instance(64, 4, n=3, seed=1)
-    result = solve_hebbian(instance, margin=1.0)
+    result = solve_hebbian(instance, raw_margin=1.0)
     outer = sum(np.outer(instance.outputs(mu)[0], instance.inputs[mu]) for mu in range(3))
     direction = result.weights / np.linalg.norm(result.weights)
     np.testing.assert_allclose(direction, outer / np.linalg.norm(outer), atol=1e-12)
@@ -147,8 +147,8 @@ def test_registry_names_reach_the_baselines() -> None:
     [
         ({"rank": 0}, "rank", r"\[1, 6\]"),
         ({"rank": 7}, "rank", r"\[1, 6\]"),
-        ({"margin": 0.0}, "margin", "> 0"),
-        ({"margin": float("inf")}, "margin", "> 0"),
+        ({"raw_margin": 0.0}, "raw_margin", "> 0"),
+        ({"raw_margin": float("inf")}, "raw_margin", "> 0"),
         ({"max_seconds": -1.0}, "max_seconds", "> 0"),
         ({"seed": -2}, "seed", ">= 0"),
     ],

@@ -32,7 +32,7 @@ def _solve(instance, **options):  # type: ignore[no-untyped-def]
     return solve_cutting_plane(
         instance,
         rank=instance.d,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=None,
         seed=0,
         options=CuttingPlaneOptions(**options),
@@ -81,7 +81,7 @@ def test_first_order_alone_is_never_wrong(independently_decided: Decided) -> Non
 
 def test_time_limit_gives_undecided_with_best_weights() -> None:
     instance = make_instance(12, 40, seed=0)
-    result = solve_cutting_plane(instance, rank=12, margin=1.0, max_seconds=1e-9, seed=0)
+    result = solve_cutting_plane(instance, rank=12, raw_margin=1.0, max_seconds=1e-9, seed=0)
     assert result.verdict == "undecided"
     assert result.weights is not None
     assert np.isfinite(result.min_margin)
@@ -99,7 +99,7 @@ def test_exact_stage_that_cannot_fit_the_time_left_is_skipped() -> None:
     result = solve_cutting_plane(
         instance,
         rank=4,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=600.0,
         seed=0,
         options=CuttingPlaneOptions(first_order_rounds=1, exact="nnls", nnls_cost_factor=1e12),
@@ -122,7 +122,7 @@ def test_wolfe_and_nnls_exact_stages_agree(
     for exact in ("wolfe", "nnls"):  # without the feasibility stage, which would decide first
         options = CuttingPlaneOptions(first_order_rounds=1, exact=exact, feasibility_first=False)
         result = solve_cutting_plane(
-            instance, rank=d, margin=1.0, max_seconds=None, seed=0, options=options
+            instance, rank=d, raw_margin=1.0, max_seconds=None, seed=0, options=options
         )
         assert result.details["stage"] == exact
         independently_decided(instance, result)
@@ -184,7 +184,7 @@ def test_wolfe_stall_by_rounding_returns_the_current_point(
         result = solve_cutting_plane(
             instance,
             rank=instance.d,
-            margin=1.0,
+            raw_margin=1.0,
             max_seconds=None,
             seed=0,
             options=CuttingPlaneOptions(first_order_rounds=1, feasibility_first=False),
@@ -214,7 +214,7 @@ def test_wolfe_stage_that_never_converges_ends_at_the_time_limit(
     result = solve_cutting_plane(
         instance,
         rank=4,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=5.0,
         seed=0,
         options=CuttingPlaneOptions(first_order_rounds=1),
@@ -259,7 +259,7 @@ def test_verdicts_agree_with_full_lp_on_a_seeded_grid(
         ours = _solve(instance)
         assert ours.verdict != "undecided", (d, p)
         independently_decided(instance, ours)
-        reference = solve_full_lp(instance, rank=d, margin=1.0, max_seconds=60.0, seed=0)
+        reference = solve_full_lp(instance, rank=d, raw_margin=1.0, max_seconds=60.0, seed=0)
         if reference.verdict != "undecided":
             assert ours.verdict == reference.verdict, (d, p)
             compared += 1

@@ -40,7 +40,7 @@ def _solve(instance, **options):  # type: ignore[no-untyped-def]
     return solve_cutting_plane(
         instance,
         rank=instance.d,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=None,
         seed=0,
         options=CuttingPlaneOptions(**options),

@@ -60,12 +60,12 @@ def test_margin_lp_levels() -> None:
 @pytest.mark.parametrize("model", ["decoupled", "original"])
 def test_full_lp_decides_clear_cases(model: str, independently_decided) -> None:  # type: ignore[no-untyped-def]
     easy = make_instance(8, 10, n=4, model=model, seed=0)
-    result = solve_full_lp(easy, rank=8, margin=1.0, max_seconds=None, seed=0)
+    result = solve_full_lp(easy, rank=8, raw_margin=1.0, max_seconds=None, seed=0)
     assert result.verdict == "feasible"
     independently_decided(easy, result)
     assert verify(easy, result)
     hard = make_instance(4, 40, model=model, seed=1)
-    result = solve_full_lp(hard, rank=4, margin=1.0, max_seconds=None, seed=0)
+    result = solve_full_lp(hard, rank=4, raw_margin=1.0, max_seconds=None, seed=0)
     assert result.verdict == "infeasible"
     independently_decided(hard, result)
     assert verify(hard, result)

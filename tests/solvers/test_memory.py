@@ -61,13 +61,13 @@ def test_exact_stage_without_memory_ends_undecided(monkeypatch: pytest.MonkeyPat
     instance = make_instance(4, 40, seed=1)  # infeasible: only the exact stage decides it
     options = CuttingPlaneOptions(first_order_rounds=1)
     decided = solve_cutting_plane(
-        instance, rank=4, margin=1.0, max_seconds=None, seed=0, options=options
+        instance, rank=4, raw_margin=1.0, max_seconds=None, seed=0, options=options
     )
     assert decided.verdict == "infeasible"
     assert decided.details["exact_memory_bytes"] <= decided.details["available_memory_bytes"]
     monkeypatch.setattr(cutting_plane, "available_memory", lambda: 1000)
     result = solve_cutting_plane(
-        instance, rank=4, margin=1.0, max_seconds=None, seed=0, options=options
+        instance, rank=4, raw_margin=1.0, max_seconds=None, seed=0, options=options
     )
     assert result.verdict == "undecided"
     assert result.details["stopped"] == "memory"

@@ -48,7 +48,7 @@ def _rows(instance: Instance) -> np.ndarray:
     return np.array(rows)
 
 
-def _nnls_reference(rows: np.ndarray, margin: float) -> np.ndarray:
+def _nnls_reference(rows: np.ndarray, raw_margin: float) -> np.ndarray:
     """W* by scipy NNLS: min ||[rows^T; 1^T] b - e_last||, x = rows^T b / sum b, W* = m x / ||x||^2."""
     count = rows.shape[0]
     matrix = np.vstack([rows.T, np.ones(count)])
@@ -56,11 +56,11 @@ def _nnls_reference(rows: np.ndarray, margin: float) -> np.ndarray:
     right[-1] = 1.0
     beta = nnls(matrix, right, maxiter=100 * count)[0]
     point = rows.T @ (beta / beta.sum())
-    return margin * point / float(point @ point)
+    return raw_margin * point / float(point @ point)
 
 
-def _highs_reference(rows: np.ndarray, margin: float) -> np.ndarray:
-    """W* by HiGHS' QP solver: min 1/2 ||w||^2 subject to rows @ w >= margin, w free."""
+def _highs_reference(rows: np.ndarray, raw_margin: float) -> np.ndarray:
+    """W* by HiGHS' QP solver: min 1/2 ||w||^2 subject to rows @ w >= raw_margin, w free."""
     count, size = rows.shape
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
@@ -71,7 +71,7 @@ def _highs_reference(rows: np.ndarray, margin: float) -> np.ndarray:
     sparse = rows.ravel()
     highs.addRows(
         count,
-        np.full(count, margin),
+        np.full(count, raw_margin),
         np.full(count, infinity),
         sparse.size,
         np.arange(0, sparse.size, size, dtype=np.int32),
@@ -120,15 +120,15 @@ def test_max_margin_matches_nnls_on_the_dual(model: str, d: int, p: int, n: int 
 @pytest.mark.parametrize("model", ["decoupled", "original"])
 def test_max_margin_matches_highs_qp_at_a_tight_tolerance(model: str) -> None:
     instance = make_instance(8, 18, model=model, seed=4)
-    margin = 2.5
-    reference = _highs_reference(_rows(instance), margin)
-    result = _max_margin(instance, margin=margin, tolerance=1e-10)
+    raw_margin = 2.5
+    reference = _highs_reference(_rows(instance), raw_margin)
+    result = _max_margin(instance, raw_margin=raw_margin, tolerance=1e-10)
     assert result.verdict == "feasible"
     assert result.details["relative_gap"] <= 1e-10
     weights = np.asarray(result.weights).ravel()
     assert float(np.linalg.norm(weights)) == pytest.approx(np.linalg.norm(reference), rel=1e-7)
     assert np.linalg.norm(weights - reference) <= 1e-6 * np.linalg.norm(reference)
-    assert result.details["raw_min_margin"] == pytest.approx(margin, rel=1e-12)
+    assert result.details["raw_min_margin"] == pytest.approx(raw_margin, rel=1e-12)
 
 
 @pytest.mark.parametrize(("exact", "batch"), [("wolfe", 1), ("wolfe", 64), ("nnls", None)])
@@ -138,7 +138,7 @@ def test_exact_stages_reach_the_same_optimum(exact: str, batch: int | None) -> N
     result = solve_cutting_plane(
         instance,
         rank=10,
-        margin=1.0,
+        raw_margin=1.0,
         max_seconds=None,
         seed=0,
         options=CuttingPlaneOptions(first_order_rounds=2, exact=exact, wolfe_batch=batch),
@@ -188,7 +188,7 @@ def test_time_limit_keeps_a_verified_w_and_says_the_gap_was_not_reached() -> Non
 # --------------------------------------------------------------------------- the certificate
 def test_dual_value_matches_a_dense_recomputation() -> None:
     instance = make_instance(6, 10, model="original", seed=3)
-    result = _max_margin(instance, margin=2.0)
+    result = _max_margin(instance, raw_margin=2.0)
     dual = result.details["dual"]
     rows = _rows(instance)
     index = dual.associations * (instance.p - 1) + dual.competitors
@@ -229,7 +229,7 @@ def test_primal_value_of_a_non_recalling_w_is_infinite() -> None:
         (MarginDual(np.array([9]), np.array([1]), np.array([1.0]), 1.0), "associations must"),
         (MarginDual(np.array([0]), np.array([9]), np.array([1.0]), 1.0), "competitors must"),
         (MarginDual(np.array([0, 1]), np.array([1]), np.array([1.0]), 1.0), "equal length"),
-        (MarginDual(np.array([0]), np.array([1]), np.array([1.0]), 0.0), "margin must be"),
+        (MarginDual(np.array([0]), np.array([1]), np.array([1.0]), 0.0), "raw_margin must be"),
     ],
 )
 def test_malformed_duals_raise(dual: MarginDual, match: str) -> None:
@@ -283,7 +283,7 @@ def test_highs_exact_stage_is_refused_for_max_margin() -> None:
         solve_cutting_plane(
             instance,
             rank=4,
-            margin=1.0,
+            raw_margin=1.0,
             max_seconds=None,
             seed=0,
             options=CuttingPlaneOptions(exact="highs"),

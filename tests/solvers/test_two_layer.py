@@ -51,7 +51,7 @@ def test_finds_verified_low_rank_solution_at_small_load(
 
 def test_margin_is_a_scale_of_the_returned_factors() -> None:
     instance = make_instance(10, 12, seed=1)
-    result = solve_rank_constrained(instance, rank=3, margin=2.5, seed=0)
+    result = solve_rank_constrained(instance, rank=3, raw_margin=2.5, seed=0)
     assert result.verdict == "feasible"
     assert _direct_raw_margins(instance, *result.weights).min() >= 2.5 * (1 - 1e-9)
 
@@ -138,8 +138,8 @@ def test_registry_runs_the_trainer_below_full_rank() -> None:
         ({"rank": 0}, "rank", r"\[1, 6\]"),
         ({"rank": 7}, "rank", r"\[1, 6\]"),
         ({"rank": 2.5}, "rank", "integer"),
-        ({"rank": 2, "margin": 0.0}, "margin", "> 0"),
-        ({"rank": 2, "margin": -1.0}, "margin", "> 0"),
+        ({"rank": 2, "raw_margin": 0.0}, "raw_margin", "> 0"),
+        ({"rank": 2, "raw_margin": -1.0}, "raw_margin", "> 0"),
         ({"rank": 2, "max_seconds": 0.0}, "max_seconds", "> 0"),
         ({"rank": 2, "seed": -1}, "seed", ">= 0"),
         ({"rank": 2, "restarts": 0}, "restarts", ">= 1"),

@@ -40,7 +40,7 @@ _SWEEP_FLAGS = {
     "loads": "loads",
     "seeds": "seeds_per_point",
     "seed": "seed",
-    "margin": "margin",
+    "raw_margin": "raw_margin",
     "max_seconds": "max_seconds",
     "rounds": "rounds",
     "name": "name",
@@ -157,12 +157,13 @@ def _register_sweep(subparsers: Any) -> None:
         help="sweep seed from which every instance seed derives (default 0)",
     )
     parser.add_argument(
-        "--margin",
+        "--raw-margin",
         type=float,
         default=None,
-        help="right-hand side of the recall constraints (target score minus any other score "
-        ">= margin, raw score units); a scale of W only, the verdict does not depend on it "
-        "(default 1)",
+        help="right-hand side c > 0 of the raw recall constraints (target score minus any "
+        "other score >= c, raw score units); a scale of W only, the verdict does not depend "
+        "on it (default 1; stored in the database column 'margin'; not the theory's margin "
+        "m, docs/vocabulary.md)",
     )
     parser.add_argument(
         "--max-seconds",

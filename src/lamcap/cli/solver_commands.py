@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
             "undecided), the minimum normalised margin of W (the formula is printed with "
             "it), iterations and seconds. With --objective max-margin the W is the "
             "max-margin one (minimum ||W||_F with every raw margin (u_t - u_rho)^T W e_mu "
-            ">= --margin), with its certified relative duality gap; the default objective "
+            ">= --raw-margin), with its certified relative duality gap; the default objective "
             "returns the first feasible W, which the theory's spectra and score laws do "
             "not describe."
         ),
@@ -76,7 +76,7 @@ def register(subparsers: Any) -> None:
         default="feasible",
         choices=tuple(OBJECTIVES),
         help="feasible: stop at the first verified W (default); max-margin: the "
-        "minimum-norm W with every raw margin >= --margin, certified by a duality gap "
+        "minimum-norm W with every raw margin >= --raw-margin, certified by a duality gap "
         "(full rank, method auto or cutting_plane)",
     )
     parser.add_argument(
@@ -87,10 +87,11 @@ def register(subparsers: Any) -> None:
         "(default 1e-4; then ||W - W*||_F <= sqrt(T) ||W||_F)",
     )
     parser.add_argument(
-        "--margin",
+        "--raw-margin",
         type=float,
         default=1.0,
-        help="right-hand side of every raw margin constraint, > 0 (default 1)",
+        help="right-hand side c of every raw constraint (u_t - u_rho)^T W e_mu >= c, > 0 "
+        "(default 1); a scale of W only, not the theory's margin m (docs/vocabulary.md)",
     )
     parser.add_argument(
         "--max-seconds",
@@ -203,7 +204,7 @@ def _save_certificate(path: Path, result: Any) -> tuple[bool, str]:
             "associations": dual.associations,
             "competitors": dual.competitors,
             "y": dual.y,
-            "margin": np.array(dual.margin),
+            "raw_margin": np.array(dual.raw_margin),
             "dual_value": np.array(result.details["dual_value"]),
             "primal_value": np.array(result.details["primal_value"]),
             "relative_gap": np.array(result.details["relative_gap"]),
@@ -251,7 +252,7 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
         print(
             f"max-margin W: ||W||_F = {summary['frobenius_norm']:.10g}, smallest raw margin "
             f"min (u_t - u_rho)^T W e_mu = {summary['raw_min_margin']:.10g} (the requested "
-            f"--margin; float64, relative error <= {_raw_precision(result, instance):.0e})"
+            f"--raw-margin; float64, relative error <= {_raw_precision(result, instance):.0e})"
         )
         print(
             f"relative gap: {summary['relative_gap']:.3g} = (P - D)/P with P = ||W||_F^2/2 "
@@ -281,7 +282,7 @@ def run_solve(arguments: argparse.Namespace) -> int:
         instance,
         rank=arguments.rank,
         method=arguments.method,
-        margin=arguments.margin,
+        raw_margin=arguments.raw_margin,
         max_seconds=arguments.max_seconds,
         objective=OBJECTIVES[arguments.objective],
         tolerance=arguments.tolerance,

@@ -110,7 +110,7 @@ def _solve(instance: Any, task: Task, solution: str) -> Any:
             instance,
             objective="max_margin",
             tolerance=MAX_MARGIN_TOLERANCE,
-            margin=task.margin,
+            raw_margin=task.raw_margin,
             max_seconds=task.max_seconds,
         )
     rank = None if task.rank >= task.d else task.rank
@@ -118,7 +118,7 @@ def _solve(instance: Any, task: Task, solution: str) -> Any:
         instance,
         rank=rank,
         method=_METHOD_OF_SOLUTION[solution],
-        margin=task.margin,
+        raw_margin=task.raw_margin,
         max_seconds=task.max_seconds,
         seed=task.seed,
     )

@@ -1,7 +1,8 @@
 """Resumable SQLite store of finished instances (``results.sqlite`` by default).
 
 One row per solved instance, keyed by ``UNIQUE(d, rank, model, method, p,
-margin, seed)``: a rerun or a restart after Ctrl-C or ``kill -9`` skips what is
+margin, seed)`` (the column ``margin`` holds the raw margin :math:`c`, ``Task.raw_margin``;
+:data:`lamcap.experiments.sweep.STORED_NAMES`): a rerun or a restart after Ctrl-C or ``kill -9`` skips what is
 done and never duplicates a row.  Every row is written in its own transaction
 (``INSERT OR IGNORE`` + ``COMMIT``) by the parent process only; the database
 runs in WAL mode, so a crash loses at most the instance being solved.  The
@@ -47,7 +48,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from lamcap import __version__
-from lamcap.experiments.sweep import Sweep, Task
+from lamcap.experiments.sweep import STORED_NAMES, Sweep, Task
 
 __all__ = [
     "COLUMNS",
@@ -237,7 +238,7 @@ class ResultsStore:
             "n": int(record.get("n", task.p)),
             "replicate": task.replicate,
             "seed": task.seed,
-            "margin": task.margin,
+            STORED_NAMES["raw_margin"]: task.raw_margin,
             "max_seconds": task.max_seconds,
             "verdict": str(record["verdict"]),
             "min_margin": _finite_or_none(record.get("min_margin")),

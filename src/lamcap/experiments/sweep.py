@@ -47,6 +47,7 @@ __all__ = [
     "MAX_DIMENSION",
     "METHODS",
     "MODELS",
+    "STORED_NAMES",
     "Cell",
     "Sweep",
     "Task",
@@ -63,6 +64,13 @@ METHODS = ("auto", "cutting_plane", "full_lp", "hebbian", "adam_ce", "two_layer"
 
 MAX_DIMENSION = 1024
 """Largest dimension a sweep accepts (d² weights; larger runs are impractical)."""
+
+STORED_NAMES = {"raw_margin": "margin"}
+"""Parameter name -> its name in the results database (column and sweep description).
+
+The database keeps the names it was created with, so stores written by any lamcap
+version resume and merge; the code maps at this boundary (docs/vocabulary.md).
+"""
 
 
 def p_from_load(load: float, d: int) -> int:
@@ -160,12 +168,12 @@ class Task:
     p: int
     replicate: int
     seed: int
-    margin: float
+    raw_margin: float
     max_seconds: float | None
 
     def key(self) -> tuple[int, int, str, str, int, float, int]:
-        """Identity of the instance in the results store (its UNIQUE key)."""
-        return (self.d, self.rank, self.model, self.method, self.p, self.margin, self.seed)
+        """Identity of the instance in the results store (its UNIQUE key; the raw margin is its ``margin`` column)."""
+        return (self.d, self.rank, self.model, self.method, self.p, self.raw_margin, self.seed)
 
 
 def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
@@ -194,7 +202,9 @@ class Sweep:
         neither (default): adaptive refinement around the transition.
     seeds_per_point : replicates per (cell, p).
     seed : sweep seed from which every instance seed derives.
-    margin : recall margin passed to the solver.
+    raw_margin : right-hand side :math:`c > 0` of the raw recall constraints
+        passed to the solver (``lamcap.solve(raw_margin=...)``; a scale of
+        ``W`` only; stored in the ``margin`` column of the results database).
     max_seconds : per-instance time limit (``None``: none).  A limit can turn
         results into ``undecided``, the only verdict that may depend on the
         machine.
@@ -211,7 +221,7 @@ class Sweep:
     loads: tuple[float, ...] | None = None
     seeds_per_point: int = 8
     seed: int = 0
-    margin: float = 1.0
+    raw_margin: float = 1.0
     max_seconds: float | None = None
     rounds: int = 3
     bracket: tuple[float, ...] = (0.6, 0.8, 1.0, 1.25, 1.6)
@@ -279,7 +289,11 @@ class Sweep:
             check_integer("seeds_per_point", self.seeds_per_point, minimum=1, maximum=100_000),
         )
         set_(self, "seed", check_integer("seed", self.seed, minimum=0))
-        set_(self, "margin", check_real("margin", self.margin, minimum=0.0))
+        set_(
+            self,
+            "raw_margin",
+            check_real("raw_margin", self.raw_margin, minimum=0.0, closed="()"),
+        )
         if self.max_seconds is not None:
             set_(
                 self,
@@ -354,7 +368,7 @@ class Sweep:
             p=p,
             replicate=replicate,
             seed=instance_seed(self.seed, cell.d, cell.kappa, cell.model, p, replicate),
-            margin=self.margin,
+            raw_margin=self.raw_margin,
             max_seconds=self.max_seconds,
         )
 
@@ -391,8 +405,15 @@ class Sweep:
         )
 
     def description(self) -> str:
-        """Canonical JSON of :meth:`to_mapping` (sorted keys): the sweep's identity in a store."""
-        return json.dumps(self.to_mapping(), sort_keys=True, separators=(",", ":"))
+        """Canonical JSON of :meth:`to_mapping` (sorted keys): the sweep's identity in a store.
+
+        The raw margin is written under its database name ``margin`` (the store
+        format predates the name ``raw_margin``), so the description, and the
+        digest, of a sweep do not depend on the lamcap version that runs it.
+        """
+        mapping = self.to_mapping()
+        mapping[STORED_NAMES["raw_margin"]] = mapping.pop("raw_margin")
+        return json.dumps(mapping, sort_keys=True, separators=(",", ":"))
 
     def digest(self) -> str:
         """First 16 hex digits of the SHA-256 of :meth:`description`."""

@@ -66,7 +66,7 @@ def synthetic_trial(task: Task) -> dict[str, Any]:
     feasible = uniform < synthetic_probability(task)
     return {
         "verdict": "feasible" if feasible else "infeasible",
-        "min_margin": task.margin if feasible else math.nan,
+        "min_margin": task.raw_margin if feasible else math.nan,
         "accuracy": 1.0 if feasible else 0.5,
         "seconds": 0.0,
         "iterations": 0,
@@ -92,7 +92,7 @@ def solve_task(task: Task) -> tuple[Any, Any, NDArray[np.float64] | None]:
         instance,
         rank=rank,
         method=task.method,
-        margin=task.margin,
+        raw_margin=task.raw_margin,
         max_seconds=task.max_seconds,
         seed=task.seed,
     )

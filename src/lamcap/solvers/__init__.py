@@ -12,11 +12,12 @@ weights, from scratch.
 
 Method signature (the registry contract)::
 
-    fn(instance, *, rank, margin, max_seconds, seed) -> SolveResult
+    fn(instance, *, rank, raw_margin, max_seconds, seed) -> SolveResult
 
-``rank`` is an int in ``[1, d]``; ``margin > 0`` is the right-hand side of
-:math:`(u_t - u_\rho)^\top W e_\mu \ge` ``margin`` (a pure scale at full rank,
-the problem being homogeneous); ``max_seconds`` is ``None`` or ``> 0`` (reaching
+``rank`` is an int in ``[1, d]``; ``raw_margin > 0`` is the right-hand side
+:math:`c` of :math:`(u_t - u_\rho)^\top W e_\mu \ge c` (a pure scale at full
+rank, the problem being homogeneous; not the theory's margin :math:`m`, see
+docs/vocabulary.md); ``max_seconds`` is ``None`` or ``> 0`` (reaching
 it gives ``"undecided"`` with the best weights so far); ``seed`` is an int.
 """
 
@@ -95,7 +96,7 @@ def solve(
     *,
     rank: int | None = None,
     method: str = "auto",
-    margin: float = 1.0,
+    raw_margin: float = 1.0,
     max_seconds: float | None = None,
     seed: int | None = None,
     objective: str = "feasible",
@@ -106,7 +107,7 @@ def solve(
     .. math::
 
         \exists W,\ \operatorname{rank} W \le m:\quad
-        (u_t - u_\rho)^\top W e_\mu \ge \text{margin}
+        (u_t - u_\rho)^\top W e_\mu \ge c
         \quad \forall \mu,\ \rho \ne t(\mu).
 
     With ``objective="max_margin"`` (full rank) the answer is the optimal
@@ -115,7 +116,7 @@ def solve(
     .. math::
 
         W^* = \operatorname*{arg\,min}_W \|W\|_F \quad\text{s.t.}\quad
-        (u_t - u_\rho)^\top W e_\mu \ge \text{margin}
+        (u_t - u_\rho)^\top W e_\mu \ge c
         \quad \forall \mu,\ \rho \ne t(\mu),
 
     certified by a duality gap (:mod:`lamcap.solvers.optimality`).  The
@@ -134,9 +135,12 @@ def solve(
         ``"auto"`` or a key of :data:`METHODS`.  ``"auto"``: ``"cutting_plane"``
         at full rank (numba first-order stage, then an exact min-norm-point
         stage with column generation), ``"two_layer"`` below.
-    margin : float
-        ``> 0``; the right-hand side (a scale at full rank).  The max-margin
-        ``W`` has smallest raw margin ``margin``.
+    raw_margin : float
+        :math:`c > 0`, the right-hand side of every raw constraint (a scale at
+        full rank; default 1).  The max-margin ``W`` has smallest raw margin
+        :math:`c`.  This is not the theory's margin :math:`m` in
+        competitor-spread units (``margin=`` of :func:`lamcap.max_margin`,
+        :func:`lamcap.score_law`; docs/vocabulary.md).
     max_seconds : float, optional
         ``> 0``; on reaching it the result is ``"undecided"`` with the best
         weights so far (with ``objective="max_margin"``: ``"feasible"`` with
@@ -177,7 +181,7 @@ def solve(
         (recomputed from the instance on all :math:`n(p-1)` constraints),
         ``"gap_reached"``, ``"dual"``, ``"dual_value"`` :math:`D`,
         ``"primal_value"`` :math:`P`, ``"primal_norm"`` :math:`\|W\|_F` and
-        ``"raw_min_margin"`` (``margin`` up to rounding, relative error at
+        ``"raw_min_margin"`` (:math:`c` up to rounding, relative error at
         most :math:`2\sqrt2(d+2)2^{-53}/\gamma` with :math:`\gamma` the
         normalised margin).  Everything the gap rests on is stored and
         re-checkable from the instance alone:
@@ -202,7 +206,7 @@ def solve(
     rank_value = (
         instance.d if rank is None else check_integer("rank", rank, minimum=1, maximum=instance.d)
     )
-    margin_value = check_real("margin", margin, minimum=0.0, closed="()")
+    raw_margin_value = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
     seconds = (
         None
         if max_seconds is None
@@ -223,7 +227,7 @@ def solve(
         raise ValueError(msg)
     arguments: dict[str, object] = {
         "rank": rank_value,
-        "margin": margin_value,
+        "raw_margin": raw_margin_value,
         "max_seconds": seconds,
         "seed": seed_value,
     }

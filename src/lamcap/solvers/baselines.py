@@ -62,7 +62,7 @@ def solve_hebbian(
     instance: Instance,
     *,
     rank: int | None = None,
-    margin: float = 1.0,
+    raw_margin: float = 1.0,
     max_seconds: float | None = None,
     seed: int = 0,
 ) -> SolveResult:
@@ -83,9 +83,9 @@ def solve_hebbian(
     rank : int, optional
         In ``[1, d]``; below ``d`` the weights are the best rank-``rank``
         approximation of :math:`W_H` (truncated SVD, returned as ``(Q, R)``).
-    margin : float
+    raw_margin : float
         ``> 0``; :math:`W_H` is rescaled so that its smallest raw margin equals
-        ``margin`` when it is positive (otherwise left as is).
+        ``raw_margin`` when it is positive (otherwise left as is).
     max_seconds : float, optional
         ``> 0``; accepted for the registry contract (the rule costs :math:`O(nd^2)`).
     seed : int
@@ -106,8 +106,8 @@ def solve_hebbian(
     """
     started = time.perf_counter()
     rank_value = instance.d if rank is None else rank
-    rank_value, margin, _, _ = check_solver_arguments(
-        instance, rank_value, margin, max_seconds, seed
+    rank_value, raw_margin, _, _ = check_solver_arguments(
+        instance, rank_value, raw_margin, max_seconds, seed
     )
     weights = hebbian_weights(instance)
     if rank_value < instance.d:
@@ -116,7 +116,7 @@ def solve_hebbian(
         factors = (left[:, :rank_value] * root, right_t[:rank_value].T * root)
         weights = factors[0] @ factors[1].T
     raw = raw_min_margin(instance, weights)
-    scale = margin / raw if raw > 0 else 1.0
+    scale = raw_margin / raw if raw > 0 else 1.0
     result_weights = (
         weights * scale
         if rank_value == instance.d
@@ -204,7 +204,7 @@ def solve_adam_cross_entropy(
     instance: Instance,
     *,
     rank: int | None = None,
-    margin: float = 1.0,
+    raw_margin: float = 1.0,
     max_seconds: float | None = None,
     seed: int = 0,
     learning_rate: float | None = None,
@@ -235,8 +235,8 @@ def solve_adam_cross_entropy(
     instance : Instance
     rank : int, optional
         In ``[1, d]`` (default ``d``: a single full matrix ``W``).
-    margin : float
-        ``> 0``; feasible weights are rescaled to smallest raw margin ``margin``.
+    raw_margin : float
+        ``> 0``; feasible weights are rescaled to smallest raw margin ``raw_margin``.
     max_seconds : float, optional
         ``> 0``; on reaching it: ``"undecided"`` with the current weights.
     seed : int
@@ -265,8 +265,8 @@ def solve_adam_cross_entropy(
     """
     started = time.perf_counter()
     rank_value = instance.d if rank is None else rank
-    rank_value, margin, limit, seed = check_solver_arguments(
-        instance, rank_value, margin, max_seconds, seed
+    rank_value, raw_margin, limit, seed = check_solver_arguments(
+        instance, rank_value, raw_margin, max_seconds, seed
     )
     if learning_rate is None:
         learning_rate = CE_LEARNING_RATE if rank_value == instance.d else CE_FACTOR_LEARNING_RATE
@@ -303,7 +303,7 @@ def solve_adam_cross_entropy(
         current = _cross_entropy_pass(instance, hidden, selected)
         loss = current.loss
         if current.all_recalled:
-            result = _feasible_result(instance, parameters, margin, step, started, loss)
+            result = _feasible_result(instance, parameters, raw_margin, step, started, loss)
             if result.verdict == "feasible":
                 return result
         if step == steps or time.perf_counter() > deadline:
@@ -322,14 +322,14 @@ def solve_adam_cross_entropy(
 def _feasible_result(
     instance: Instance,
     parameters: list[FloatArray],
-    margin: float,
+    raw_margin: float,
     step: int,
     started: float,
     loss: float,
 ) -> SolveResult:
-    """Rescale recalled weights to raw margin ``margin`` and verify them."""
+    """Rescale recalled weights to raw margin ``raw_margin`` and verify them."""
     raw = raw_min_margin(instance, _weights_of(parameters))
-    factor = margin / raw if raw > 0 else 1.0
+    factor = raw_margin / raw if raw > 0 else 1.0
     if len(parameters) == 1:
         weights: FloatArray | tuple[FloatArray, FloatArray] = parameters[0] * factor
     else:

@@ -430,7 +430,7 @@ def solve_cutting_plane(
     instance: Instance,
     *,
     rank: int,
-    margin: float,
+    raw_margin: float,
     max_seconds: float | None,
     seed: int,
     options: CuttingPlaneOptions | None = None,
@@ -445,7 +445,7 @@ def solve_cutting_plane(
         \quad \forall \mu,\ \rho \ne t(\mu).
 
     Parameters follow the registry contract of :mod:`lamcap.solvers`; ``rank``
-    must be ``d``, ``margin`` is a pure scale (the returned ``W`` is at the
+    must be ``d``, ``raw_margin`` is a pure scale (the returned ``W`` is at the
     solver's own scale, rescale it freely: the problem is homogeneous) and
     ``seed`` is unused (deterministic).  ``details`` reports the working-set
     size, ``upper_bound`` (an estimate of an upper bound on the best
@@ -474,14 +474,14 @@ def solve_cutting_plane(
     same loop on the *raw* constraints :math:`A_i = (u_t - u_\rho) e_\mu^\top`
     (directions :math:`(u_t - u_\rho)\|e_\mu\|` against unit inputs)
     converges to the minimum-norm ``W`` with every raw margin :math:`\ge`
-    ``margin`` (:mod:`lamcap.solvers.optimality`): the dual ascent's
+    ``raw_margin`` (:mod:`lamcap.solvers.optimality`): the dual ascent's
     :math:`\alpha` and the exact stage's min-norm point :math:`x^*` (whose
     convex weights :math:`\beta` give the dual point
     :math:`y = \beta/\|x^*\|^2`) are both dual points, and every full pass
     turns its iterate into a primal point by scaling to smallest raw margin 1.
     The loop stops when the relative gap of the best two is at most
     ``tolerance / 2``; the returned ``W`` is the best primal point at
-    ``margin``, and ``details`` holds the gap recomputed from the instance
+    ``raw_margin``, and ``details`` holds the gap recomputed from the instance
     (:func:`~lamcap.solvers.optimality.optimality_gap`): ``"relative_gap"``,
     ``"gap_reached"`` (``relative_gap <= tolerance``), ``"dual"`` (a
     :class:`~lamcap.solvers.optimality.MarginDual`), ``"dual_value"``,
@@ -496,10 +496,10 @@ def solve_cutting_plane(
     --------
     >>> from lamcap.problems import make_instance
     >>> instance = make_instance(8, 6, n=4, seed=0)
-    >>> result = solve_cutting_plane(instance, rank=8, margin=1.0, max_seconds=None, seed=0)
+    >>> result = solve_cutting_plane(instance, rank=8, raw_margin=1.0, max_seconds=None, seed=0)
     >>> result.verdict
     'feasible'
-    >>> best = solve_cutting_plane(instance, rank=8, margin=1.0, max_seconds=None, seed=0,
+    >>> best = solve_cutting_plane(instance, rank=8, raw_margin=1.0, max_seconds=None, seed=0,
     ...                            objective="max_margin")
     >>> best.verdict, best.details["relative_gap"] <= 1e-4
     ('feasible', True)
@@ -554,7 +554,7 @@ def solve_cutting_plane(
     if bounds is None:
         details["upper_bound"] = progress.upper
     else:
-        weights = _max_margin_details(instance, bounds, margin, tolerance, progress, details)
+        weights = _max_margin_details(instance, bounds, raw_margin, tolerance, progress, details)
     return build_result(
         instance,
         weights,
@@ -742,22 +742,22 @@ class _Bounds:
 def _max_margin_details(
     instance: Instance,
     bounds: _Bounds,
-    margin: float,
+    raw_margin: float,
     tolerance: float,
     progress: _Progress,
     details: dict[str, Any],
 ) -> NDArray[np.float64]:
-    """The max-margin weights at ``margin`` and their recomputed certificate, into ``details``.
+    """The max-margin weights at ``raw_margin`` and their recomputed certificate, into ``details``.
 
     Without a feasible point the best weights seen are returned (the verdict
     is then ``"infeasible"`` or ``"undecided"``) and the gap is ``inf``.
     """
-    details.update(objective="max_margin", margin=margin, tolerance=tolerance)
+    details.update(objective="max_margin", raw_margin=raw_margin, tolerance=tolerance)
     if bounds.weights is None:
         details.update(relative_gap=math.inf, gap_reached=False)
         return progress.weights
-    weights = margin * bounds.weights
-    dual = MarginDual(bounds.mus, bounds.rhos, margin * bounds.y, margin)
+    weights = raw_margin * bounds.weights
+    dual = MarginDual(bounds.mus, bounds.rhos, raw_margin * bounds.y, raw_margin)
     gap = optimality_gap(instance, weights, dual)
     details.update(
         dual=dual,

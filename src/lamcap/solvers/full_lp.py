@@ -308,7 +308,7 @@ def _margin_form(
 
 
 def solve_full_lp(
-    instance: Instance, *, rank: int, margin: float, max_seconds: float | None, seed: int
+    instance: Instance, *, rank: int, raw_margin: float, max_seconds: float | None, seed: int
 ) -> SolveResult:
     r"""Baseline: all :math:`n(p-1)` constraints, :math:`d^2` variables, one HiGHS call.
 
@@ -325,7 +325,7 @@ def solve_full_lp(
     --------
     >>> from lamcap.problems import make_instance
     >>> instance = make_instance(6, 4, n=3, seed=0)
-    >>> solve_full_lp(instance, rank=6, margin=1.0, max_seconds=None, seed=0).verdict
+    >>> solve_full_lp(instance, rank=6, raw_margin=1.0, max_seconds=None, seed=0).verdict
     'feasible'
     """
     instance = check_instance(instance)
@@ -333,7 +333,7 @@ def solve_full_lp(
     start = time.perf_counter()
     mus, rhos = all_constraints(instance)
     rows = constraint_rows(instance, mus, rhos)
-    outcome = highs_feasibility(rows, right_hand_side=margin, max_seconds=max_seconds)
+    outcome = highs_feasibility(rows, right_hand_side=raw_margin, max_seconds=max_seconds)
     weights = None
     certificate = None
     if outcome.solution is not None:

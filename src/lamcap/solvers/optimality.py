@@ -6,14 +6,15 @@ For a feasible instance, the **max-margin** (minimum-norm) weights are
 
     W^* = \operatorname*{arg\,min}_W \tfrac12 \|W\|_F^2
     \quad\text{s.t.}\quad \langle W, A_i\rangle = (u_t - u_\rho)^\top W e_\mu
-    \ \ge\ m \quad \forall i = (\mu, \rho),\ \rho \ne t(\mu),
+    \ \ge\ c \quad \forall i = (\mu, \rho),\ \rho \ne t(\mu),
 
 with :math:`A_i = (u_t - u_\rho) e_\mu^\top` the raw constraint matrices of
-all :math:`n(p-1)` constraints and :math:`m` the requested ``margin``
+all :math:`n(p-1)` constraints and :math:`c` the requested ``raw_margin``
 (arXiv:2605.10795; docs/theory/mechanism.md: the theory's spectra and score
 laws describe this matrix, not an arbitrary feasible one).  Its smallest raw
-margin is exactly :math:`m`, and its *normalised* margin
-:math:`m / \|W^*\|_F` is the largest any :math:`W` reaches.
+margin is exactly :math:`c`, and its smallest raw margin per unit norm,
+:math:`c / \|W^*\|_F`, is the largest any :math:`W` reaches (symbols:
+docs/vocabulary.md; :math:`c` is not the theory's margin :math:`m`).
 
 Certificate
 -----------
@@ -25,15 +26,15 @@ solver code), so a result can be re-checked without trusting the solver:
 
   .. math::
 
-      D(y) = m \sum_i y_i - \tfrac12 \Big\|\sum_i y_i A_i\Big\|_F^2
+      D(y) = c \sum_i y_i - \tfrac12 \Big\|\sum_i y_i A_i\Big\|_F^2
       \ \le\ \tfrac12 \|W^*\|_F^2 ;
 
 * **primal (upper) bound** — any :math:`W` whose smallest raw margin over all
-  :math:`n(p-1)` constraints is :math:`r > 0` becomes feasible after scaling by
-  :math:`m / r`, so :math:`P(W) = \tfrac12 (m \|W\|_F / r)^2 \ge \tfrac12\|W^*\|_F^2`.
+  :math:`n(p-1)` constraints is :math:`c_W > 0` becomes feasible after scaling by
+  :math:`c / c_W`, so :math:`P(W) = \tfrac12 (c \|W\|_F / c_W)^2 \ge \tfrac12\|W^*\|_F^2`.
 
 The **relative gap** :math:`g = (P - D)/P` therefore bounds everything a user
-may want to know about :math:`W` (scaled to smallest raw margin :math:`m`):
+may want to know about :math:`W` (scaled to smallest raw margin :math:`c`):
 :math:`(1 - g)\|W\|_F^2 \le \|W^*\|_F^2 \le \|W\|_F^2`, and by strong
 convexity of :math:`\tfrac12\|W\|^2`,
 :math:`\|W - W^*\|_F^2 \le 2(P - D)`, i.e.
@@ -41,7 +42,7 @@ convexity of :math:`\tfrac12\|W\|^2`,
 
 Precision: :math:`D` and :math:`P` are float64 sums and dot products; the
 raw margins are accurate to :math:`2(d+2)\,2^{-53}(\|u_t\| + \|u_\rho\|)
-\|W\|_F\|e_\mu\|` (:mod:`lamcap.solvers.certificates`), so :math:`r` has
+\|W\|_F\|e_\mu\|` (:mod:`lamcap.solvers.certificates`), so :math:`c_W` has
 relative error at most :math:`2\sqrt2(d+2)\,2^{-53}/\gamma`, with
 :math:`\gamma` the smallest *normalised* margin of :math:`W` (about
 :math:`10^{-11}` at d = 128 near capacity, :math:`\gamma \approx 5\cdot10^{-3}`);
@@ -82,9 +83,9 @@ class MarginDual:
         :math:`\rho` of each constraint (never the target of :math:`\mu`).
     y : ndarray of float64, shape (k,)
         Non-negative dual weights, in the units of raw constraints with
-        right-hand side ``margin``.
-    margin : float
-        The right-hand side :math:`m > 0` the bound refers to.
+        right-hand side ``raw_margin``.
+    raw_margin : float
+        The right-hand side :math:`c > 0` the bound refers to.
 
     Examples
     --------
@@ -96,7 +97,7 @@ class MarginDual:
     associations: NDArray[np.int64]
     competitors: NDArray[np.int64]
     y: NDArray[np.float64]
-    margin: float
+    raw_margin: float
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class OptimalityGap:
     Attributes
     ----------
     primal : float
-        :math:`P = \tfrac12 (m\|W\|_F / r)^2` (``inf`` when :math:`r \le 0`).
+        :math:`P = \tfrac12 (c\|W\|_F / c_W)^2` (``inf`` when :math:`c_W \le 0`).
     dual : float
         :math:`D(y)` (module docstring).
     relative_gap : float
@@ -114,7 +115,7 @@ class OptimalityGap:
         :math:`D` exceed :math:`P` by about :math:`10^{-12}` relative when both
         are optimal); ``inf`` when :math:`P` is.
     raw_min_margin : float
-        :math:`r`, the smallest raw margin of ``W`` over all :math:`n(p-1)` constraints.
+        :math:`c_W`, the smallest raw margin of ``W`` over all :math:`n(p-1)` constraints.
     primal_norm : float
         :math:`\|W\|_F` of the weights as given (before any scaling).
     """
@@ -149,7 +150,7 @@ def _check_dual(instance: Instance, dual: MarginDual) -> tuple[NDArray[np.int64]
 
 
 def dual_value(instance: Instance, dual: MarginDual) -> float:
-    r"""Recompute the Lagrange dual value :math:`D(y) = m\sum_i y_i - \tfrac12\|\sum_i y_i A_i\|_F^2`.
+    r"""Recompute the Lagrange dual value :math:`D(y) = c\sum_i y_i - \tfrac12\|\sum_i y_i A_i\|_F^2`.
 
     .. math::
 
@@ -170,22 +171,22 @@ def dual_value(instance: Instance, dual: MarginDual) -> float:
     0.0
     """
     instance = check_instance(instance)
-    margin = check_real("margin", dual.margin, minimum=0.0, closed="()")
+    raw_margin = check_real("raw_margin", dual.raw_margin, minimum=0.0, closed="()")
     associations, competitors = _check_dual(instance, dual)
     y = np.asarray(dual.y, dtype=np.float64)
     if y.size == 0:
         return 0.0
     combination, _, _ = weighted_constraint_sum(instance, associations, competitors, y)
-    return margin * float(y.sum()) - 0.5 * float(np.sum(combination * combination))
+    return raw_margin * float(y.sum()) - 0.5 * float(np.sum(combination * combination))
 
 
-def primal_value(instance: Instance, W: object, margin: float) -> tuple[float, float]:
-    r"""Upper bound :math:`P = \tfrac12 (m\|W\|_F/r)^2` on :math:`\tfrac12\|W^*\|_F^2` and :math:`r`.
+def primal_value(instance: Instance, W: object, raw_margin: float) -> tuple[float, float]:
+    r"""Upper bound :math:`P = \tfrac12 (c\|W\|_F/c_W)^2` on :math:`\tfrac12\|W^*\|_F^2` and :math:`c_W`.
 
-    :math:`r` is the smallest raw margin of ``W`` over all :math:`n(p-1)`
+    :math:`c` is ``raw_margin`` and :math:`c_W` the smallest raw margin of ``W`` over all :math:`n(p-1)`
     constraints (one full score pass,
     :func:`lamcap.solvers.two_layer.raw_min_margin`); :math:`P = \infty` when
-    :math:`r \le 0` (``W`` does not recall every association).
+    :math:`c_W \le 0` (``W`` does not recall every association).
 
     Examples
     --------
@@ -196,7 +197,7 @@ def primal_value(instance: Instance, W: object, margin: float) -> tuple[float, f
     """
     instance = check_instance(instance)
     weights = weights_matrix(W, instance.d)
-    level = check_real("margin", margin, minimum=0.0, closed="()")
+    level = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
     lowest = raw_min_margin(instance, weights)
     if not lowest > 0:
         return math.inf, lowest
@@ -207,9 +208,9 @@ def optimality_gap(instance: Instance, W: object, dual: MarginDual) -> Optimalit
     r"""Recompute the certified relative gap :math:`(P - D)/P` of ``W`` against ``dual``.
 
     :math:`P` from :func:`primal_value` (a full pass over all constraints),
-    :math:`D` from :func:`dual_value`, both at the dual's ``margin``.  A gap
-    :math:`g` proves :math:`\|W^*\|_F^2 \ge (1-g)\,\|W_m\|_F^2` and
-    :math:`\|W_m - W^*\|_F \le \sqrt g\,\|W_m\|_F` for :math:`W_m = mW/r`
+    :math:`D` from :func:`dual_value`, both at the dual's ``raw_margin``.  A gap
+    :math:`g` proves :math:`\|W^*\|_F^2 \ge (1-g)\,\|W_c\|_F^2` and
+    :math:`\|W_c - W^*\|_F \le \sqrt g\,\|W_c\|_F` for :math:`W_c = cW/c_W`
     (module docstring).
 
     Examples
@@ -223,7 +224,7 @@ def optimality_gap(instance: Instance, W: object, dual: MarginDual) -> Optimalit
     """
     instance = check_instance(instance)
     weights = weights_matrix(W, instance.d)
-    primal, lowest = primal_value(instance, weights, dual.margin)
+    primal, lowest = primal_value(instance, weights, dual.raw_margin)
     lower = dual_value(instance, dual)
     gap = math.inf if math.isinf(primal) else max(0.0, (primal - lower) / primal)
     return OptimalityGap(primal, lower, gap, lowest, float(np.linalg.norm(weights)))

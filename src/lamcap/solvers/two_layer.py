@@ -1,19 +1,19 @@
 r"""Rank-constrained (two-layer) trainer: find :math:`W = QR^\top` recalling every association.
 
-With :math:`Q, R \in \mathbb{R}^{d\times m}`, :math:`m \le d`, recall of every
-association asks for
+With :math:`Q, R \in \mathbb{R}^{d\times r}`, :math:`r \le d` (the rank), recall
+of every association asks for
 
 .. math::
 
-    (u_t - u_\rho)^\top Q R^\top e_\mu \ \ge\ \text{margin}
+    (u_t - u_\rho)^\top Q R^\top e_\mu \ \ge\ c
     \qquad \forall \mu,\ \rho \ne t(\mu),
 
-a non-convex problem for :math:`m < d` (docs/theory/rank.md;
+a non-convex problem for :math:`r < d` (docs/theory/rank.md;
 arXiv:2605.10795).
 Scaling :math:`(Q, R) \to (cQ, cR)` multiplies every score by :math:`c^2`, so
-the margin is a pure scale: the trainer works at margin 1, stops as soon as
-every raw margin is positive, and rescales its answer so that the smallest raw
-margin equals ``margin``.
+the raw margin :math:`c` is a pure scale: the trainer works at :math:`c = 1`,
+stops as soon as every raw margin is positive, and rescales its answer so that
+the smallest raw margin equals ``raw_margin``.
 
 Algorithm (documented schedule)
 -------------------------------
@@ -278,9 +278,9 @@ def _svd_start(weights: FloatArray, rank: int) -> tuple[FloatArray, FloatArray]:
 
 
 def check_solver_arguments(
-    instance: object, rank: int, margin: float, max_seconds: float | None, seed: int
+    instance: object, rank: int, raw_margin: float, max_seconds: float | None, seed: int
 ) -> tuple[int, float, float, int]:
-    """Validate the registry arguments; return ``(rank, margin, time limit or inf, seed)``.
+    """Validate the registry arguments; return ``(rank, raw_margin, time limit or inf, seed)``.
 
     Examples
     --------
@@ -292,21 +292,21 @@ def check_solver_arguments(
     """
     instance = check_instance(instance)
     rank = check_integer("rank", rank, minimum=1, maximum=instance.d)
-    margin = check_real("margin", margin, minimum=0.0, closed="()")
+    raw_margin = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
     limit = (
         math.inf
         if max_seconds is None
         else check_real("max_seconds", max_seconds, minimum=0.0, closed="()")
     )
     seed = check_integer("seed", seed, minimum=0)
-    return rank, margin, limit, seed
+    return rank, raw_margin, limit, seed
 
 
 def solve_rank_constrained(
     instance: Instance,
     *,
     rank: int,
-    margin: float = 1.0,
+    raw_margin: float = 1.0,
     max_seconds: float | None = None,
     seed: int = 0,
     restarts: int = RESTARTS,
@@ -314,11 +314,11 @@ def solve_rank_constrained(
     learning_rate: float = LEARNING_RATE,
     full_rank_check: bool = True,
 ) -> SolveResult:
-    r"""Train :math:`W = QR^\top` of rank :math:`\le m` to recall every association.
+    r"""Train :math:`W = QR^\top` of rank :math:`\le r` to recall every association.
 
     .. math::
 
-        \min_{Q,R \in \mathbb{R}^{d\times m}} \sum_\mu \sum_{\rho \in S_\mu}
+        \min_{Q,R \in \mathbb{R}^{d\times r}} \sum_\mu \sum_{\rho \in S_\mu}
         \big(1 - (u_t - u_\rho)^\top Q R^\top e_\mu\big)_+^2
 
     by Adam on working sets :math:`S_\mu` of top competitors, with restarts
@@ -329,11 +329,11 @@ def solve_rank_constrained(
     instance : Instance
         From :func:`lamcap.make_instance` (either model).
     rank : int
-        :math:`m \in [1, d]`.
-    margin : float
-        ``> 0``: the returned factors satisfy every constraint with raw margin
-        ``>= margin`` when feasible (a pure scale: the trained factors are
-        multiplied by :math:`\sqrt{\text{margin}/\text{reached raw margin}}`).
+        :math:`r \in [1, d]`.
+    raw_margin : float
+        :math:`c > 0`: the returned factors satisfy every constraint with raw
+        margin :math:`\ge c` when feasible (a pure scale: the trained factors
+        are multiplied by :math:`\sqrt{c/\text{reached raw margin}}`).
     max_seconds : float, optional
         ``> 0``.  On reaching it: ``"undecided"`` with the best weights so far
         (the full-rank check also shares this budget).
@@ -366,7 +366,9 @@ def solve_rank_constrained(
     ('feasible', (8, 2))
     """
     started = time.perf_counter()
-    rank, margin, limit, seed = check_solver_arguments(instance, rank, margin, max_seconds, seed)
+    rank, raw_margin, limit, seed = check_solver_arguments(
+        instance, rank, raw_margin, max_seconds, seed
+    )
     restarts = check_integer("restarts", restarts, minimum=1)
     steps_per_restart = check_integer("steps_per_restart", steps_per_restart, minimum=1)
     learning_rate = check_real("learning_rate", learning_rate, minimum=0.0, closed="()")
@@ -401,7 +403,7 @@ def solve_rank_constrained(
         }
         if run.weights is not None:
             reached = raw_min_margin(instance, run.weights[0] @ run.weights[1].T)
-            scale = math.sqrt(margin / reached)
+            scale = math.sqrt(raw_margin / reached)
             result = build_result(
                 instance,
                 (run.weights[0] * scale, run.weights[1] * scale),
