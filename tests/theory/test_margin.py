@@ -64,3 +64,32 @@ def test_zero_margin_at_capacity_and_monte_carlo_distance():
 def test_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _gardner_moment_quadrature(stability):
+    """int_{-s}^inf Dz (z + s)^2 by mpmath quadrature at the caller's precision."""
+    return mpmath.quad(lambda z: mpmath.npdf(z) * (z + stability) ** 2, [-stability, mpmath.inf])
+
+
+@pytest.mark.parametrize("stability", ["0.0", "0.5", "1.7"])
+def test_dps_routes_at_two_outputs_match_quadrature_to_thirty_digits(stability):
+    s = mpmath.mpf(stability)
+    gardner = gardner_density(float(s), dps=30)
+    density = density_at_margin(float(mpmath.sqrt(2) * s), 2, dps=30)
+    with mpmath.workdps(45):
+        expected_gardner = 1 / _gardner_moment_quadrature(s)
+        margin = mpmath.mpf(float(mpmath.sqrt(2) * s))  # the float64 argument, exactly
+        expected_density = 1 / _gardner_moment_quadrature(margin / mpmath.sqrt(2))
+        assert abs(gardner / expected_gardner - 1) < mpmath.mpf(10) ** -29
+        assert abs(density / expected_density - 1) < mpmath.mpf(10) ** -29
+
+
+def test_max_margin_dps_is_the_root_of_the_quadrature():
+    margin = max_margin(0.6, 2, dps=30)
+    assert isinstance(margin, mpmath.mpf)
+    with mpmath.workdps(45):
+        stability = mpmath.findroot(
+            lambda s: _gardner_moment_quadrature(s) - 1 / mpmath.mpf(0.6), 1
+        )
+        assert abs(margin / (mpmath.sqrt(2) * stability) - 1) < mpmath.mpf(10) ** -29
+    assert max_margin(2.0, 2, dps=20) == 0

@@ -350,12 +350,18 @@ def _panel_integral(
     return total
 
 
-def _exact_mp(p: int, margin: float, dps: int, order: int | None = None) -> Any:
+def _exact_mp(p: int, margin: Any, dps: int, order: int | None = None) -> Any:
+    """mpmath route of :func:`statistical_dimension`; ``margin`` a float or an ``mpf``.
+
+    The margin enters the integrands exactly; its float64 value only places the
+    integration ranges and panels.
+    """
     order = dps + _MP_EXTRA_ORDER if order is None else order
     inner = dps + 2 + math.ceil(math.log10(p))  # inner errors are multiplied by up to p
     log_tol = -(dps + 5) * math.log(10.0)
     with guarded(dps):
         m = mpmath.mpf(margin)
+        margin = float(margin)
         if margin == 0.0 and p == 2:
             return mpmath.mpf(1) / 2
         lower, upper = _y_range(p, margin, log_tol)

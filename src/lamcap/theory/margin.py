@@ -37,20 +37,32 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
-from lamcap._validation import check_finite_array, check_integer
-from lamcap.theory.cone import statistical_dimension
+from lamcap._validation import check_dps, check_finite_array, check_integer_array, plain
+from lamcap.theory._arrays import broadcast, elementwise, float_result
+from lamcap.theory._precision import working_dps
+from lamcap.theory.cone import _exact_mp, statistical_dimension
 
 __all__ = ["density_at_margin", "gardner_density", "max_margin"]
+
+#: Secant steps allowed in the mpmath route of :func:`max_margin` (4-6 are needed).
+_SECANT_STEPS = 20
 
 
 def _gardner_second_moment(stability: ArrayLike) -> Any:
     r""":math:`\int_{-s}^\infty Dz\,(z+s)^2 = (1+s^2)\Phi(s) + s\varphi(s)` at stability :math:`s = \kappa_G`."""
     s = np.asarray(stability, dtype=np.float64)
     return (1 + s**2) * special.ndtr(s) + s * np.exp(-0.5 * s**2) / math.sqrt(2 * math.pi)
+
+
+def _gardner_second_moment_mp(stability: Any) -> Any:
+    """mpmath twin of :func:`_gardner_second_moment` (one value, at the working precision)."""
+    s = mpmath.mpf(stability)
+    return (1 + s * s) * mpmath.ncdf(s) + s * mpmath.npdf(s)
 
 
 def _squared_distance(p: int, margin: float) -> float:
@@ -60,7 +72,14 @@ def _squared_distance(p: int, margin: float) -> float:
     return float(statistical_dimension(p, margin=margin))
 
 
-def density_at_margin(margin: ArrayLike, p: int) -> Any:
+def _squared_distance_mp(p: int, margin: Any, dps: int) -> Any:
+    r""":math:`E\operatorname{dist}(g, K_m)^2` to ``dps`` digits; ``margin`` a float or an ``mpf``."""
+    if p == 2:
+        return _gardner_second_moment_mp(mpmath.mpf(margin) / mpmath.sqrt(2))
+    return _exact_mp(p, margin, dps)
+
+
+def density_at_margin(margin: ArrayLike, p: ArrayLike, *, dps: int | None = None) -> Any:
     r"""Association density :math:`a = n/d^2` at which the largest achievable margin is ``margin``.
 
     .. math::
@@ -74,8 +93,12 @@ def density_at_margin(margin: ArrayLike, p: int) -> Any:
     ----------
     margin : float or array_like
         :math:`m \ge 0` in units of the competitor spread (module docstring).
-    p : int
-        Number of outputs, ``p >= 2``.
+    p : int or array_like of int
+        Number of outputs, ``p >= 2``; broadcasts with ``margin``.
+    dps : int, optional
+        Return mpmath numbers correct to ``dps`` digits (the mpmath route of
+        :func:`lamcap.theory.cone.statistical_dimension`; Gardner's closed form
+        in mpmath at :math:`p = 2`).
 
     Notes
     -----
@@ -87,22 +110,31 @@ def density_at_margin(margin: ArrayLike, p: int) -> Any:
 
     Returns
     -------
-    float or ndarray
-        :math:`a(m)`.
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
+        :math:`a(m)` in the broadcast shape of ``margin`` and ``p`` (array
+        contract: docs/howto/precision.md).
 
     Examples
     --------
-    >>> round(density_at_margin(0.0, 2), 12)  # Cover: n = 2 d^2
+    >>> round(float(density_at_margin(0.0, 2)), 12)  # Cover: n = 2 d^2
     2.0
     >>> from lamcap.theory.cone import statistical_dimension  # quadrature, not Gardner
     >>> quadrature = statistical_dimension(2, margin=math.sqrt(2))
     >>> bool(abs(density_at_margin(math.sqrt(2), 2) * quadrature - 1) < 1e-12)
     True
+    >>> print(mpmath.nstr(density_at_margin(1.0, 2, dps=25), 25))
+    0.7352559745708619456941854
     """
-    p_value = check_integer("p", p, minimum=2)
-    margins = check_finite_array("margin", margin, minimum=0.0)
-    densities = np.array([1.0 / _squared_distance(p_value, float(m)) for m in margins.ravel()])
-    return float(densities[0]) if margins.ndim == 0 else densities.reshape(margins.shape)
+    margins, outputs = broadcast(
+        check_finite_array("margin", margin, minimum=0.0), check_integer_array("p", p, minimum=2)
+    )
+    digits = check_dps(dps)
+    if digits is not None:
+        work = working_dps(digits)
+        return elementwise(
+            lambda m, q: 1 / _squared_distance_mp(q, m, work), margins, outputs, dps=digits
+        )
+    return elementwise(lambda m, q: 1.0 / _squared_distance(q, m), margins, outputs)
 
 
 def _solve_margin(density: float, p: int, critical: float) -> float:
@@ -119,7 +151,36 @@ def _solve_margin(density: float, p: int, critical: float) -> float:
     return float(optimize.brentq(excess, 0.0, upper, xtol=1e-14, rtol=1e-15))
 
 
-def max_margin(density: ArrayLike, p: int) -> Any:
+def _solve_margin_mp(density: float, p: int, critical: float, dps: int) -> Any:
+    """:func:`_solve_margin` at ``dps`` digits: secant steps from the float64 root.
+
+    0 when ``density`` is at or above the mpmath critical density :math:`1/E[C_p]`.
+    """
+    target = 1 / mpmath.mpf(density)
+    if _squared_distance_mp(p, 0.0, dps) >= target:
+        return mpmath.mpf(0)
+
+    def excess(m: Any) -> Any:
+        return _squared_distance_mp(p, m, dps) - target
+
+    previous = mpmath.mpf(_solve_margin(min(density, critical), p, critical))
+    if previous == 0:
+        previous = mpmath.mpf(10) ** -8
+    current = previous * (1 + mpmath.mpf(10) ** -8)
+    excess_previous, excess_current = excess(previous), excess(current)
+    tolerance = mpmath.mpf(10) ** -dps
+    for _ in range(_SECANT_STEPS):
+        step = excess_current * (current - previous) / (excess_current - excess_previous)
+        previous, excess_previous = current, excess_current
+        current -= step
+        if abs(step) <= tolerance * abs(current):
+            return current
+        excess_current = excess(current)
+    msg = f"max_margin: the secant steps did not converge at dps={dps}, p={p}"
+    raise RuntimeError(msg)
+
+
+def max_margin(density: ArrayLike, p: ArrayLike, *, dps: int | None = None) -> Any:
     r"""Largest margin :math:`m` achievable at association density :math:`a = n/d^2` (full rank).
 
     Solves :math:`a\,E[\operatorname{dist}(g, K_m)^2] = 1` for :math:`m`
@@ -132,13 +193,19 @@ def max_margin(density: ArrayLike, p: int) -> Any:
     density : float or array_like
         :math:`a = n/d^2` in :math:`(0, a_c(p)]`, :math:`a_c(p) = 1/E[C_p]` the
         critical density.
-    p : int
-        Number of outputs, ``p >= 2``.
+    p : int or array_like of int
+        Number of outputs, ``p >= 2``; broadcasts with ``density``.
+    dps : int, optional
+        Return mpmath numbers correct to ``dps`` digits: secant steps from the
+        float64 root on the mpmath :math:`E\operatorname{dist}^2` of
+        :func:`density_at_margin` (about 5 evaluations; at :math:`p > 2` each is
+        an mpmath quadrature of several seconds).
 
     Returns
     -------
-    float or ndarray
-        :math:`m \ge 0` in units of the competitor spread; 0 at the critical density.
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
+        :math:`m \ge 0` in units of the competitor spread; 0 at the critical
+        density.  Broadcast shape of ``density`` and ``p``.
 
     Notes
     -----
@@ -149,28 +216,47 @@ def max_margin(density: ArrayLike, p: int) -> Any:
 
     Examples
     --------
-    >>> round(max_margin(gardner_density(0.5), 2) / math.sqrt(2), 10)
+    >>> round(float(max_margin(gardner_density(0.5), 2)) / math.sqrt(2), 10)
     0.5
     >>> max_margin(2.0, 2)
-    0.0
+    np.float64(0.0)
+    >>> print(mpmath.nstr(max_margin(1, 2, dps=25), 25))  # sqrt(2) kappa_G where a_c = 1
+    0.6656071828763260338851149
     """
-    p_value = check_integer("p", p, minimum=2)
-    critical = 1.0 / _squared_distance(p_value, 0.0)
-    densities = check_finite_array("density", density, minimum=0.0, closed="(]")
-    if np.any(densities > critical * (1 + 1e-14)):
-        bad = float(densities[densities > critical * (1 + 1e-14)].flat[0])
+    densities, outputs = broadcast(
+        check_finite_array("density", density, minimum=0.0, closed="(]"),
+        check_integer_array("p", p, minimum=2),
+    )
+    digits = check_dps(dps)
+    criticals = {q: 1.0 / _squared_distance(q, 0.0) for q in set(outputs.ravel().tolist())}
+    too_high = np.array(
+        [a > criticals[q] * (1 + 1e-14) for a, q in zip(densities.flat, outputs.flat, strict=True)]
+    ).reshape(densities.shape)
+    if np.any(too_high):
+        index = tuple(int(i) for i in np.argwhere(too_high)[0])
+        q = int(outputs[index])
+        where = (
+            "" if densities.ndim == 0 else f" (element {index[0] if len(index) == 1 else index})"
+        )
         msg = (
-            f"density must be in (0, {critical:.12g}] (the critical density 1/E[C_p] "
-            f"at p={p_value}), got {bad!r}"
+            f"density must be in (0, {criticals[q]:.12g}] (the critical density 1/E[C_p] "
+            f"at p={q}), got {plain(densities[index])}{where}"
         )
         raise ValueError(msg)
-    margins = np.array(
-        [_solve_margin(min(float(a), critical), p_value, critical) for a in densities.ravel()]
+    if digits is not None:
+        work = working_dps(digits)
+        return elementwise(
+            lambda a, q: _solve_margin_mp(a, q, criticals[q], work),
+            densities,
+            outputs,
+            dps=digits,
+        )
+    return elementwise(
+        lambda a, q: _solve_margin(min(a, criticals[q]), q, criticals[q]), densities, outputs
     )
-    return float(margins[0]) if densities.ndim == 0 else margins.reshape(densities.shape)
 
 
-def gardner_density(stability: ArrayLike) -> Any:
+def gardner_density(stability: ArrayLike, *, dps: int | None = None) -> Any:
     r"""Gardner's perceptron capacity :math:`a_c(\kappa_G) = n/N` at stability :math:`\kappa_G` (closed form).
 
     .. math::
@@ -188,17 +274,24 @@ def gardner_density(stability: ArrayLike) -> Any:
         Gardner's stability :math:`\kappa_G` (any real): the margin of the
         difference :math:`\lambda_t - \lambda_\rho` in units of its own spread,
         :math:`\kappa_G = m/\sqrt2`.
+    dps : int, optional
+        Return mpmath numbers correct to ``dps`` digits (the closed form in mpmath).
 
     Returns
     -------
-    float or ndarray
-        :math:`a_c(\kappa_G)` (closed form, full float64 precision).
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
+        :math:`a_c(\kappa_G)` (closed form, full float64 precision), shaped
+        like ``stability``.
 
     Examples
     --------
-    >>> round(gardner_density(0.0), 12)  # Cover's 2
+    >>> round(float(gardner_density(0.0)), 12)  # Cover's 2
     2.0
+    >>> print(mpmath.nstr(gardner_density(1, dps=25), 25))
+    0.519572229604937969487656
     """
     stabilities = check_finite_array("stability", stability)
-    result = 1.0 / _gardner_second_moment(stabilities)
-    return float(result) if stabilities.ndim == 0 else result
+    digits = check_dps(dps)
+    if digits is not None:
+        return elementwise(lambda s: 1 / _gardner_second_moment_mp(s), stabilities, dps=digits)
+    return float_result(1.0 / _gardner_second_moment(stabilities))
