@@ -54,8 +54,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import interpolate, special
 
-from lamcap._validation import check_finite_array, check_integer, check_real
+from lamcap._validation import check_finite_array, check_integer, check_integer_array, plain
 from lamcap.geometry import project_onto_cone
+from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
 from lamcap.theory.margin import density_at_margin
 
 __all__ = [
@@ -93,8 +94,8 @@ _NEGLIGIBLE = 9.0
 # validation
 
 
-def _check_p(p: Any) -> int:
-    return check_integer("p", p, minimum=2)
+def _check_p(p: ArrayLike) -> NDArray[Any]:
+    return check_integer_array("p", p, minimum=2)
 
 
 def _check_overlap(q: ArrayLike) -> FloatArray:
@@ -105,8 +106,8 @@ def _check_density(density: ArrayLike) -> FloatArray:
     return check_finite_array("density", density, minimum=0.0)
 
 
-def _check_margin(margin: Any) -> float:
-    return check_real("margin", margin, minimum=0.0)
+def _check_margin(margin: ArrayLike) -> FloatArray:
+    return check_finite_array("margin", margin, minimum=0.0)
 
 
 def _check_samples(samples: Any) -> int:
@@ -117,7 +118,7 @@ def _check_samples(samples: Any) -> int:
 # entropic part (the formula sympy owns: lamcap.symbolic.free_entropy)
 
 
-def entropic_term(q: ArrayLike) -> FloatArray:
+def entropic_term(q: ArrayLike) -> Any:
     r"""Entropic part :math:`\tfrac12[\log(1 - q) + q/(1 - q)]` of the RS free entropy.
 
     Exact in float64 for :math:`q \in [0, 1)` (docs/theory/replica.md).
@@ -129,7 +130,7 @@ def entropic_term(q: ArrayLike) -> FloatArray:
     """
     overlap = _check_overlap(q)
     delta = 1.0 - overlap
-    return 0.5 * (np.log(delta) + overlap / delta)
+    return float_result(0.5 * (np.log(delta) + overlap / delta))
 
 
 # --------------------------------------------------------------------------
@@ -315,21 +316,33 @@ def _quenched_draws(
     return draws[:, 0].copy(), np.ascontiguousarray(competitors), distance
 
 
-@lru_cache(maxsize=64)
-def critical_density(p: int, margin: float = 0.0) -> float:
+def critical_density(p: ArrayLike, margin: ArrayLike = 0.0, *, dps: int | None = None) -> Any:
     r"""Critical association density :math:`a_c = 1/\mathbb{E}\operatorname{dist}(z, K_m)^2` (:math:`= 1/\mathbb{E}[C_p]` at m=0).
 
     The :math:`q \to 1` limit of the saddle point (docs/theory/capacity.md, docs/theory/replica.md).
     The same number as :func:`lamcap.theory.margin.density_at_margin` ``(margin, p)``,
     which computes it (Gardner's closed form at p = 2, the exact quadrature of
-    :func:`lamcap.statistical_dimension` above, >= 10 digits); cached per process.
+    :func:`lamcap.statistical_dimension` above, >= 10 digits); float64 values
+    are cached per process.  ``p`` and ``margin`` broadcast; ``dps=`` gives
+    mpmath numbers (:func:`lamcap.theory.margin.density_at_margin` with ``dps``).
 
     Examples
     --------
     >>> critical_density(2)
-    2.0
+    np.float64(2.0)
+    >>> critical_density([2, 3]).tolist()  # 1/E[C_3] = 6/5
+    [2.0, 1.2]
     """
-    return float(density_at_margin(_check_margin(margin), _check_p(p)))
+    outputs, margins = broadcast(_check_p(p), _check_margin(margin))
+    if dps is not None:
+        return density_at_margin(margins, outputs, dps=dps)
+    return elementwise(_critical_density_one, outputs, margins)
+
+
+@lru_cache(maxsize=64)
+def _critical_density_one(p: int, margin: float) -> float:
+    """Cached float64 :func:`critical_density` at one ``p`` and ``margin``."""
+    return float(density_at_margin(margin, p))
 
 
 def _controlled_mean(
@@ -394,7 +407,7 @@ def _expectations(
     log_p, displacement = _energetic_samples(
         targets, competitors, deltas, margin, _HERMITE_NODES, _HERMITE_WEIGHTS
     )
-    exact_distance = 1.0 / critical_density(p, margin)
+    exact_distance = 1.0 / _critical_density_one(p, margin)
     # near q = 1: log P ~ -dist^2 / (2 delta) and displacement -> dist^2
     energetic, error = _controlled_mean(log_p, distance, exact_distance)
     spread, _ = _controlled_mean(displacement, distance, exact_distance)
@@ -406,39 +419,54 @@ def _expectations(
 
 
 def energetic_term(
-    q: ArrayLike, p: int, *, margin: float = 0.0, samples: int = _DEFAULT_SAMPLES, seed: int = 0
-) -> FloatArray:
+    q: ArrayLike,
+    p: ArrayLike,
+    *,
+    margin: ArrayLike = 0.0,
+    samples: int = _DEFAULT_SAMPLES,
+    seed: int = 0,
+) -> Any:
     r"""Energetic term :math:`G(q) = \mathbb{E}_z\log P_\xi(\sqrt q z + \sqrt{1-q}\xi \in K_m)`.
 
     Exact 1-D quadrature at :math:`p = 2` (Gardner:
     :math:`\int Du \log H\big((\kappa_G - \sqrt q u)/\sqrt{1 - q}\big)`,
     :math:`\kappa_G = m/\sqrt2` the stability); Monte Carlo over ``samples`` quenched draws
     (fixed ``seed``, control variate) for :math:`p \ge 3`, relative error about
-    1e-3 at 512 samples (docs/theory/replica.md).
+    1e-3 at 512 samples (docs/theory/replica.md).  ``q``, ``p`` and ``margin``
+    broadcast; a scalar result is a ``numpy.float64``.
 
     Examples
     --------
     >>> f"{float(energetic_term(0.0, 2)):.6f}"  # log P(xi in K) = log(1/2)
     '-0.693147'
     """
-    overlap = _check_overlap(q)
-    p = _check_p(p)
-    margin = _check_margin(margin)
-    samples = _check_samples(samples)
-    unique, inverse = np.unique(overlap.ravel(), return_inverse=True)
+    overlap, outputs, margins = broadcast(_check_overlap(q), _check_p(p), _check_margin(margin))
+    count = _check_samples(samples)
+    return float_result(
+        grouped(
+            lambda q_p, m, overlaps: _energetic(overlaps, q_p, m, count, seed),
+            [outputs, margins],
+            overlap,
+        )
+    )
+
+
+def _energetic(overlap: FloatArray, p: int, margin: float, samples: int, seed: int) -> FloatArray:
+    """G(q) at the overlaps ``overlap`` (1-d) for one ``p`` and ``margin``."""
+    unique, inverse = np.unique(overlap, return_inverse=True)
     values, _, _ = _expectations(1.0 - unique, p, margin, samples, seed)
-    return values[inverse].reshape(overlap.shape)
+    return values[inverse]
 
 
 def free_entropy(
     q: ArrayLike,
     density: ArrayLike,
-    p: int,
+    p: ArrayLike,
     *,
-    margin: float = 0.0,
+    margin: ArrayLike = 0.0,
     samples: int = _DEFAULT_SAMPLES,
     seed: int = 0,
-) -> FloatArray:
+) -> Any:
     r"""RS free entropy :math:`\Phi(q; a, p)` per weight of the full-rank decoupled model.
 
     .. math::
@@ -446,7 +474,7 @@ def free_entropy(
         \Phi(q; a, p) = \tfrac12\Big[\log(1 - q) + \frac{q}{1 - q}\Big]
         + a\,\mathbb{E}_z \log P_\xi\big(\sqrt q z + \sqrt{1 - q}\xi \in K_m\big)
 
-    (docs/theory/replica.md; arXiv:2605.10795; Gardner 1988).  ``q`` and ``density`` broadcast.
+    (docs/theory/replica.md; arXiv:2605.10795; Gardner 1988).
     Precision: that of :func:`energetic_term` (exact at :math:`p = 2`, Monte Carlo
     with a fixed seed otherwise).
 
@@ -456,10 +484,11 @@ def free_entropy(
         Overlap between two typical solutions, in [0, 1).
     density : float or array_like
         :math:`a = n / d^2 \ge 0`.
-    p : int
+    p : int or array_like of int
         Number of outputs, >= 2.
-    margin : float, optional
-        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    margin : float or array_like, optional
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).  ``q``,
+        ``density``, ``p`` and ``margin`` broadcast together.
     samples : int, optional
         Number of quenched Monte Carlo draws of :math:`z` (used for p >= 3).
     seed : int, optional
@@ -467,19 +496,33 @@ def free_entropy(
 
     Returns
     -------
-    numpy.ndarray
-        :math:`\Phi(q; a, p)`, float64, with the broadcast shape of ``q`` and ``density``.
+    numpy.ndarray or numpy.float64
+        :math:`\Phi(q; a, p)`, float64, with the broadcast shape of the arguments
+        (``numpy.float64`` when all are scalars).
 
     Examples
     --------
     >>> f"{float(free_entropy(0.5, 1.0, 2)):.6f}"
     '-0.846574'
     """
-    overlap = _check_overlap(q)
-    densities = _check_density(density)
-    overlap, densities = np.broadcast_arrays(overlap, densities)
-    energetic = energetic_term(overlap, p, margin=margin, samples=samples, seed=seed)
-    return entropic_term(overlap) + densities * energetic
+    overlap, densities, outputs, margins = broadcast(
+        _check_overlap(q), _check_density(density), _check_p(p), _check_margin(margin)
+    )
+    count = _check_samples(samples)
+
+    def one_problem(q_p: int, m: float, overlaps: FloatArray, a: FloatArray) -> FloatArray:
+        return _free_entropy(overlaps, a, q_p, m, count, seed)
+
+    return float_result(grouped(one_problem, [outputs, margins], overlap, densities))
+
+
+def _free_entropy(
+    overlap: FloatArray, density: FloatArray, p: int, margin: float, samples: int, seed: int
+) -> FloatArray:
+    """Phi(q; a, p) at 1-d ``overlap`` and ``density`` for one ``p`` and ``margin``."""
+    energetic = _energetic(overlap, p, margin, samples, seed)
+    entropic = 0.5 * (np.log(1.0 - overlap) + overlap / (1.0 - overlap))
+    return entropic + density * energetic
 
 
 @lru_cache(maxsize=32)
@@ -497,7 +540,7 @@ def _overlap_gap(
 ) -> FloatArray:
     """log(1 - q*) for each density in [0, a_c)."""
     log_delta, curve = _density_curve(p, margin, samples, seed)
-    limit = critical_density(p, margin)
+    limit = _critical_density_one(p, margin)
     result = np.empty_like(densities)
     inside = densities <= curve[-1]
     strictly = np.concatenate([[True], np.diff(curve) > 0])
@@ -512,27 +555,34 @@ def _overlap_gap(
     return result
 
 
-def _check_below_capacity(densities: FloatArray, p: int, margin: float) -> float:
-    limit = critical_density(p, margin)
-    if np.any(densities >= limit):
-        worst = float(densities[densities >= limit].flat[0])
-        msg = (
-            f"density must be < a_c = 1/E[C_p] = {limit:.10g} (p={p}, margin={margin}), "
-            f"got {worst!r}: the density exceeds a_c, no replica-symmetric saddle point"
-        )
-        raise ValueError(msg)
-    return limit
+def _check_below_capacity(
+    densities: FloatArray, outputs: NDArray[Any], margins: FloatArray
+) -> None:
+    """Every density below its critical density (broadcast arrays); the message names the element."""
+    for index in np.ndindex(densities.shape):
+        p, margin = int(outputs[index]), float(margins[index])
+        limit = _critical_density_one(p, margin)
+        if densities[index] >= limit:
+            where = ""
+            if densities.ndim:
+                where = f" (element {index[0] if len(index) == 1 else index})"
+            msg = (
+                f"density must be < a_c = 1/E[C_p] = {limit:.10g} (p={p}, margin={plain(margin)}), "
+                f"got {plain(densities[index])}{where}: the density exceeds a_c, no "
+                "replica-symmetric saddle point"
+            )
+            raise ValueError(msg)
 
 
 def solve_saddle_point(
     density: ArrayLike,
-    p: int,
+    p: ArrayLike,
     *,
-    margin: float = 0.0,
+    margin: ArrayLike = 0.0,
     samples: int = _DEFAULT_SAMPLES,
     seed: int = 0,
-) -> FloatArray:
-    r"""Typical overlap :math:`q^*(a)` solving :math:`\partial_q\Phi(q; a, p) = 0`, vectorised over ``density``.
+) -> Any:
+    r"""Typical overlap :math:`q^*(a)` solving :math:`\partial_q\Phi(q; a, p) = 0`.
 
     .. math::
 
@@ -554,10 +604,11 @@ def solve_saddle_point(
     ----------
     density : float or array_like
         :math:`a = n / d^2`, in :math:`[0, a_c)`.
-    p : int
+    p : int or array_like of int
         Number of outputs, >= 2.
-    margin : float, optional
-        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    margin : float or array_like, optional
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).  ``density``,
+        ``p`` and ``margin`` broadcast together.
     samples : int, optional
         Number of quenched Monte Carlo draws (used for p >= 3).
     seed : int, optional
@@ -565,8 +616,8 @@ def solve_saddle_point(
 
     Returns
     -------
-    numpy.ndarray
-        :math:`q^*(a)`, float64, shaped like ``density``.
+    numpy.ndarray or numpy.float64
+        :math:`q^*(a)`, float64, in the broadcast shape of the arguments.
 
     Examples
     --------
@@ -574,24 +625,34 @@ def solve_saddle_point(
     >>> [f"{x:.4f}" for x in q]
     ['0.3074', '0.5853', '0.9709']
     """
-    densities = _check_density(density)
-    p = _check_p(p)
-    margin = _check_margin(margin)
-    samples = _check_samples(samples)
-    _check_below_capacity(densities, p, margin)
-    gaps = np.exp(_overlap_gap(densities.ravel(), p, margin, samples, seed))
-    overlap = np.where(densities.ravel() == 0.0, 0.0, 1.0 - gaps)
-    return overlap.reshape(densities.shape)
+    densities, outputs, margins = broadcast(
+        _check_density(density), _check_p(p), _check_margin(margin)
+    )
+    count = _check_samples(samples)
+    _check_below_capacity(densities, outputs, margins)
+    return float_result(
+        grouped(
+            lambda q_p, m, a: _saddle_point(a, q_p, m, count, seed), [outputs, margins], densities
+        )
+    )
+
+
+def _saddle_point(
+    densities: FloatArray, p: int, margin: float, samples: int, seed: int
+) -> FloatArray:
+    """q*(a) at 1-d ``densities`` below a_c for one ``p`` and ``margin``."""
+    gaps = np.exp(_overlap_gap(densities, p, margin, samples, seed))
+    return np.where(densities == 0.0, 0.0, 1.0 - gaps)
 
 
 def log_volume(
     density: ArrayLike,
-    p: int,
+    p: ArrayLike,
     *,
-    margin: float = 0.0,
+    margin: ArrayLike = 0.0,
     samples: int = _DEFAULT_SAMPLES,
     seed: int = 0,
-) -> FloatArray:
+) -> Any:
     r"""Log-volume of the solution space per weight, :math:`\Phi(q^*(a); a, p)` (RS).
 
     The fraction of the sphere of weights that recalls every association, on a
@@ -602,10 +663,11 @@ def log_volume(
     ----------
     density : float or array_like
         :math:`a = n / d^2`, in :math:`[0, a_c)`.
-    p : int
+    p : int or array_like of int
         Number of outputs, >= 2.
-    margin : float, optional
-        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).
+    margin : float or array_like, optional
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).  ``density``,
+        ``p`` and ``margin`` broadcast together.
     samples : int, optional
         Number of quenched Monte Carlo draws (used for p >= 3).
     seed : int, optional
@@ -613,14 +675,22 @@ def log_volume(
 
     Returns
     -------
-    numpy.ndarray
-        :math:`\Phi(q^*(a); a, p)`, float64, shaped like ``density``.
+    numpy.ndarray or numpy.float64
+        :math:`\Phi(q^*(a); a, p)`, float64, in the broadcast shape of the arguments.
 
     Examples
     --------
     >>> [f"{x:.4f}" for x in log_volume([0.0, 1.0], 2)]
     ['0.0000', '-0.8558']
     """
-    densities = _check_density(density)
-    overlap = solve_saddle_point(densities, p, margin=margin, samples=samples, seed=seed)
-    return free_entropy(overlap, densities, p, margin=margin, samples=samples, seed=seed)
+    densities, outputs, margins = broadcast(
+        _check_density(density), _check_p(p), _check_margin(margin)
+    )
+    count = _check_samples(samples)
+    _check_below_capacity(densities, outputs, margins)
+
+    def one_problem(q_p: int, m: float, a: FloatArray) -> FloatArray:
+        overlap = _saddle_point(a, q_p, m, count, seed)
+        return _free_entropy(overlap, a, q_p, m, count, seed)
+
+    return float_result(grouped(one_problem, [outputs, margins], densities))
