@@ -1,7 +1,7 @@
 """lamcap: factual recall in linear associative memories.
 
 Reference implementation of the capacity theory of arXiv:2605.10795: how many
-input→output associations a d×d linear map (or a rank-m map W = Q Rᵀ) can store
+input→output associations a d×d linear map (or a rank-r map W = Q Rᵀ) can store
 when every input must score its own target above all other outputs.
 
 The top-level namespace only re-exports; the code lives in the layers
