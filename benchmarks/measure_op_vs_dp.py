@@ -11,7 +11,9 @@ for example::
 and writes
 
 * ``docs/measurements/op_vs_dp.csv`` — one fitted transition per (d, model):
-  ``d,model,p_c,p_c_low,p_c_high,instances`` (95% profile-likelihood intervals);
+  ``d,model,p_c,p_c_low,p_c_high,instances`` (95% profile-likelihood intervals),
+  written by :func:`lamcap.experiments.transitions.op_vs_dp_csv`, the code of
+  ``lamcap results transitions --op-vs-dp`` (which also writes capacity.csv);
 * ``docs/measurements/op_vs_dp_ratio.csv`` — ``d,ratio,ratio_low,ratio_high,instances``
   (joint profile-likelihood interval of p_c(OP)/p_c(DP));
 * ``docs/measurements/op_vs_dp.png`` — the ratio against d with the fitted trends;
@@ -43,6 +45,7 @@ from lamcap.experiments.model_comparison import (
     ratio_trend,
     trend_variable,
 )
+from lamcap.experiments.transitions import op_vs_dp_csv
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "measurements"
 
@@ -58,19 +61,6 @@ def _merged_cells(databases: list[str]) -> dict:
                 raise SystemExit(msg)
             cells[cell] = data
     return cells
-
-
-def _write_transitions(cells: dict, fits: dict, path: Path) -> None:
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["d", "model", "p_c", "p_c_low", "p_c_high", "instances"])
-        for cell, data in sorted(cells.items(), key=lambda item: (item[0].d, item[0].model)):
-            fit = fits[cell]
-            if fit is None:
-                continue
-            instances = int(data.decided.sum() + data.undecided.sum())
-            bounds = (f"{fit.p_c:.3f}", f"{fit.low:.3f}", f"{fit.high:.3f}")
-            writer.writerow([cell.d, cell.model, *bounds, instances])
 
 
 def _write_ratios(ratios: list[ModelRatio], path: Path) -> None:
@@ -181,7 +171,8 @@ def main() -> None:
     cells = _merged_cells(arguments.databases)
     fits = {cell: data.fit() for cell, data in cells.items()}  # one fit per cell
     arguments.out.mkdir(parents=True, exist_ok=True)
-    _write_transitions(cells, fits, arguments.out / "op_vs_dp.csv")
+    # the same writer as `lamcap results transitions --op-vs-dp` (one code path)
+    (arguments.out / "op_vs_dp.csv").write_text(op_vs_dp_csv(cells), encoding="utf-8")
     ratios = model_ratios(cells)
     _write_ratios(ratios, arguments.out / "op_vs_dp_ratio.csv")
     _markdown(fits, ratios)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lamcap.cli import main
-from lamcap.experiments.store import ResultsStore
+from lamcap.experiments.store import SCHEMA_VERSION, ResultsStore
 
 SYNTHETIC = ["--trial", "lamcap.experiments.trials:synthetic_trial"]
 
@@ -287,11 +287,12 @@ def test_merge_of_another_schema_version_exits_2(
     a, b, out = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "out.sqlite"
     assert main([*GRID, "--shard", "1/2", "--db", str(a), "--quiet", *SYNTHETIC]) == 0
     assert main([*GRID, "--shard", "2/2", "--db", str(b), "--quiet", *SYNTHETIC]) == 0
+    newer = SCHEMA_VERSION + 1  # written by a future lamcap
     with sqlite3.connect(b) as connection:
-        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        connection.execute(f"UPDATE meta SET value = '{newer}' WHERE key = 'schema_version'")
     capsys.readouterr()
     assert main(["results", "merge", str(out), str(a), str(b)]) == 2
-    assert "schema version 2" in _one_line(capsys.readouterr().err)
+    assert f"schema version {newer}" in _one_line(capsys.readouterr().err)
     assert not out.exists()
 
 
@@ -361,7 +362,16 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
 
 
 @pytest.mark.parametrize(
-    "name", ["sweep", "figures", "results", "results summary", "results export", "results merge"]
+    "name",
+    [
+        "sweep",
+        "figures",
+        "results",
+        "results summary",
+        "results transitions",
+        "results export",
+        "results merge",
+    ],
 )
 def test_help_is_plain_text_with_help_for_every_option_and_the_choices(name: str) -> None:
     parser = _parsers()[name]

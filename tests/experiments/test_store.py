@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lamcap.experiments.store import ResultsStore, check_store
+from lamcap.experiments.store import COLUMNS, SCHEMA_VERSION, ResultsStore, check_store
 from lamcap.experiments.sweep import Cell, Sweep
 
 RECORD = {
@@ -174,3 +174,101 @@ def test_merge_refuses_other_schema_versions_and_unknown_sweeps(tmp_path: Path) 
     with pytest.raises(ValueError, match="does not exist"):
         merge_stores(tmp_path / "all.sqlite", [tmp_path / "none.sqlite"])
     assert not (tmp_path / "all.sqlite").exists()
+
+
+# The table layout of schema version 1 (lamcap 0.1.0), as such databases exist on disk.
+_SCHEMA_V1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE trials (
+    id INTEGER PRIMARY KEY,
+    d INTEGER NOT NULL, kappa REAL NOT NULL, rank INTEGER NOT NULL,
+    model TEXT NOT NULL, method TEXT NOT NULL,
+    p INTEGER NOT NULL, n INTEGER NOT NULL,
+    replicate INTEGER NOT NULL, seed INTEGER NOT NULL,
+    margin REAL NOT NULL, max_seconds REAL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
+    min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
+    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
+    UNIQUE (d, rank, model, method, p, margin, seed)
+);
+CREATE INDEX trials_cell ON trials (d, rank, model, method);
+"""
+_V1_COLUMNS = [name for name in COLUMNS if name != "infeasible_proof"]
+_MIGRATION_SWEEP = Sweep(dims=(8,), p_grid=(12, 16, 20), seeds_per_point=6, name="old")
+
+
+def _old_store(path: Path, rows: list[dict]) -> None:
+    """A schema-version-1 database holding ``rows`` (an interrupted sweep of an older lamcap)."""
+    with sqlite3.connect(path) as connection:
+        connection.executescript(_SCHEMA_V1)
+        connection.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [
+                ("schema_version", "1"),
+                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
+            ],
+        )
+        connection.executemany(
+            f"INSERT INTO trials ({', '.join(_V1_COLUMNS)}) "
+            f"VALUES ({', '.join(':' + name for name in _V1_COLUMNS)})",
+            rows,
+        )
+    connection.close()
+
+
+def _keys(rows: list[dict]) -> list[tuple]:
+    return [(r["p"], r["replicate"], r["seed"], r["verdict"]) for r in rows]
+
+
+def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) -> None:
+    from lamcap.experiments.runner import run_sweep
+    from lamcap.experiments.trials import synthetic_trial
+
+    reference = tmp_path / "ref.sqlite"
+    run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
+    with ResultsStore(reference, readonly=True) as store:
+        complete = store.rows()
+        assert store.schema_version == SCHEMA_VERSION == 2
+    assert {r["infeasible_proof"] for r in complete if r["verdict"] == "infeasible"} == {
+        "exact",
+        "bounded",
+    }
+    assert {r["infeasible_proof"] for r in complete if r["verdict"] == "feasible"} == {None}
+
+    old = tmp_path / "old.sqlite"
+    first = complete[::2]  # half the instances, as an interrupted old sweep left them
+    _old_store(old, [{name: row[name] for name in _V1_COLUMNS} for row in first])
+    before = old.read_bytes()
+    with ResultsStore(old, readonly=True) as store:  # reading never migrates
+        assert store.schema_version == 1
+        read = store.rows()
+    assert old.read_bytes() == before
+    assert _keys(read) == _keys(first)
+    assert {r["infeasible_proof"] for r in read} == {None}
+
+    outcome = run_sweep(_MIGRATION_SWEEP, old, trial=synthetic_trial, workers=0)
+    assert (outcome.ran, outcome.skipped) == (len(complete) - len(first), len(first))
+    with ResultsStore(old, readonly=True) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.integrity_ok()
+        assert "migrated:1->2" in store.meta("migrated:")
+        resumed = store.rows()
+    assert _keys(resumed) == _keys(complete)  # nothing lost, nothing twice
+    old_seeds = {r["seed"] for r in first}
+    for row, fresh in zip(resumed, complete, strict=True):
+        expected = None if row["seed"] in old_seeds else fresh["infeasible_proof"]
+        assert row["infeasible_proof"] == expected
+    again = run_sweep(_MIGRATION_SWEEP, old, trial=synthetic_trial, workers=0)
+    assert again.ran == 0
+
+
+def test_infeasible_proof_is_checked(tmp_path: Path) -> None:
+    task = _tasks(1)[0]
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(ValueError, match="infeasible_proof must be one of"):
+            store.add(task, {**RECORD, "infeasible_proof": "exact"})  # verdict feasible
+        with pytest.raises(ValueError, match="got 'maybe'"):
+            store.add(task, {"verdict": "infeasible", "infeasible_proof": "maybe"})
+        assert store.add(task, {"verdict": "infeasible", "infeasible_proof": "bounded"})
+        assert store.rows()[0]["infeasible_proof"] == "bounded"
+        assert store.rows(infeasible_proof="bounded")

@@ -6,8 +6,10 @@ Examples (shell)::
     lamcap sweep --config sweep.json --scheduler tcp://10.0.0.5:8786
     lamcap sweep --d 32 --loads 0.8 1 1.2 --shard 2/10 --db shard-2.sqlite
     lamcap results merge results.sqlite shard-*.sqlite
-    lamcap results summary
+    lamcap results summary --db a.sqlite b.sqlite --proven-only
     lamcap results export --csv results.csv
+    lamcap results transitions --db docs/measurements/data/*.sqlite \
+        --out docs/measurements/capacity.csv --op-vs-dp docs/measurements/op_vs_dp.csv
     lamcap figures --out figures/
     lamcap reproduce --quick --out lamcap-reproduce
 
@@ -286,7 +288,10 @@ def _register_results(subparsers: Any) -> None:
         description="Summarise, export or merge the SQLite results databases of `lamcap sweep`.",
     )
     actions = parser.add_subparsers(
-        dest="action", metavar="{summary,export,merge}", required=True, help="what to do"
+        dest="action",
+        metavar="{summary,transitions,export,merge}",
+        required=True,
+        help="what to do",
     )
     export = actions.add_parser(
         "export",
@@ -304,10 +309,12 @@ def _register_results(subparsers: Any) -> None:
         "summary",
         help="fitted transitions next to the theory",
         description="Print a Markdown table of the fitted transitions (p_c with 95% intervals) "
-        "next to the finite-size theory.",
+        "next to the finite-size theory, and how many infeasible verdicts are proven exactly "
+        "(gamma* <= 0) or only qualified (gamma* <= epsilon).",
     )
-    summary.add_argument("--db", type=Path, default=Path("results.sqlite"), help=_DB_HELP)
+    _add_databases(summary)
     summary.set_defaults(handler=_summary)
+    _register_transitions(actions)
     merge = actions.add_parser(
         "merge",
         help="merge the stores of the shards of one sweep into one",
@@ -347,13 +354,145 @@ def _export(arguments: argparse.Namespace) -> int:
     return 0
 
 
+_PROVEN_HELP = (
+    "count an infeasible verdict only when its certificate proves gamma* <= 0 exactly; "
+    "qualified ones (only gamma* <= epsilon) and those of databases written before lamcap "
+    "stored the proof (unknown) are left out of the fits"
+)
+
+
+def _add_databases(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        type=Path,
+        nargs="+",
+        default=[Path("results.sqlite")],
+        metavar="DB",
+        help="results databases, read-only; an instance stored in several counts once "
+        "(default results.sqlite)",
+    )
+    parser.add_argument("--proven-only", action="store_true", help=_PROVEN_HELP)
+
+
+def _proof_table(databases: list[Path]) -> str:
+    from lamcap.experiments.analysis import infeasible_proofs  # noqa: PLC0415
+
+    counts = infeasible_proofs(databases)
+    if not counts:
+        return ""
+    lines = [
+        "| d | κ | model | method | infeasible: proven γ* ≤ 0 | only γ* ≤ ε | unknown |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for cell, count in counts.items():
+        lines.append(
+            f"| {cell.d} | {cell.kappa:g} | {cell.model} | {cell.method} | {count.exact} | "
+            f"{count.bounded} | {count.unknown} |"
+        )
+    note = (
+        "unknown: stored before lamcap recorded the proof (schema version 1); Hebbian cells "
+        "are not listed (their failures carry no certificate)"
+    )
+    return "\n".join(lines) + "\n\n" + note
+
+
 def _summary(arguments: argparse.Namespace) -> int:
     from lamcap.experiments.analysis import transition_table  # noqa: PLC0415
     from lamcap.experiments.report import markdown_table  # noqa: PLC0415
 
-    rows = transition_table(arguments.db)
+    rows = transition_table(arguments.db, proven_only=arguments.proven_only)
     print(markdown_table(rows))
+    proofs = _proof_table(arguments.db)
+    if proofs:
+        print()
+        print(proofs)
+    if arguments.proven_only:
+        print("\nfits count only infeasible verdicts proven exactly (--proven-only)")
     return 0
+
+
+_TRANSITIONS_DESCRIPTION = """\
+Fit every cell (d, κ, model, method) of the results databases with the logistic model
+(p_c with its 95% profile-likelihood interval) and write the transition tables:
+
+  --out       d,kappa,model,method,p_c,p_c_low,p_c_high,instances  (every cell)
+  --op-vs-dp  d,model,p_c,p_c_low,p_c_high,instances  (κ = 1, method auto, d with both models)
+
+Rows are sorted by d, κ, model, method; p_c and its bounds have three decimals. Cells
+whose data do not straddle one half are left out (listed on stderr). Without --out and
+--op-vs-dp the capacity table goes to stdout. --check writes nothing and exits 1 when a
+file differs from what the databases give.
+"""
+
+
+def _register_transitions(actions: Any) -> None:
+    parser = actions.add_parser(
+        "transitions",
+        help="write (or --check) the CSV tables of fitted transitions",
+        description=_TRANSITIONS_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_databases(parser)
+    parser.add_argument(
+        "--out", type=Path, default=None, metavar="CSV", help="capacity table to write"
+    )
+    parser.add_argument(
+        "--op-vs-dp", type=Path, default=None, metavar="CSV", help="OP vs DP table to write"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if a file differs from what the databases give",
+    )
+    parser.set_defaults(handler=_transitions)
+
+
+def _transitions(arguments: argparse.Namespace) -> int:
+    from lamcap.experiments import transitions  # noqa: PLC0415
+
+    cells = transitions.cell_data(arguments.db, proven_only=arguments.proven_only)
+    _, unbracketed = transitions.fitted_cells(cells)
+    for cell in unbracketed:
+        print(f"left out, transition not bracketed: {cell.label()}", file=sys.stderr)
+    outputs = [
+        (path, make(cells))
+        for path, make in (
+            (arguments.out, transitions.capacity_csv),
+            (arguments.op_vs_dp, transitions.op_vs_dp_csv),
+        )
+        if path is not None
+    ]
+    if not outputs:
+        if arguments.check:
+            msg = "--check needs the files to compare: give --out and/or --op-vs-dp"
+            raise ValueError(msg)
+        sys.stdout.write(transitions.capacity_csv(cells))
+        return 0
+    if arguments.check:
+        return _check_tables(outputs)
+    for path, _ in outputs:
+        if not path.resolve().parent.is_dir():
+            msg = f"folder of --out/--op-vs-dp {str(path)!r} does not exist"
+            raise ValueError(msg)
+    for path, text in outputs:
+        path.write_text(text, encoding="utf-8")
+        print(f"{text.count(chr(10)) - 1} transitions -> {path}")
+    return 0
+
+
+def _check_tables(outputs: list[tuple[Path, str]]) -> int:
+    from lamcap.experiments.transitions import compare_file  # noqa: PLC0415
+
+    stale = 0
+    for path, text in outputs:
+        difference = compare_file(path, text)
+        if difference:
+            stale += 1
+            print(f"{path}: differs from the databases", file=sys.stderr)
+            print("\n".join(difference[:40]), file=sys.stderr)
+        else:
+            print(f"{path}: up to date")
+    return 1 if stale else 0
 
 
 _FIGURES_DESCRIPTION = """\

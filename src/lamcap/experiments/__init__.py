@@ -5,6 +5,7 @@
 * :mod:`~lamcap.experiments.executors` — in-process, process pool, Dask,
 * :mod:`~lamcap.experiments.store` — the SQLite results store, merging of shards,
 * :mod:`~lamcap.experiments.fitting`, :mod:`~lamcap.experiments.analysis` — transitions,
+* :mod:`~lamcap.experiments.transitions` — the committed transition tables (CSV),
 * :mod:`~lamcap.experiments.figures` — one module per figure,
 * :mod:`~lamcap.experiments.reproduce` — ``lamcap reproduce``.
 

@@ -38,8 +38,9 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,13 +51,17 @@ from lamcap.experiments.sweep import Cell
 
 __all__ = [
     "CellData",
+    "ProofCounts",
     "TransitionRow",
     "cell_data",
+    "counts_verdict",
     "crofton_median",
     "finite_theory_p",
     "format_fits",
     "hebbian_transition",
+    "infeasible_proofs",
     "load",
+    "stored_rows",
     "theory_p",
     "transition_rows",
     "transition_table",
@@ -117,14 +122,83 @@ class CellData:
         return self.p[keep], self.feasible[keep], total[keep]
 
 
-def cell_data(database: str | os.PathLike[str]) -> dict[Cell, CellData]:
-    """Aggregate every stored instance by cell and p (cells in a fixed order)."""
-    with ResultsStore(database, readonly=True) as store:
-        rows = store.rows()
+_Key = tuple[int, int, str, str, int, float, int]
+
+
+def _row_key(row: Mapping[str, Any]) -> _Key:
+    return (
+        row["d"],
+        row["rank"],
+        row["model"],
+        row["method"],
+        row["p"],
+        row["margin"],
+        row["seed"],
+    )
+
+
+def stored_rows(
+    databases: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> list[dict[str, Any]]:
+    """Rows of one or several results databases, each instance once (read-only).
+
+    An instance (its store key: d, rank, model, method, p, margin, seed) found
+    in several databases counts once, so a partial copy and the complete
+    database of one sweep can be given together; the same instance with
+    different verdicts raises ``ValueError`` naming it and both databases.
+    """
+    paths = [databases] if isinstance(databases, str | os.PathLike) else list(databases)
+    if not paths:
+        msg = "give at least one results database"
+        raise ValueError(msg)
+    seen: dict[_Key, tuple[dict[str, Any], str]] = {}
+    for path in paths:
+        with ResultsStore(path, readonly=True) as store:
+            rows = store.rows()
+        for row in rows:
+            key = _row_key(row)
+            if key not in seen:
+                seen[key] = (row, str(path))
+            elif seen[key][0]["verdict"] != row["verdict"]:
+                first, where = seen[key]
+                msg = (
+                    f"instance {key} is {first['verdict']!r} in {where!r} but "
+                    f"{row['verdict']!r} in {str(path)!r}; give only one of them"
+                )
+                raise ValueError(msg)
+    return [row for row, _ in seen.values()]
+
+
+def _row_cell(row: Mapping[str, Any]) -> Cell:
+    kappa = 1.0 if row["rank"] >= row["d"] else row["rank"] / row["d"]
+    return Cell(row["d"], round(kappa, 6), row["model"], row["method"])
+
+
+def counts_verdict(row: Mapping[str, Any], *, proven_only: bool) -> bool:
+    """Whether a stored row enters the fits (``proven_only``: infeasible ones proven exactly)."""
+    return not (
+        proven_only and row["verdict"] == "infeasible" and row.get("infeasible_proof") != "exact"
+    )
+
+
+def cell_data(
+    database: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    proven_only: bool = False,
+) -> dict[Cell, CellData]:
+    r"""Aggregate every stored instance by cell and p (cells in a fixed order).
+
+    ``database`` may be several databases (:func:`stored_rows`: each instance
+    once).  With ``proven_only`` an ``infeasible`` verdict counts only when its
+    certificate proves :math:`\gamma^* \le 0` exactly (``infeasible_proof`` =
+    ``"exact"``); infeasible verdicts proving only :math:`\gamma^* \le
+    \varepsilon`, and those of databases written before the proof was stored
+    (unknown), are left out of the cell altogether.
+    """
+    rows = [row for row in stored_rows(database) if counts_verdict(row, proven_only=proven_only)]
     grouped: dict[Cell, dict[int, list[tuple[str, float]]]] = {}
     for row in rows:
-        kappa = 1.0 if row["rank"] >= row["d"] else row["rank"] / row["d"]
-        cell = Cell(row["d"], round(kappa, 6), row["model"], row["method"])
+        cell = _row_cell(row)
         accuracy = math.nan if row["accuracy"] is None else row["accuracy"]
         grouped.setdefault(cell, {}).setdefault(row["p"], []).append((row["verdict"], accuracy))
     result = {}
@@ -148,6 +222,40 @@ def cell_data(database: str | os.PathLike[str]) -> dict[Cell, CellData]:
             ),
         )
     return result
+
+
+@dataclass(frozen=True)
+class ProofCounts:
+    """Infeasible verdicts of one cell by what they prove (see :mod:`lamcap.experiments.store`)."""
+
+    exact: int
+    r"""Proven exactly: no W recalls every association (:math:`\gamma^* \le 0`)."""
+    bounded: int
+    r"""Qualified: only :math:`\gamma^* \le \varepsilon` is proven."""
+    unknown: int
+    """Written before the store recorded it (schema version 1)."""
+
+
+def infeasible_proofs(
+    database: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> dict[Cell, ProofCounts]:
+    """Count the infeasible verdicts of every cell by their proof (cells in a fixed order).
+
+    Hebbian cells are left out: their "infeasible" is a failed recall, not a certificate.
+    """
+    counts: dict[Cell, dict[str | None, int]] = {}
+    for row in stored_rows(database):
+        if row["verdict"] != "infeasible" or row["method"] == "hebbian":
+            continue
+        by_proof = counts.setdefault(_row_cell(row), {})
+        proof = row.get("infeasible_proof")
+        by_proof[proof] = by_proof.get(proof, 0) + 1
+    return {
+        cell: ProofCounts(
+            counts[cell].get("exact", 0), counts[cell].get("bounded", 0), counts[cell].get(None, 0)
+        )
+        for cell in sorted(counts, key=lambda c: (c.d, c.kappa, c.model, c.method))
+    }
 
 
 def _integer_crossing(probability: Callable[[int], float], start: int = 2) -> float:
@@ -286,10 +394,13 @@ class TransitionRow:
 
 
 def transition_table(
-    database: str | os.PathLike[str], *, with_finite: bool = True
+    database: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    with_finite: bool = True,
+    proven_only: bool = False,
 ) -> list[TransitionRow]:
-    """Fit every cell of ``database`` and attach the predictions."""
-    return transition_rows(cell_data(database), with_finite=with_finite)
+    """Fit every cell of ``database`` (one or several) and attach the predictions."""
+    return transition_rows(cell_data(database, proven_only=proven_only), with_finite=with_finite)
 
 
 def transition_rows(

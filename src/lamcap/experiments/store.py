@@ -1,4 +1,4 @@
-"""Resumable SQLite store of finished instances (``results.sqlite`` by default).
+r"""Resumable SQLite store of finished instances (``results.sqlite`` by default).
 
 One row per solved instance, keyed by ``UNIQUE(d, rank, model, method, p,
 margin, seed)`` (the column ``margin`` holds the raw margin :math:`c`, ``Task.raw_margin``;
@@ -6,15 +6,27 @@ margin, seed)`` (the column ``margin`` holds the raw margin :math:`c`, ``Task.ra
 done and never duplicates a row.  Every row is written in its own transaction
 (``INSERT OR IGNORE`` + ``COMMIT``) by the parent process only; the database
 runs in WAL mode, so a crash loses at most the instance being solved.  The
-schema version is recorded in the ``meta`` table; opening a database written
-by an incompatible version raises :class:`IncompatibleStoreError` (a
-``ValueError``: exit code 2 on the command line) without modifying it.
+schema version is recorded in the ``meta`` table.  A database of an older
+schema version is read as it is (columns it lacks read as ``NULL``) and
+migrated in place, in one transaction, when it is opened for writing, so an old
+sweep can be resumed (:data:`MIGRATIONS`); opening a database of an unknown
+(newer) version raises :class:`IncompatibleStoreError` (a ``ValueError``: exit
+code 2 on the command line) without modifying it.
+
+Since schema version 2 every row also says what an ``infeasible`` verdict
+proves (column ``infeasible_proof``): ``"exact"`` when the Farkas certificate
+was proven exact (no ``W`` recalls every association, :math:`\gamma^* \le 0`;
+:func:`lamcap.solvers.infeasibility.prove_infeasible`), ``"bounded"`` when it
+proves only :math:`\gamma^* \le \varepsilon` (``SolveResult.proven``), and
+``NULL`` for every other verdict, for the Hebbian rule (whose "infeasible" is
+a failed recall, not a certificate) and for rows written before version 2
+(unknown).
 
 The ``meta`` table also records each sweep run into the store (its canonical
 description, key ``sweep:<digest>``) and each shard of it (``shard:<digest>:I/N``).
 :func:`merge_stores` joins stores of the same sweep (the shards of a job array)
-into one, idempotently, and refuses stores of different sweeps or schema
-versions before writing anything.
+into one, idempotently, and refuses stores of different sweeps or of an
+unknown schema version before writing anything.
 
 Examples
 --------
@@ -52,6 +64,8 @@ from lamcap.experiments.sweep import STORED_NAMES, Sweep, Task
 
 __all__ = [
     "COLUMNS",
+    "INFEASIBLE_PROOFS",
+    "MIGRATIONS",
     "SCHEMA_VERSION",
     "IncompatibleStoreError",
     "MergeOutcome",
@@ -61,8 +75,21 @@ __all__ = [
     "merge_stores",
 ]
 
-SCHEMA_VERSION = 1
-"""Version of the table layout; bumped on any incompatible change."""
+SCHEMA_VERSION = 2
+"""Version of the table layout written by this lamcap; bumped on any change."""
+
+INFEASIBLE_PROOFS = ("exact", "bounded")
+"""Values of the ``infeasible_proof`` column (``NULL``: not an infeasible verdict, or unknown)."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        (
+            "ALTER TABLE trials ADD COLUMN infeasible_proof TEXT "
+            "CHECK (infeasible_proof IN ('exact', 'bounded'))"
+        ),
+    ),
+}
+"""SQL statements turning schema version ``v`` into ``v + 1`` (old rows keep ``NULL``)."""
 
 COLUMNS = (
     "d",
@@ -82,6 +109,7 @@ COLUMNS = (
     "seconds",
     "iterations",
     "solver_method",
+    "infeasible_proof",
     "sweep",
     "lamcap_version",
     "git_commit",
@@ -100,6 +128,7 @@ CREATE TABLE trials (
     margin REAL NOT NULL, max_seconds REAL,
     verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
     min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
+    infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),
     sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
     UNIQUE (d, rank, model, method, p, margin, seed)
 );
@@ -130,8 +159,8 @@ def git_commit() -> str | None:
     return commit if completed.returncode == 0 and len(commit) == 40 else None
 
 
-def _check_existing(path: Path) -> None:
-    """Raise :class:`IncompatibleStoreError` unless ``path`` has our schema (read-only check)."""
+def _check_existing(path: Path) -> int:
+    """Schema version of ``path``, or :class:`IncompatibleStoreError` (read-only check)."""
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
@@ -144,21 +173,24 @@ def _check_existing(path: Path) -> None:
         raise IncompatibleStoreError(msg) from None
     finally:
         connection.close()
-    if row is None or row[0] != str(SCHEMA_VERSION):
-        found = None if row is None else row[0]
+    found = None if row is None else str(row[0])
+    readable = [str(version) for version in range(1, SCHEMA_VERSION + 1)]
+    if found not in readable:
         msg = (
             f"results database {str(path)!r} has schema version {found}, this lamcap "
-            f"({__version__}) reads version {SCHEMA_VERSION}; export it with the lamcap "
+            f"({__version__}) reads versions 1 to {SCHEMA_VERSION}; export it with the lamcap "
             "that wrote it, or use another --db path"
         )
         raise IncompatibleStoreError(msg)
+    return int(found)
 
 
 def check_store(path: str | os.PathLike[str], *, must_exist: bool = False) -> None:
     """Fail early (``ValueError``) if ``path`` cannot hold our results; never writes.
 
-    Checks that an existing file is a compatible lamcap database, that its
-    directory exists, and, with ``must_exist``, that the file exists.
+    Checks that an existing file is a lamcap database of a schema version this
+    lamcap reads (older versions are migrated when opened for writing), that
+    its directory exists, and, with ``must_exist``, that the file exists.
     """
     target = Path(path)
     if target.exists() and target.stat().st_size > 0:
@@ -192,7 +224,37 @@ class ResultsStore:
             self._connection.execute("PRAGMA synchronous=NORMAL")
             if not exists:
                 self._create()
+            else:
+                self._migrate()
         self._connection.row_factory = sqlite3.Row
+        self._columns = {
+            str(row[1]) for row in self._connection.execute("PRAGMA table_info(trials)")
+        }
+
+    @property
+    def schema_version(self) -> int:
+        """Schema version of the database (older than :data:`SCHEMA_VERSION` only read-only)."""
+        row = self._connection.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+        return int(row[0])
+
+    def _migrate(self) -> None:
+        """Bring an older schema to :data:`SCHEMA_VERSION` in one transaction (rows kept)."""
+        with self._transaction():
+            version = self.schema_version
+            if version >= SCHEMA_VERSION:
+                return
+            for step in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[step]:
+                    self._connection.execute(statement)
+            self._connection.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+            )
+            self._connection.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                (f"migrated:{version}->{SCHEMA_VERSION}", f"lamcap {__version__} at {_now()}"),
+            )
 
     def _create(self) -> None:
         with self._transaction():
@@ -246,6 +308,7 @@ class ResultsStore:
             "seconds": _finite_or_none(record.get("seconds")),
             "iterations": record.get("iterations"),
             "solver_method": record.get("solver_method", task.method),
+            "infeasible_proof": _infeasible_proof(record),
             "sweep": sweep,
             "lamcap_version": __version__,
             "git_commit": git_commit(),
@@ -321,9 +384,15 @@ class ResultsStore:
         if unknown:
             msg = f"unknown column(s) {sorted(unknown)}; columns: {list(COLUMNS)}"
             raise ValueError(msg)
-        where = " AND ".join(f"{name} = :{name}" for name in equal) or "1"
+        where = (
+            " AND ".join(f"{name if name in self._columns else 'NULL'} = :{name}" for name in equal)
+            or "1"
+        )
+        selected = ", ".join(
+            name if name in self._columns else f"NULL AS {name}" for name in COLUMNS
+        )
         query = (
-            f"SELECT {', '.join(COLUMNS)} FROM trials WHERE {where} "
+            f"SELECT {selected} FROM trials WHERE {where} "
             "ORDER BY d, rank, model, method, p, margin, replicate, seed"
         )
         return [dict(row) for row in self._connection.execute(query, equal)]
@@ -503,6 +572,20 @@ class _Transaction:
         traceback: TracebackType | None,
     ) -> None:
         self._connection.execute("ROLLBACK" if kind is not None else "COMMIT")
+
+
+def _infeasible_proof(record: Mapping[str, Any]) -> str | None:
+    """The record's ``infeasible_proof`` (``None`` unless an infeasible verdict says which)."""
+    proof = record.get("infeasible_proof")
+    if proof is None:
+        return None
+    if record["verdict"] != "infeasible" or proof not in INFEASIBLE_PROOFS:
+        msg = (
+            f"infeasible_proof must be one of {INFEASIBLE_PROOFS} for an infeasible verdict "
+            f"(None otherwise), got {proof!r} with verdict {record['verdict']!r}"
+        )
+        raise ValueError(msg)
+    return str(proof)
 
 
 def _finite_or_none(value: Any) -> float | None:

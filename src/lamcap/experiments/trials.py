@@ -3,7 +3,10 @@ r"""Trial functions: what a worker does with one :class:`~lamcap.experiments.swe
 A trial function is a picklable module-level callable ``trial(task) -> dict``
 returning at least ``verdict`` (``"feasible"`` / ``"infeasible"`` /
 ``"undecided"``) and optionally ``min_margin``, ``accuracy`` (fraction of
-associations recalled), ``seconds``, ``iterations``, ``solver_method``.
+associations recalled), ``seconds``, ``iterations``, ``solver_method`` and,
+for an ``"infeasible"`` verdict, ``infeasible_proof``: ``"exact"`` (the
+certificate proves :math:`\gamma^* \le 0`) or ``"bounded"`` (only
+:math:`\gamma^* \le \varepsilon`; ``SolveResult.proven`` says which).
 
 * :func:`solver_trial` (the default) draws the instance with
   :func:`lamcap.make_instance` and solves it with :func:`lamcap.solve`.  For
@@ -15,7 +18,8 @@ associations recalled), ``seconds``, ``iterations``, ``solver_method``.
   test the runner, the store and the transition fit independently of the
   solvers: the instance is feasible with probability
   :math:`1/(1 + (p / p^*)^{s})`, :math:`p^* = \kappa d^2/4`, :math:`s = 12`,
-  decided by the instance seed.
+  decided by the instance seed; an infeasible verdict is proven exactly with
+  probability 3/4 (else only bounded), from a second draw of the same seed.
 
 Examples
 --------
@@ -62,10 +66,11 @@ def synthetic_probability(task: Task) -> float:
 
 def synthetic_trial(task: Task) -> dict[str, Any]:
     """Test double with a known transition; deterministic in the task seed."""
-    uniform = float(np.random.default_rng(task.seed).random())
-    feasible = uniform < synthetic_probability(task)
+    uniform, proof_draw = np.random.default_rng(task.seed).random(2)
+    feasible = bool(uniform < synthetic_probability(task))
     return {
         "verdict": "feasible" if feasible else "infeasible",
+        "infeasible_proof": None if feasible else ("exact" if proof_draw < 0.75 else "bounded"),
         "min_margin": task.raw_margin if feasible else math.nan,
         "accuracy": 1.0 if feasible else 0.5,
         "seconds": 0.0,
@@ -108,10 +113,14 @@ def solver_trial(task: Task) -> dict[str, Any]:
     instance, result, weights = solve_task(task)
     accuracy = math.nan if weights is None else float(recall_accuracy(instance, weights))
     verdict = str(result.verdict)
+    proof = None
     if task.method == "hebbian":
         verdict = "feasible" if accuracy == 1.0 else "infeasible"
+    elif verdict == "infeasible" and result.certificate is not None:
+        proof = "exact" if result.certificate.exact else "bounded"
     return {
         "verdict": verdict,
+        "infeasible_proof": proof,
         "min_margin": float(result.min_margin),
         "accuracy": accuracy,
         "seconds": time.perf_counter() - started,
