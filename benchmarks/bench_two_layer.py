@@ -2,13 +2,13 @@
 
 Run: ``python benchmarks/bench_two_layer.py [--dims 16 24] [--seeds 6] [--quick]``.
 
-Part 1, the scientific check.  For W = Q R^T of rank m = round(kappa d), docs/theory/rank.md
+Part 1, the scientific check.  For W = Q R^T of rank r = round(kappa d), docs/theory/rank.md
 predicts the transition (n = p associations) at
 
-    p E[C_p] = w_m^2 = E[sum of the m largest squared singular values of a d x d
+    p E[C_p] = w_r^2 = E[sum of the r largest squared singular values of a d x d
     standard Gaussian matrix]          (``lamcap.critical_p(d, kappa)``),
 
-far above the naive "fixed random R" value p E[C_p] = d m (solved here with
+far above the naive "fixed random R" value p E[C_p] = d r (solved here with
 ``lamcap.statistical_dimension``).  For each kappa the script runs the trainer
 (``solve_rank_constrained``, no full-rank check) on seeded decoupled instances on a
 grid of p around both predictions and prints the success fraction, the p where it
@@ -39,9 +39,9 @@ FRACTIONS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25)
 
 
 def naive_critical_p(d: int, rank: int) -> float:
-    """Real p with p E[C_p] = d m (fixed random R: a d m-dimensional LP), interpolated.
+    """Real p with p E[C_p] = d r (fixed random R: a d r-dimensional LP), interpolated.
 
-    Bisection over integers (p E[C_p] increases with p and E[C_p] >= 1/2, so p <= 2 d m + 2).
+    Bisection over integers (p E[C_p] increases with p and E[C_p] >= 1/2, so p <= 2 d r + 2).
     """
 
     def load(p: int) -> float:
@@ -76,8 +76,8 @@ def success_curve(d: int, kappa: float, seeds: int, restarts: int, steps: int) -
     ps = sorted({max(3, round(f * width_p)) for f in FRACTIONS} | {round(naive_p)})
     fractions = []
     print(
-        f"\nd = {d}, kappa = {kappa}, m = {rank}: p_c(width) = {width_p:.1f}, "
-        f"p_c(naive d*m) = {naive_p:.1f}"
+        f"\nd = {d}, kappa = {kappa}, r = {rank}: p_c(width) = {width_p:.1f}, "
+        f"p_c(naive d*r) = {naive_p:.1f}"
     )
     print(f"{'p':>5} {'p/p_width':>9} {'trained':>8} {'full-rank certified':>20} {'s/run':>6}")
     for p in ps:
@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             success_curve(d, kappa, arguments.seeds, arguments.restarts, arguments.steps)
     print("\nPart 2: seconds to a verified solution at p = 0.9 p_c (median; shared machine, noisy)")
     print(
-        f"{'d':>4} {'kappa':>5} {'m':>3} {'p':>5} {'2-layer':>7} {'adam_ce':>7} "
+        f"{'d':>4} {'kappa':>5} {'r':>3} {'p':>5} {'2-layer':>7} {'adam_ce':>7} "
         f"{'2-layer s':>9} {'adam_ce s':>9} {'ratio':>7}"
     )
     for d in arguments.dims:

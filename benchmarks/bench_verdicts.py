@@ -11,7 +11,7 @@ Two tables, each as ratios against the real alternative in the same run:
   its proven error bound, falling back to the compensated product when the
   bound exceeds 1e-12) against ``check_margins(instance, Q @ R.T)`` (the float
   product alone, what lamcap did before), on an original-model instance at
-  0.9 p_c with m = d / 2; and the compensated product forced by a cancelling
+  0.9 p_c with rank r = d / 2; and the compensated product forced by a cancelling
   pair.
 * **Exact infeasibility**: on infeasible instances at 1.05 p_c (decoupled
   model), ``prove_infeasible`` (gamma* <= 0) against ``certificate_bound`` (the
@@ -59,19 +59,19 @@ def _best_of(function: Callable[..., Any], *arguments: Any, repeats: int = 3) ->
 
 def pair_checks(dims: Sequence[int]) -> None:
     print("(Q, R) checks: rigorous (bound or compensated) vs the float product alone")
-    print("  d    m     p   float product s   (Q, R) s   ratio   compensated s   ratio")
+    print("  d    r     p   float product s   (Q, R) s   ratio   compensated s   ratio")
     for d in dims:
         p = round(0.9 * float(lamcap.critical_p(d)))
         instance = lamcap.make_instance(d, p, model="original", seed=0)
         rng = np.random.default_rng(d)
-        m = d // 2
-        left, right = rng.standard_normal((d, m)), rng.standard_normal((d, m))
+        rank = d // 2
+        left, right = rng.standard_normal((d, rank)), rng.standard_normal((d, rank))
         cancelling = (np.hstack([left, -left]), np.hstack([right, right * (1 + 2.0**-40)]))
         product = _best_of(check_margins, instance, left @ right.T)
         pair = _best_of(check_margins, instance, (left, right))
         compensated = _best_of(check_margins, instance, cancelling)
         print(
-            f"{d:4d} {m:4d} {p:5d} {product:15.4f} {pair:10.4f} {pair / product:7.2f} "
+            f"{d:4d} {rank:4d} {p:5d} {product:15.4f} {pair:10.4f} {pair / product:7.2f} "
             f"{compensated:15.4f} {compensated / product:7.2f}"
         )
 

@@ -209,7 +209,9 @@ def test_pair_inner_dimension_is_at_most_d() -> None:
     """The issue's pair: m = 4 > d = 1 (its float product has the wrong sign too)."""
     instance = make_instance(1, 2, n=1, seed=0)
     pair = (np.ones((1, 4)), -3.0 * np.array([[1.0, -(2.0**-54), -1.0, 2.0**-60]]))
-    with pytest.raises(ValueError, match=r"inner dimension m of Q and R must be in \[1, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"rank r \(inner dimension of Q and R\) must be in \[1, 1\]"
+    ):
         check_margins(instance, pair)
 
 

@@ -11,7 +11,7 @@ interval), giving :math:`p_c(d)` and the critical load
 
 (the interval maps through this increasing function).  Next to it:
 
-* ``critical_p(d, κ)`` — the finite-size threshold :math:`n\,E[C_p] = w_m^2`
+* ``critical_p(d, κ)`` — the finite-size threshold :math:`n\,E[C_p] = w_r^2`
   (docs/theory/capacity.md, docs/theory/rank.md);
 * the median of the Crofton curve ``feasibility_probability(d, p, κ)``
   (docs/theory/crofton.md), the p at which it crosses 1/2;
@@ -108,7 +108,7 @@ class CellData:
         transition most failures are "undecided"; leaving them out would keep
         only the solved instances and push p_c up.  They count as *not
         storable by the trainer*: the fitted p_c is the trainer's empirical
-        capacity, a lower bound on the true rank-m capacity.
+        capacity, a lower bound on the true rank-r capacity.
         """
         p, feasible, total = self.counts()
         if p.size == 0:

@@ -15,7 +15,7 @@ Finite-size claims (one size each):
   Test: likelihood ratio of the transition fit at the predicted location
   (:meth:`~lamcap.experiments.analysis.CellData.location_test`, :math:`\chi^2_1`).
 * **Rank-constrained storage at d, κ** (two-layer trainer): the same test
-  against the Crofton law with the Gordon width :math:`w_m^2` (a heuristic
+  against the Crofton law with the Gordon width :math:`w_r^2` (a heuristic
   prediction; the trainer's capacity is a lower bound on the true one).
 * **Hebbian all-recalled transition at d**: against the crossing of the exact
   finite-d law ``hebbian_recall_finite(p, d, all_associations=True)``, whose
@@ -457,7 +457,7 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
         elif cell.kappa < 1.0 and cell.method in _OPTIMAL:
             claims.append(
                 _location_claim(
-                    f"rank m = {cell.rank} storage (two-layer trainer): transition p, "
+                    f"rank r = {cell.rank} storage (two-layer trainer): transition p, "
                     f"d = {cell.d}, κ = {cell.kappa:g}",
                     row,
                     data,

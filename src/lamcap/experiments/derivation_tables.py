@@ -282,7 +282,7 @@ documented here (no numeric rank-$\kappa$ replica code uses it yet).
 ## Steps
 
 1. The squared Gaussian width of unit-Frobenius $d\times d$ matrices of rank
-   $\le m = \kappa d$ is $\mathbb{E}\sum_{i\le m}s_i^2(G) \approx d^2F(\kappa)$,
+   $\le r = \kappa d$ is $\mathbb{E}\sum_{i\le r}s_i^2(G) \approx d^2F(\kappa)$,
    with the quarter-circle law $\rho(s) = \sqrt{4-s^2}/\pi$ of the singular
    values of $G/\sqrt d$: $F(\kappa) = \int_{s_\kappa}^2 s^2\rho$,
    $\int_{s_\kappa}^2\rho = \kappa$.
@@ -293,7 +293,7 @@ documented here (no numeric rank-$\kappa$ replica code uses it yet).
 3. Limits: $\alpha_c(1) = 1/2$; $\alpha_c/\kappa \to 2$ as $\kappa\to0$ (sympy limit).
 4. **Entropic term (ansatz).** In the full-rank model the $q\to1$ singular part of
    $\frac12[\log(1-q) + q/(1-q)]$ is $w^2/(2N(1-q))$ with $w^2/N = 1$. Replacing
-   the width by that of the rank-$m$ set, $S_\kappa(q) = \frac12[\log(1-q) +
+   the width by that of the rank-$r$ set, $S_\kappa(q) = \frac12[\log(1-q) +
    F(\kappa)\,q/(1-q)]$, the balance with the energetic term
    $-a\,\mathbb{E}[C_p]/(2(1-q))$ gives $a_c = F(\kappa)/\mathbb{E}[C_p]$, i.e.
    $\alpha_c \to F(\kappa)/2$.

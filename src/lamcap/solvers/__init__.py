@@ -106,7 +106,7 @@ def solve(
 
     .. math::
 
-        \exists W,\ \operatorname{rank} W \le m:\quad
+        \exists W,\ \operatorname{rank} W \le r:\quad
         (u_t - u_\rho)^\top W e_\mu \ge c
         \quad \forall \mu,\ \rho \ne t(\mu).
 

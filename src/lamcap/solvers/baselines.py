@@ -71,7 +71,7 @@ def solve_hebbian(
     .. math::
 
         s_{\mu\rho} = u_\rho^{(\mu)\top} W_H e_\mu, \qquad
-        \text{feasible iff } \min_{\mu,\rho\ne t} m_{\mu\rho}(W_H) > 10^{-9}
+        \text{feasible iff } \min_{\mu,\rho\ne t} \gamma_{\mu\rho}(W_H) > 10^{-9}
 
     (docs/theory/index.md, docs/theory/hebbian.md).  Hebbian failure says nothing
     about feasibility, so the

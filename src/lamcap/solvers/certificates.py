@@ -11,25 +11,25 @@ For weights :math:`W \ne 0` and a constraint :math:`i = (\mu, \rho)`,
 
 .. math::
 
-    m_i(W) = \frac{(u_t - u_\rho)^\top W e_\mu}
-                  {\|W\|_F\,\|e_\mu\|\,c_{\mu\rho}},
-    \qquad c_{\mu\rho} = \sqrt{\|u_t\|^2 + \|u_\rho\|^2}
+    \gamma_i(W) = \frac{(u_t - u_\rho)^\top W e_\mu}
+                  {\|W\|_F\,\|e_\mu\|\,\nu_{\mu\rho}},
+    \qquad \nu_{\mu\rho} = \sqrt{\|u_t\|^2 + \|u_\rho\|^2}
 
 (outputs of association :math:`\mu`).  ``min_margin`` is
-:math:`\min_i m_i(W)` over all :math:`n(p-1)` constraints.  It is scale
-invariant, and :math:`\|u_t - u_\rho\| \le \sqrt2\,c_{\mu\rho}`, so
-:math:`m_i \le \sqrt 2`.
+:math:`\min_i \gamma_i(W)` over all :math:`n(p-1)` constraints.  It is scale
+invariant, and :math:`\|u_t - u_\rho\| \le \sqrt2\,\nu_{\mu\rho}`, so
+:math:`\gamma_i \le \sqrt 2`.
 
 Rounding (the error the verdict allows for).  ``W`` is first scaled by a power
 of two (exact) so that its largest entry is in :math:`[1/2, 1)`: the margins
 are scale invariant, and no product overflows.  The scores
 :math:`s_\rho = u_\rho^\top (W e_\mu)` are float64 dot products of length
 :math:`d` (any summation order), so
-:math:`|\tilde s_\rho - s_\rho| \le \gamma_d(2 + \gamma_d)\|u_\rho\|\|W\|_F\|e_\mu\|`
-with :math:`\gamma_k = k u/(1 - k u)`, :math:`u = 2^{-53}`; the normalisation
+:math:`|\tilde s_\rho - s_\rho| \le \eta_d(2 + \eta_d)\|u_\rho\|\|W\|_F\|e_\mu\|`
+with :math:`\eta_k = k u/(1 - k u)` (Higham's :math:`\gamma_k`), :math:`u = 2^{-53}`; the normalisation
 (Frobenius norm, a dot product of length :math:`d^2`, the vector norms, the
 square root and the division) is a relative error of at most
-:math:`(d^2/2 + d + 9)u`.  With :math:`|m_i| \le \sqrt2` every computed margin
+:math:`(d^2/2 + d + 9)u`.  With :math:`|\gamma_i| \le \sqrt2` every computed margin
 is within
 
 .. math::
@@ -42,13 +42,13 @@ of the exact one (:func:`margin_error`; :math:`3.6 \times 10^{-13}` at
 (overflow in the instance data, a zero input) proves nothing: the minimum is
 then NaN (:func:`running_minimum`, the one reduction every solver uses).
 
-Low-rank weights :math:`W = QR^\top` (``Q``, ``R`` of shape :math:`d \times m`,
-:math:`m \le d`) are checked on the product formed in float64, whose entries
-are within :math:`\gamma_m (|Q||R|^\top)_{ab}` of the exact product, i.e.
+Low-rank weights :math:`W = QR^\top` (``Q``, ``R`` of shape :math:`d \times r`,
+:math:`r \le d`, the rank) are checked on the product formed in float64, whose entries
+are within :math:`\eta_r (|Q||R|^\top)_{ab}` of the exact product, i.e.
 
 .. math::
 
-    \delta_{QR} = 2\sqrt2\,\gamma_m\,\frac{\|Q\|_F \|R\|_F}{\|\tilde W\|_F}
+    \delta_{QR} = 2\sqrt2\,\eta_r\,\frac{\|Q\|_F \|R\|_F}{\|\tilde W\|_F}
 
 in normalised margin (the factor 2: the numerator and the normalisation by
 :math:`\|W\|_F` both move).  When that exceeds :math:`10^{-12}` (massive
@@ -56,7 +56,7 @@ cancellation in :math:`QR^\top`), the product is formed again with
 error-free transformations (Dekker's product and Knuth's sum: each entry is
 the float sum :math:`h`, the exactly known rounding errors :math:`q_k, e_k`
 summed separately, then :math:`h + \ell` rounded once), whose error is at
-most :math:`u|\tilde W| + \gamma_{2m}/(1 - \gamma_{2m})\,T + m 2^{-1073}`
+most :math:`u|\tilde W| + \eta_{2r}/(1 - \eta_{2r})\,T + r 2^{-1073}`
 entrywise with :math:`T = \sum_k |q_k| + |e_k|` computed alongside, and
 :math:`\delta_{QR}` is :math:`2\sqrt2` times its Frobenius norm over
 :math:`\|\tilde W\|_F` (:func:`product_with_error`).
@@ -75,10 +75,10 @@ certificate is a set of constraints with weights :math:`\alpha_i \ge 0`.  With
 
     R = \sum_i \alpha_i A_i = \sum_\mu v_\mu e_\mu^\top,\quad
     v_\mu = \sum_\rho \alpha_{\mu\rho} (u_t - u_\rho), \qquad
-    \varepsilon = \frac{\|R\|_F}{\sum_i \alpha_i \|e_\mu\| c_{\mu\rho}},
+    \varepsilon = \frac{\|R\|_F}{\sum_i \alpha_i \|e_\mu\| \nu_{\mu\rho}},
 
-every :math:`W \ne 0` satisfies :math:`\min_i m_i(W) \le \varepsilon`
-(because :math:`\sum_i \alpha_i m_i \|W\|_F \|e_\mu\| c_i = \langle W, R\rangle
+every :math:`W \ne 0` satisfies :math:`\min_i \gamma_i(W) \le \varepsilon`
+(because :math:`\sum_i \alpha_i \gamma_i \|W\|_F \|e_\mu\| \nu_i = \langle W, R\rangle
 \le \|W\|_F \|R\|_F`).  The check costs :math:`O(|S| d + n d^2)`; no
 :math:`d^2`-column matrix is built.  Exact arithmetic would have
 :math:`\varepsilon = 0` for a true Farkas vector; in float64 the check adds the
@@ -172,7 +172,7 @@ _WORST_SHOWN = 5  # associations listed by MarginCheck.describe
 
 
 def _gamma(count: int) -> float:
-    r""":math:`\gamma_k = k u / (1 - k u)`, the relative error bound of a length-``k`` float sum."""
+    r""":math:`\eta_k = k u / (1 - k u)` (Higham's :math:`\gamma_k`), the relative error bound of a length-``k`` float sum."""
     return count * _UNIT_ROUNDOFF / (1.0 - count * _UNIT_ROUNDOFF)
 
 
@@ -184,8 +184,8 @@ def margin_error(d: int) -> float:
         \delta_W(d) = 1.01\,\sqrt2\,(d^2/2 + 3d + 9)\,2^{-53}
 
     (derivation in the module docstring; arXiv:2605.10795 for the margins).
-    A computed margin :math:`\tilde m_i` and the exact one satisfy
-    :math:`|\tilde m_i - m_i| \le \delta_W(d)`.
+    A computed margin :math:`\tilde \gamma_i` and the exact one satisfy
+    :math:`|\tilde \gamma_i - \gamma_i| \le \delta_W(d)`.
 
     Examples
     --------
@@ -226,8 +226,8 @@ def _compensated_product(
     its rounding error :math:`q_k` exactly (Knuth's two-sum); the errors are
     summed in float into :math:`\ell`, and :math:`\tilde W = \mathrm{fl}(h + \ell)`.
     Then the exact product is :math:`h + \sum_k (q_k + e_k)`, so
-    :math:`|\tilde W - QR^\top| \le u|\tilde W| + \frac{\gamma_{2m}}{1-\gamma_{2m}} T
-    + m 2^{-1073}` with :math:`T = \mathrm{fl}(\sum_k |q_k| + |e_k|)` (the last
+    :math:`|\tilde W - QR^\top| \le u|\tilde W| + \frac{\eta_{2r}}{1-\eta_{2r}} T
+    + r 2^{-1073}` with :math:`T = \mathrm{fl}(\sum_k |q_k| + |e_k|)` (the last
     term covers products that underflow).  Returns ``(W, bound)``.
     """
     left_high, left_low = _split(left)
@@ -262,15 +262,15 @@ def _compensated_product(
 def product_with_error(left: ArrayLike, right: ArrayLike) -> tuple[NDArray[np.float64], float]:
     r"""The product :math:`\tilde W \approx QR^\top` and the margin error its rounding can cause.
 
-    ``left`` and ``right`` (``Q`` and ``R``, each ``d x m``, finite) are first
+    ``left`` and ``right`` (``Q`` and ``R``, each ``d x r``, finite) are first
     scaled by powers of two (exact; margins are scale invariant), so the
     returned matrix is a positive multiple of :math:`QR^\top`.  The bound is
 
     .. math::
 
         \delta_{QR} = 2\sqrt2\,\frac{\|E\|_F}{\|\tilde W\|_F},\qquad
-        |E| \le \gamma_m |Q||R|^\top \ \text{(float product, }
-        \|E\|_F \le \gamma_m\|Q\|_F\|R\|_F)
+        |E| \le \eta_r |Q||R|^\top \ \text{(float product, }
+        \|E\|_F \le \eta_r\|Q\|_F\|R\|_F)
 
     and when that exceeds :math:`10^{-12}` the product is formed with
     error-free transformations instead (module docstring), whose :math:`|E|`
@@ -310,10 +310,10 @@ def _checked_pair(
     left = check_finite_array("Q", weights[0])
     right = check_finite_array("R", weights[1])
     if left.ndim != 2 or left.shape[0] != d or right.shape != left.shape:
-        msg = f"Q and R must both have shape ({d}, m), got {left.shape} and {right.shape}"
+        msg = f"Q and R must both have shape ({d}, r) for a rank r, got {left.shape} and {right.shape}"
         raise ValueError(msg)
     if not 1 <= left.shape[1] <= d:
-        msg = f"the inner dimension m of Q and R must be in [1, {d}] (m <= d), got {left.shape[1]}"
+        msg = f"the rank r (inner dimension of Q and R) must be in [1, {d}], got {left.shape[1]}"
         raise ValueError(msg)
     return left, right
 
@@ -321,8 +321,8 @@ def _checked_pair(
 def weights_matrix(weights: Any, d: int) -> NDArray[np.float64]:
     """Return the ``d x d`` matrix of ``weights`` (``W``, or ``(Q, R)`` meaning ``Q @ R.T``).
 
-    Raises ``ValueError`` for wrong shapes (``Q`` and ``R`` are ``d x m`` with
-    ``1 <= m <= d``) or non-finite entries.  The product is the plain float64
+    Raises ``ValueError`` for wrong shapes (``Q`` and ``R`` are ``d x r`` with
+    ``1 <= r <= d``) or non-finite entries.  The product is the plain float64
     one; checks use :func:`product_with_error` instead.
 
     Examples
@@ -403,11 +403,11 @@ def _margin_blocks(
 
 
 def constraint_margins(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
-    r"""All normalised margins :math:`m_{\mu\rho}(W)`, shape ``(n, p)``, target entries ``+inf``.
+    r"""All normalised margins :math:`\gamma_{\mu\rho}(W)`, shape ``(n, p)``, target entries ``+inf``.
 
     .. math::
 
-        m_{\mu\rho} = \frac{(u_t - u_\rho)^\top W e_\mu}
+        \gamma_{\mu\rho} = \frac{(u_t - u_\rho)^\top W e_\mu}
         {\|W\|_F \|e_\mu\| \sqrt{\|u_t\|^2 + \|u_\rho\|^2}}
 
     Accurate to :func:`margin_error` (module docstring).  ``W = 0`` gives NaN.
@@ -434,10 +434,10 @@ class MarginCheck:
     Attributes
     ----------
     min_margin : float
-        :math:`\min_i \tilde m_i` over all :math:`n(p-1)` constraints; NaN when
+        :math:`\min_i \tilde \gamma_i` over all :math:`n(p-1)` constraints; NaN when
         any margin is NaN or :math:`\pm\infty` (or ``W = 0``).
     error : float
-        Proven bound on :math:`|\tilde m_i - m_i|` for every constraint:
+        Proven bound on :math:`|\tilde \gamma_i - \gamma_i|` for every constraint:
         :func:`margin_error` plus, for ``(Q, R)``, the product's bound
         (:func:`product_with_error`).
     associations, constraints : int
@@ -519,11 +519,11 @@ def check_margins(instance: Instance, weights: Any) -> MarginCheck:
 
     .. math::
 
-        \text{verified} \iff \min_i \tilde m_i(W) > \max(10^{-9},\ \delta),
-        \qquad |\tilde m_i - m_i| \le \delta
+        \text{verified} \iff \min_i \tilde \gamma_i(W) > \max(10^{-9},\ \delta),
+        \qquad |\tilde \gamma_i - \gamma_i| \le \delta
 
     (module docstring; arXiv:2605.10795 for the constraints).  ``weights`` is
-    ``W`` (``d x d``) or ``(Q, R)`` (each ``d x m``, ``m <= d``); wrong shapes
+    ``W`` (``d x d``) or ``(Q, R)`` (each ``d x r``, ``r <= d``); wrong shapes
     or non-finite entries raise ``ValueError``.  One pass over the outputs,
     memory :math:`O(np + d^2)` beyond one block.
 
@@ -563,7 +563,7 @@ def check_margins(instance: Instance, weights: Any) -> MarginCheck:
 
 
 def min_margin(instance: Instance, weights: Any) -> float:
-    r"""Minimum normalised margin :math:`\min_{\mu,\rho \ne t} m_{\mu\rho}(W)` over all constraints.
+    r"""Minimum normalised margin :math:`\min_{\mu,\rho \ne t} \gamma_{\mu\rho}(W)` over all constraints.
 
     ``weights`` is ``W`` or ``(Q, R)``.  Blockwise, memory :math:`O(np + d^2)`
     beyond one block of outputs; NaN for ``W = 0`` or when any margin is not
@@ -675,7 +675,7 @@ def certificate_bound(instance: Instance, certificate: FarkasCertificate) -> flo
 
     .. math::
 
-        \max_{W \ne 0} \min_i m_i(W) \;\le\;
+        \max_{W \ne 0} \min_i \gamma_i(W) \;\le\;
         \frac{\|\sum_i \alpha_i (u_t - u_\rho) e_\mu^\top\|_F}
              {\sum_i \alpha_i \|e_\mu\| \sqrt{\|u_t\|^2+\|u_\rho\|^2}}
         + 2\sqrt2\,(2k + d + 2)\,2^{-53}

@@ -44,7 +44,7 @@ __all__ = ["VERDICTS", "SolveResult", "Weights", "build_result", "statement"]
 VERDICTS = ("feasible", "infeasible", "undecided")
 
 Weights = NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]
-"""``W`` (d x d), or ``(Q, R)`` (each d x m) meaning ``W = Q @ R.T``."""
+"""``W`` (d x d), or ``(Q, R)`` (each d x r, r the rank) meaning ``W = Q @ R.T``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +58,7 @@ class SolveResult:
     weights : ndarray (d, d), pair (Q, R) of (d, m) arrays, or None
         The best weights found (also for ``"undecided"``, when there are any).
     min_margin : float
-        :math:`\min_{\mu,\rho\ne t} m_{\mu\rho}(W)`, recomputed from scratch on all
+        :math:`\min_{\mu,\rho\ne t} \gamma_{\mu\rho}(W)`, recomputed from scratch on all
         :math:`n(p-1)` constraints in float64 (normalisation in
         :mod:`lamcap.solvers.certificates`); NaN without weights.
     certificate : FarkasCertificate or None

@@ -32,7 +32,7 @@ the working set holds every constraint that matters.  Every
 :data:`REFRESH_EVERY` steps all :math:`np` scores are recomputed block by
 block with matrix products (:math:`O(npd)`), the working sets are rebuilt, the
 exact minimum raw margin is read off, and the run stops as soon as every
-constraint holds.  Between refreshes a step costs :math:`O(nKd + ndm)`.
+constraint holds.  Between refreshes a step costs :math:`O(nKd + ndr)`.
 
 * Start: :math:`Q, R` with iid :math:`\mathcal N(0, \sigma^2/d)` entries,
   :math:`\sigma =` :data:`INIT_SCALE` (small, balanced factors).

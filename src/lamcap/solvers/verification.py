@@ -7,7 +7,7 @@ margin and every certificate bound from the instance alone
 that is truthy **only when it proves a verdict**:
 
 * ``"feasible"``: the weights recall every association, i.e. every normalised
-  margin :math:`m_{\mu\rho}(W)` (docs/theory/index.md; arXiv:2605.10795) exceeds
+  margin :math:`\gamma_{\mu\rho}(W)` (docs/theory/index.md; arXiv:2605.10795) exceeds
   :math:`10^{-9}` and its proven rounding error;
 * ``"infeasible"``: a Farkas certificate re-checks.  It proves either that no
   ``W`` recalls every association (:math:`\gamma^* \le 0`, when the certificate
@@ -243,10 +243,10 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
 
     .. math::
 
-        \text{feasible} \iff \min_{\mu,\rho \ne t(\mu)} \tilde m_{\mu\rho}(W)
+        \text{feasible} \iff \min_{\mu,\rho \ne t(\mu)} \tilde\gamma_{\mu\rho}(W)
         > \max(10^{-9}, \delta)
 
-    with :math:`\tilde m` the normalised margins recomputed in float64 on all
+    with :math:`\tilde\gamma` the normalised margins recomputed in float64 on all
     :math:`n(p-1)` constraints and :math:`\delta` their proven rounding error
     (:func:`~lamcap.solvers.certificates.check_margins`; docs/theory/index.md,
     arXiv:2605.10795).  For a :class:`SolveResult` it also recomputes the
@@ -275,8 +275,8 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
     result_or_weights : SolveResult, ndarray or tuple
         A result (from :func:`lamcap.solve` or
         :func:`~lamcap.solvers.result.build_result`, possibly edited), a
-        ``d x d`` weight matrix ``W``, or a pair ``(Q, R)`` of ``d x m``
-        factors (:math:`W = QR^\top`, ``1 <= m <= d``).
+        ``d x d`` weight matrix ``W``, or a pair ``(Q, R)`` of ``d x r``
+        factors (:math:`W = QR^\top`, rank ``1 <= r <= d``).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 r"""Rank-:math:`\kappa` capacity: quarter-circle width :math:`F(\kappa)` and its entropic term (sympy).
 
 docs/theory/rank.md.  The squared Gaussian width of the unit-Frobenius matrices of rank
-:math:`\le m = \kappa d` is :math:`d^2 F(\kappa)` with the quarter-circle law
+:math:`\le r = \kappa d` is :math:`d^2 F(\kappa)` with the quarter-circle law
 :math:`\rho(s) = \sqrt{4 - s^2}/\pi` on :math:`[0, 2]`:
 
 .. math::
@@ -14,7 +14,7 @@ With :math:`s = 2\sin\theta` both integrals are elementary (:func:`kappa_of_angl
 Entropic term (an ansatz, docs/derivations/rank.md).  In the full-rank model
 the singular part of :math:`\tfrac12[\log(1-q) + q/(1-q)]` as :math:`q \to 1` is
 :math:`w^2/(2N(1-q))` with :math:`w^2/N = 1` the squared Gaussian width of the
-sphere per weight.  Replacing it by the width of the rank-:math:`m` set,
+sphere per weight.  Replacing it by the width of the rank-:math:`r` set,
 
 .. math::
 
