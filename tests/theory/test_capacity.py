@@ -147,7 +147,7 @@ def test_p_beyond_int64() -> None:
         ({"kappa": 0.0}, "kappa"),
         ({"kappa": 0.5, "p": 100, "d": 64, "dps": 20}, "dps"),
         ({"p": 100, "dps": 0}, "dps"),
-        ({"kappa": 0.01, "p": 100, "d": 10}, "m = round"),
+        ({"kappa": 0.01, "p": 100, "d": 10}, "r = round"),
     ],
 )
 def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
@@ -161,7 +161,7 @@ def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
         (0, 1.0, "d must"),
         (3.5, 1.0, "d must"),
         (8, 2.0, "kappa"),
-        (8, 0.01, "m = round"),
+        (8, 0.01, "r = round"),
     ],
 )
 def test_critical_p_bad_input(d: object, kappa: object, pattern: str) -> None:

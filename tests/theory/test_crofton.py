@@ -135,7 +135,7 @@ def test_low_rank_is_harder_and_uses_the_width() -> None:
         ({"d": 12, "p": 30, "n": 0}, "n must"),
         ({"d": 12, "p": 30, "kappa": 0.0}, "kappa"),
         ({"d": 12, "p": 30, "kappa": math.nan}, "kappa"),
-        ({"d": 12, "p": 30, "kappa": 0.01}, "m = round"),
+        ({"d": 12, "p": 30, "kappa": 0.01}, "r = round"),
     ],
 )
 def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:

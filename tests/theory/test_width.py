@@ -94,7 +94,7 @@ def test_broadcasting_and_rank_rounding() -> None:
 
 
 def test_zero_rank_is_rejected() -> None:
-    with pytest.raises(ValueError, match=r"kappa=0\.1, d=4 .*m = round\(kappa \* d\) = 0"):
+    with pytest.raises(ValueError, match=r"kappa=0\.1, d=4 .*r = round\(kappa \* d\) = 0"):
         gaussian_width_squared(4, 0.1)
 
 

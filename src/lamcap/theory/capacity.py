@@ -3,15 +3,15 @@ r"""Capacities: the asymptotic load, the finite-size load and the critical p.
 Full rank, the threshold of the approximate kinematic formula (docs/theory/capacity.md)
 is :math:`n\,\mathbb{E}[C_p] = d^2`; with :math:`n = p` and the load
 :math:`\alpha = p\log p/d^2` this is :math:`\alpha_c(p) = \log p/\mathbb{E}[C_p]
-\to 1/2`.  Rank :math:`m = \kappa d` replaces :math:`d^2` by the squared
-Gaussian width :math:`w_m^2` (docs/theory/rank.md), asymptotically :math:`d^2 F(\kappa)`:
+\to 1/2`.  Rank :math:`r = \kappa d` replaces :math:`d^2` by the squared
+Gaussian width :math:`w_r^2` (docs/theory/rank.md), asymptotically :math:`d^2 F(\kappa)`:
 
 .. math::
 
-    \alpha_c(p, \kappa) = \frac{\log p}{\mathbb{E}[C_p]}\,\frac{w_m^2}{d^2},
+    \alpha_c(p, \kappa) = \frac{\log p}{\mathbb{E}[C_p]}\,\frac{w_r^2}{d^2},
     \qquad \alpha_c(\kappa) = \lim_{p\to\infty} \alpha_c(p, \kappa) = \frac{F(\kappa)}2 .
 
-:func:`critical_p` solves :math:`p\,\mathbb{E}[C_p] = w_m^2` for a real
+:func:`critical_p` solves :math:`p\,\mathbb{E}[C_p] = w_r^2` for a real
 :math:`p`.  :math:`\mathbb{E}[C_p]` comes from
 :func:`lamcap.statistical_dimension` (exact quadrature, relative error below
 1e-12) at integer :math:`p`; between integers it is interpolated, see
@@ -87,12 +87,12 @@ def capacity(
 
     where :math:`w^2/d^2 = F(\kappa)` if ``d`` is None and the finite-d width
     :func:`lamcap.gaussian_width_squared` divided by :math:`d^2`
-    (:math:`m = \operatorname{round}(\kappa d)`) otherwise.
+    (:math:`r = \operatorname{round}(\kappa d)`) otherwise.
 
     Parameters
     ----------
     kappa : float or array in (0, 1]
-        Rank ratio :math:`m/d` (1 = full rank).
+        Rank ratio :math:`r/d` (1 = full rank).
     p : int or array of int >= 2, optional
         Number of outputs (= number of associations).  None: the
         :math:`p \to \infty` limit.
@@ -101,7 +101,7 @@ def capacity(
         :math:`\kappa`.
     dps : int >= 1, optional
         Return mpmath numbers correct to ``dps`` digits.  Not available with a
-        finite ``d`` and :math:`m < d` (that width is an expansion, see
+        finite ``d`` and :math:`r < d` (that width is an expansion, see
         :func:`lamcap.gaussian_width_squared`).  ``kappa``, ``p`` and ``d``
         broadcast together.
 
@@ -114,7 +114,7 @@ def capacity(
     Asymptotic value: float64 relative error below 5e-16 (see
     :mod:`lamcap.theory.rank`), :math:`> 10^6` values per second.  Finite p:
     relative error below 1e-12 from :math:`\mathbb{E}[C_p]`, plus the error of
-    the finite-d width when ``d`` is given and :math:`m < d`.
+    the finite-d width when ``d`` is given and :math:`r < d`.
     Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
 
     Examples
@@ -161,7 +161,7 @@ def _capacity_mp(
         dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
         if np.any(rank < dimension):
             msg = (
-                f"dps is not available with a finite d and rank m = round(kappa*d) < d "
+                f"dps is not available with a finite d and rank r = round(kappa*d) < d "
                 f"(the finite-d width is an expansion), got kappa={plain(kappa)}, d={plain(d)}"
             )
             raise ValueError(msg)
@@ -295,12 +295,12 @@ def _bisect_increasing(function: Callable[[float], float], low: float, high: flo
 
 
 def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
-    """:func:`lamcap.gaussian_width_squared` as a float64 array, d^2 where m = d.
+    """:func:`lamcap.gaussian_width_squared` as a float64 array, d^2 where r = d.
 
     Equal to it everywhere (it returns d^2 exactly at full rank), but its
-    expansion (numba; about 1 s to load in a fresh process) only runs for m < d.
+    expansion (numba; about 1 s to load in a fresh process) only runs for r < d.
     """
-    rank = retained_rank(d, kappa)  # checks d, kappa and m >= 1
+    rank = retained_rank(d, kappa)  # checks d, kappa and r >= 1
     dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
     width = np.array(dimension, dtype=np.float64)
     width *= width  # in place: stays an array for 0-d input
@@ -312,16 +312,16 @@ def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
 
 
 def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
-    r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_m^2` (n = p).
+    r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_r^2` (n = p).
 
     .. math::
 
-        p_c\,\mathbb{E}[C_{p_c}] = w_m^2 = \mathbb{E}\Big[\sum_{i\le m}\sigma_i^2\Big],
-        \qquad m = \operatorname{round}(\kappa d),
+        p_c\,\mathbb{E}[C_{p_c}] = w_r^2 = \mathbb{E}\Big[\sum_{i\le r}\sigma_i^2\Big],
+        \qquad r = \operatorname{round}(\kappa d),
 
     the finite-size threshold of docs/theory/capacity.md and docs/theory/rank.md with as many
-    associations as outputs.  :math:`w_m^2 = d^2` at full rank; for
-    :math:`m < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
+    associations as outputs.  :math:`w_r^2 = d^2` at full rank; for
+    :math:`r < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
 
     Parameters
     ----------

@@ -179,12 +179,12 @@ def feasibility_probability(
     n : int or array of int >= 1, optional
         Number of associations; default ``n = p`` (the paper's setting).
     kappa : float or array in (0, 1]
-        Rank ratio.  For :math:`m = \operatorname{round}(\kappa d) < d` the set
-        of rank-m maps is not convex and the formula is an approximation: we
-        use :math:`D = w_m^2` (:func:`lamcap.gaussian_width_squared`, non-integer)
+        Rank ratio.  For :math:`r = \operatorname{round}(\kappa d) < d` the set
+        of rank-r maps is not convex and the formula is an approximation: we
+        use :math:`D = w_r^2` (:func:`lamcap.gaussian_width_squared`, non-integer)
         and interpolate the parity formula linearly between
         :math:`\lfloor D\rfloor` and :math:`\lceil D\rceil` (a smooth version of
-        :math:`P(V < w_m^2)`).  This is the Gordon-type prediction, not a theorem.
+        :math:`P(V < w_r^2)`).  This is the Gordon-type prediction, not a theorem.
         ``d``, ``p``, ``n`` and ``kappa`` broadcast together, so a whole
         transition curve is one call.
     dps : None

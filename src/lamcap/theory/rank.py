@@ -1,6 +1,6 @@
 r"""Rank-constrained capacity: the truncated quarter-circle law (docs/theory/rank.md).
 
-A rank-:math:`m` weight matrix :math:`W = Q R^\top` (:math:`m = \kappa d`) can
+A rank-:math:`r` weight matrix :math:`W = Q R^\top` (:math:`r = \kappa d`) can
 only use the top :math:`\kappa`-fraction of the singular values of a Gaussian
 matrix.  With the quarter-circle law :math:`\rho(s) = \sqrt{4 - s^2}/\pi` on
 :math:`[0, 2]` (singular values of a :math:`d \times d` standard Gaussian
@@ -242,7 +242,7 @@ def threshold_angle(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     Parameters
     ----------
     kappa : float or array in (0, 1]
-        Rank ratio :math:`m/d`.
+        Rank ratio :math:`r/d`.
     dps : int, optional
         If given, return mpmath numbers correct to ``dps`` significant digits.
 
@@ -307,7 +307,7 @@ def retained_energy(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
         F(\kappa) = \int_{s_\kappa}^{2} s^2\, \frac{\sqrt{4-s^2}}{\pi}\, ds
                   = 1 - \frac{2\theta}{\pi} + \frac{\sin 4\theta}{2\pi},
 
-    the limit of :math:`w_m^2 / d^2` (:func:`lamcap.gaussian_width_squared`).
+    the limit of :math:`w_r^2 / d^2` (:func:`lamcap.gaussian_width_squared`).
     :math:`F(1) = 1` and :math:`F(\kappa) \sim 4\kappa` as :math:`\kappa \to 0`.
     Same arguments, return types and precision as :func:`threshold_angle`.
 
@@ -339,7 +339,7 @@ def rank_capacity(kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
     Parameters
     ----------
     kappa : float or array in (0, 1]
-        Rank ratio :math:`m/d`; arrays broadcast elementwise (float64).
+        Rank ratio :math:`r/d`; arrays broadcast elementwise (float64).
     dps : int, optional
         Return mpmath numbers correct to ``dps`` significant digits.  Scalars
         may then also be given as strings, ``Fraction`` or ``mpf``.
