@@ -13,7 +13,7 @@ Per cell (d, model, p = factor x critical_p(d)) seeds 0, 1, ... are drawn until
 then the max-margin stages) and, when lamcap returns a verified W, by
 ``lamcap.solve(instance, method="adam_ce")`` right after it on the same
 machine state (the order alternates from seed to seed), so the two are
-measured interleaved under the same load.  Instances lamcap proves
+measured interleaved under the same machine load average.  Instances lamcap proves
 infeasible are counted and skipped (no method reaches a verified W there).
 
 Each run gets a fresh instance whose outputs are already drawn when they

@@ -35,7 +35,7 @@ the routine the spectrum measurement used before), and HiGHS' QP solver on
 all n(p-1) dense rows (min 1/2 ||w||^2 s.t. rows w >= 1; up to
 ``--qp-max-d``).  Each row reports wall and CPU seconds, the certified
 relative gap reached, and the 1-minute load average before and after (the
-machine may be shared: wall time grows with the load, CPU time much less).
+machine may be shared: wall time grows with the load average, CPU time much less).
 """
 
 from __future__ import annotations
@@ -290,7 +290,7 @@ def max_margin(
     print(
         f"{'d':>4} {'p':>5} {'seed':>4} {'verdict':>10} {'wall':>8} {'cpu':>8} {'gap':>9} "
         f"{'ws':>6} {'1st-order wall':>14} {'gap':>9} {'HiGHS QP wall':>13} "
-        f"{'|W| rel.diff':>12} {'load':>9}"
+        f"{'|W| rel.diff':>12} {'loadavg':>9}"
     )
     for d in dims:
         for factor in factors:

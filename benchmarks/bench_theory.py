@@ -16,7 +16,7 @@ Run ``python benchmarks/bench_theory.py``.  Rows (lamcap vs the naive alternativ
 A last block times both cold calls again in fresh Python processes (import of
 lamcap included), next to the figures measured the same way before the all-k
 ``active_set_law`` and the transition-width panels of ``statistical_dimension``
-(commit 5c8a797, same machine, also under load).
+(commit 5c8a797, the same busy machine).
 
 Timings are wall-clock on a shared machine: treat them as noisy.
 """

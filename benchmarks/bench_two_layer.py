@@ -44,19 +44,19 @@ def naive_critical_p(d: int, rank: int) -> float:
     Bisection over integers (p E[C_p] increases with p and E[C_p] >= 1/2, so p <= 2 d r + 2).
     """
 
-    def load(p: int) -> float:
+    def total_dimension(p: int) -> float:
         return p * float(lamcap.statistical_dimension(p))
 
     target = d * rank
     low, high = 2, 2 * target + 2
     while high - low > 1:
         middle = (low + high) // 2
-        if load(middle) <= target:
+        if total_dimension(middle) <= target:
             low = middle
         else:
             high = middle
-    low_load, high_load = load(low), load(high)
-    return low + (target - low_load) / (high_load - low_load)
+    low_total, high_total = total_dimension(low), total_dimension(high)
+    return low + (target - low_total) / (high_total - low_total)
 
 
 def half_crossing(ps: Sequence[int], fractions: Sequence[float]) -> float:

@@ -56,7 +56,7 @@ def _reachable_seeds(plan: Plan, sweep_seed: int | None = None) -> Iterator[int]
             for task in sweep.tasks(cell, list(range(2, top + 1))):
                 yield task.seed
     for d, kappa, _ in _mechanism_runs(plan):
-        p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
+        p = max(2, int(plan.critical_fraction * float(critical_p(d, kappa=kappa))))
         seed = plan.seed if sweep_seed is None else sweep_seed
         yield from (
             t.seed for t in solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds, seed=seed)

@@ -174,7 +174,7 @@ def simulate_claims(plan: object, seed: int) -> list[Claim]:
             cells[cell] = _simulate_cell(shifted, cell, rng)
     samples = []
     for d, kappa, solution in _mechanism_runs(plan):
-        p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
+        p = max(2, int(plan.critical_fraction * float(critical_p(d, kappa=kappa))))
         samples.append(_sample(d, kappa, p, solution, plan.mechanism_seeds, rng))
     rows = transition_rows(cells)
     return judge(build_claims(cells, rows, samples, law=_op_dp_law))

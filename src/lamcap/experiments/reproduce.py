@@ -100,18 +100,19 @@ class Plan:
     """What a reproduction runs.
 
     ``mechanism_dims``: sizes at which the max-margin W (κ = 1) is solved at
-    ``load_factor`` × ``critical_p(d)`` (≥ 3 sizes give the quarter-circle
-    trend); at the largest of them the first-feasible and Adam/CE matrices of
-    the same instances and the two-layer trainer at κ = 0.5 are added as
-    labelled comparisons.  ``seed``: the sweep seed of the mechanism instances
-    (the sweeps carry their own, :data:`SEED` in both plans).
+    ``critical_fraction`` × ``critical_p(d)`` (a fraction of the critical p, not a
+    load; ≥ 3 sizes give the quarter-circle trend); at the largest of them the
+    first-feasible and Adam/CE matrices of the same instances and the two-layer
+    trainer at κ = 0.5 are added as labelled comparisons.  ``seed``: the sweep
+    seed of the mechanism instances (the sweeps carry their own, :data:`SEED`
+    in both plans).
     """
 
     name: str
     sweeps: tuple[Sweep, ...]
     mechanism_dims: tuple[int, ...]
     mechanism_seeds: int
-    load_factor: float = 0.95
+    critical_fraction: float = 0.95
     seed: int = SEED
 
 
@@ -258,7 +259,7 @@ def mechanism_samples(executor: Executor, plan: Plan, *, progress: bool) -> list
 
     runs = []
     for d, kappa, solution in _mechanism_runs(plan):
-        p = max(2, int(plan.load_factor * float(critical_p(d, kappa=kappa))))
+        p = max(2, int(plan.critical_fraction * float(critical_p(d, kappa=kappa))))
         tasks = solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds, seed=plan.seed)
         trial = functools.partial(solution_trial, solution=solution)
         runs.append((d, kappa, p, solution, [executor.submit(trial, t) for t in tasks]))

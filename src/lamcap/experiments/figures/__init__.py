@@ -63,9 +63,14 @@ class _CountingExecutor(Executor):
 
 
 def mechanism_samples(
-    executor: Executor, *, d: int, kappas: tuple[float, ...], seeds: int, load_factor: float = 0.95
+    executor: Executor,
+    *,
+    d: int,
+    kappas: tuple[float, ...],
+    seeds: int,
+    critical_fraction: float = 0.95,
 ) -> list[SolutionSample]:
-    """Solutions at ``load_factor`` × critical_p(d, κ) for each κ (figures 4 and 5).
+    """Solutions at ``critical_fraction`` × critical_p(d, κ) for each κ (figures 4 and 5).
 
     Full rank: the max-margin W (``lamcap.solve(..., objective="max_margin")``),
     the matrix the spectrum and score predictions are about
@@ -75,7 +80,7 @@ def mechanism_samples(
 
     samples = []
     for kappa in kappas:
-        p = max(2, math.floor(load_factor * float(critical_p(d, kappa=kappa))))
+        p = max(2, math.floor(critical_fraction * float(critical_p(d, kappa=kappa))))
         solution = "max_margin" if kappa == 1.0 else "two_layer"
         samples.append(
             collect_solutions(executor, d, p, kappa=kappa, seeds=seeds, solution=solution)
