@@ -383,3 +383,85 @@ def test_help_is_plain_text_with_help_for_every_option_and_the_choices(name: str
         assert action.help, (name, action.option_strings or action.dest)
         for choice in action.choices or ():
             assert str(choice) in text, (name, choice)
+
+
+def _children(pid: int) -> dict[int, str]:
+    """Live child processes of ``pid`` (Linux /proc): pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found[int(entry.name)] = command
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_stopped_sweep_ends_its_workers_and_resumes_to_the_full_rows(
+    tmp_path: Path, stop: signal.Signals, code: int
+) -> None:
+    from lamcap.experiments.runner import run_sweep
+    from lamcap.experiments.sweep import Sweep
+    from lamcap.experiments.trials import synthetic_trial
+
+    db = tmp_path / "r.sqlite"
+    grid = ["--d", "8", "--p-grid", "12", "16", "20", "--seeds", "2", "--name", "stop"]
+    command = [sys.executable, "-m", "lamcap", "sweep", *grid, "--workers", "2", "--quiet"]
+    command += ["--db", str(db), "--trial", "lamcap.experiments.trials:long_synthetic_trial"]
+    log = tmp_path / "stderr.txt"
+    workers: dict[int, str] = {}
+    with log.open("w") as stderr:
+        process = subprocess.Popen(command, stderr=stderr)
+    try:
+        deadline = time.monotonic() + 300
+        while _count(db) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        workers = {
+            pid: line for pid, line in _children(process.pid).items() if "spawn_main" in line
+        }
+        assert process.poll() is None, "the sweep finished before it could be stopped"
+        assert len(workers) == 2, workers  # both busy with a 3 s instance
+        process.send_signal(stop)  # the sweep process only, not its process group
+        process.wait(timeout=120)
+        survivors = [pid for pid in workers if _alive(pid)]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for pid in workers:  # never leave an orphan behind, even when the test fails
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    err = log.read_text()
+    assert survivors == []  # ended before the sweep exited, not orphaned
+    assert process.returncode == code, err
+    assert "worker processes ended" in err
+    assert "Traceback" not in err
+    stored = _count(db)
+    assert 2 <= stored < 6
+    assert main([*["sweep", *grid], "--workers", "0", "--quiet", "--db", str(db), *SYNTHETIC]) == 0
+    reference = tmp_path / "ref.sqlite"
+    sweep = Sweep(dims=(8,), p_grid=(12, 16, 20), seeds_per_point=2, name="stop")
+    run_sweep(sweep, reference, trial=synthetic_trial, workers=0)
+    columns = ("d", "rank", "model", "method", "p", "replicate", "seed", "verdict")
+    rows = []
+    for path in (db, reference):
+        with ResultsStore(path, readonly=True) as store:
+            rows.append([tuple(row[c] for c in columns) for row in store.rows()])
+    assert rows[0] == rows[1]
+    assert len(rows[0]) == 6

@@ -42,6 +42,34 @@ def test_pool_workers_share_the_cpus_between_their_numba_threads() -> None:
     assert seen == expected
 
 
+def _busy_pool_receives_sigterm(workers: list[Any]) -> None:
+    """Open a pool of one worker, hand it a 10-minute instance, then receive SIGTERM."""
+    import signal
+    import time
+
+    with open_executor(workers=1, grace=30) as executor:
+        future = executor.submit(time.sleep, 600)
+        while not future.running():
+            time.sleep(0.01)
+        workers += executor._processes.values()
+        signal.raise_signal(signal.SIGTERM)
+
+
+def test_interrupted_pool_ends_its_busy_workers_instead_of_waiting() -> None:
+    import signal
+
+    from lamcap.experiments.executors import Terminated
+
+    before = signal.getsignal(signal.SIGTERM)
+    workers: list[Any] = []
+    with pytest.raises(Terminated, match="terminated by SIGTERM"):
+        _busy_pool_receives_sigterm(workers)
+    (worker,) = workers
+    assert not worker.is_alive()  # terminated and joined, not awaited for 10 min
+    assert worker.exitcode == -signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is restored
+
+
 def test_bad_executor_arguments() -> None:
     with (
         pytest.raises(ValueError, match="not both"),

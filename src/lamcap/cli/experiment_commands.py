@@ -15,8 +15,9 @@ Examples (shell)::
 
 Bad input (unknown sweep parameters, empty grids, d or κ out of range, an
 unreachable scheduler, a database of an incompatible version) ends with a
-one-line message and exit code 2 before anything is written.  Ctrl-C stops a
-sweep with exit code 130; rerunning the same command resumes it.
+one-line message and exit code 2 before anything is written.  Ctrl-C (SIGINT)
+stops a sweep with exit code 130 and SIGTERM with 143, after ending its worker
+processes; rerunning the same command resumes it.
 """
 
 from __future__ import annotations
@@ -263,13 +264,8 @@ def _sweep(arguments: argparse.Namespace) -> int:
                 progress=not arguments.quiet,
                 shard=shard,
             )
-    except KeyboardInterrupt:
-        print(
-            "lamcap sweep: interrupted; finished instances are stored, rerun the same "
-            "command to resume",
-            file=sys.stderr,
-        )
-        return 130
+    except KeyboardInterrupt as stop:
+        return _stopped(stop)
     label = "" if shard is None else f"shard {shard[0]}/{shard[1]}: "
     print(
         f"{label}{outcome.ran} instances solved, {outcome.skipped} already stored "
@@ -279,6 +275,21 @@ def _sweep(arguments: argparse.Namespace) -> int:
         print("fits of this shard's instances only; merge the shards with `lamcap results merge`")
     print(format_fits(outcome.fits))
     return 0
+
+
+def _stopped(stop: KeyboardInterrupt) -> int:
+    """Message and exit code of a sweep stopped by SIGTERM (143) or Ctrl-C / SIGINT (130)."""
+    from lamcap.experiments.executors import Terminated  # noqa: PLC0415
+
+    how, code = (
+        ("terminated (SIGTERM)", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+    )
+    print(
+        f"lamcap sweep: {how}; worker processes ended, finished instances are stored; "
+        "rerun the same command to resume",
+        file=sys.stderr,
+    )
+    return code
 
 
 def _register_results(subparsers: Any) -> None:

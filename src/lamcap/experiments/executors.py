@@ -16,6 +16,16 @@ executor never changes what is stored (instance seeds are fixed in advance).
 * ``scheduler="tcp://host:port"`` — an existing Dask cluster; an unreachable
   address raises ``ValueError`` after ``connect_timeout`` seconds.
 
+Stopping: while an executor is open (in the main thread), SIGTERM raises
+:class:`Terminated` (a ``KeyboardInterrupt``) in the calling process, as
+SIGINT raises ``KeyboardInterrupt``.  Either way the local pool's worker
+processes are terminated (SIGTERM, then SIGKILL after ``grace`` seconds) and
+joined before the exception leaves :func:`open_executor`, so no worker
+outlives the sweep and keeps solving an instance nobody will store; the
+runner has already stored every finished instance, so rerunning the sweep
+resumes it.  ``lamcap sweep`` turns this into a one-line message and exit
+code 143 (SIGTERM) or 130 (SIGINT).
+
 Examples
 --------
 >>> with open_executor(workers=0) as executor:
@@ -28,11 +38,14 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from types import FrameType
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["InlineExecutor", "default_workers", "open_executor"]
+__all__ = ["InlineExecutor", "Terminated", "default_workers", "open_executor"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -48,6 +61,63 @@ class InlineExecutor(Executor):
         except Exception as error:  # noqa: BLE001 - delivered through the future
             future.set_exception(error)
         return future
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived while an executor was open (handled like Ctrl-C, exit code 143)."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """Within the block SIGTERM raises :class:`Terminated` (main thread only; restored after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _shielded() -> Iterator[None]:
+    """Ignore SIGTERM and SIGINT within the block (main thread), so cleanup is not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _end_workers(executor: ProcessPoolExecutor, grace: float) -> int:
+    """Terminate and join the pool's worker processes; return how many were still alive."""
+    processes = list((executor._processes or {}).values())  # the pool has no public handle
+    alive = [process for process in processes if process.is_alive()]
+    for process in alive:
+        process.terminate()
+    for process in alive:
+        process.join(grace)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    executor.shutdown(wait=False, cancel_futures=True)
+    return len(alive)
 
 
 def default_workers() -> int:
@@ -100,6 +170,7 @@ def open_executor(
     dask_local: bool = False,
     scheduler: str | None = None,
     connect_timeout: float = 5.0,
+    grace: float = 5.0,
 ) -> Iterator[Executor]:
     """Open the executor a sweep runs on and close it (and its cluster) on exit.
 
@@ -111,6 +182,9 @@ def open_executor(
     dask_local : start a Dask ``LocalCluster`` of process workers.
     scheduler : address of an existing Dask scheduler (``tcp://host:port``).
     connect_timeout : seconds to wait for the scheduler before failing.
+    grace : seconds a terminated local worker gets before it is killed, when the
+        block ends with an exception (Ctrl-C, SIGTERM, a failure); a normal end
+        waits for the submitted work instead.
     """
     if dask_local and scheduler is not None:
         msg = "give either dask_local (--dask-local) or scheduler (--scheduler), not both"
@@ -119,18 +193,32 @@ def open_executor(
     if count < 0:
         msg = f"workers must be an integer >= 0, got {workers!r}"
         raise ValueError(msg)
-    if dask_local or scheduler is not None:
-        with _dask_executor(scheduler, max(1, count), connect_timeout) as executor:
-            yield executor
-    elif count == 0:
-        yield InlineExecutor()
-    else:
-        context = multiprocessing.get_context("spawn")
-        threads = max(1, default_workers() // count)
-        with ProcessPoolExecutor(
-            max_workers=count, mp_context=context, initializer=_share_threads, initargs=(threads,)
-        ) as executor:
-            yield executor
+    with _sigterm_raises():
+        if dask_local or scheduler is not None:
+            with _dask_executor(scheduler, max(1, count), connect_timeout) as executor:
+                yield executor
+        elif count == 0:
+            yield InlineExecutor()
+        else:
+            with _process_pool(count, grace) as pool:
+                yield pool
+
+
+@contextlib.contextmanager
+def _process_pool(count: int, grace: float) -> Iterator[ProcessPoolExecutor]:
+    """A spawn-based pool whose workers are ended, not awaited, when the block is interrupted."""
+    context = multiprocessing.get_context("spawn")
+    threads = max(1, default_workers() // count)
+    pool = ProcessPoolExecutor(
+        max_workers=count, mp_context=context, initializer=_share_threads, initargs=(threads,)
+    )
+    try:
+        yield pool
+    except BaseException:
+        with _shielded():
+            _end_workers(pool, grace)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _share_threads(threads: int) -> None:

@@ -42,6 +42,7 @@ from lamcap.experiments.sweep import Task
 
 __all__ = [
     "SYNTHETIC_SLOPE",
+    "long_synthetic_trial",
     "slow_synthetic_trial",
     "solve_task",
     "solver_trial",
@@ -82,6 +83,12 @@ def synthetic_trial(task: Task) -> dict[str, Any]:
 def slow_synthetic_trial(task: Task) -> dict[str, Any]:
     """:func:`synthetic_trial` after sleeping 50 ms (for interrupt/resume tests)."""
     time.sleep(0.05)
+    return synthetic_trial(task)
+
+
+def long_synthetic_trial(task: Task) -> dict[str, Any]:
+    """:func:`synthetic_trial` after sleeping 3 s: instances a stopped sweep catches in flight."""
+    time.sleep(3.0)
     return synthetic_trial(task)
 
 
