@@ -19,7 +19,10 @@ nothing else writes them out again.  See docs/theory/cone.md and arXiv:2605.1079
   ones conditionally on the first, so no row is ever truncated.
 * **Level range.**  :func:`level_range` cuts the law of :math:`\ell^*` where its
   tails fall below a tolerance, by rigorous Chernoff bounds
-  (:func:`log_tail_bounds`) on :math:`P(g_t + \sum_\rho (g_\rho + m - x)_+ \le x)`.
+  (:func:`log_tail_bounds`) on :math:`P(g_t + \sum_\rho (g_\rho + m - x)_+ \le x)`;
+  their exponent :func:`chernoff_exponent` is the one every Chernoff bound of the
+  theory layer evaluates (integration ranges of :mod:`lamcap.theory.cone`, the
+  law of :math:`|A|`, the truncations of :mod:`lamcap.theory.hinge_sums`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ __all__ = [
     "TopOrderStatistics",
     "active_prefix",
     "bounds_from_tables",
+    "chernoff_exponent",
     "default_top_length",
     "draw_top",
     "extend_top",
@@ -315,13 +319,25 @@ def mgf_tables(
     return count * log_mgf(lam, y[None, :]), count * log_mgf(-lam, y[None, :])
 
 
+def chernoff_exponent(lam: Any, x: Any, scaled_log_mgf: Any) -> Any:
+    r"""Exponent of the Chernoff bound :math:`\lambda x + \lambda^2/2 + n\log M(-\lambda)`.
+
+    For :math:`V = g + \sum_{i \le n} X_i` with :math:`g \sim N(0, 1)` and
+    ``scaled_log_mgf`` :math:`= n \log \mathbb{E} e^{-\lambda X}`,
+    :math:`\log P(V \le x)` is at most this for every :math:`\lambda > 0`; with
+    :math:`-\lambda` and :math:`n\log M(\lambda)` it bounds :math:`\log P(V \ge x)`.
+    Elementwise (numpy broadcasting); every Chernoff bound of lamcap is this one.
+    """
+    return lam * x + 0.5 * lam**2 + scaled_log_mgf
+
+
 def bounds_from_tables(
     x: FloatArray, up: FloatArray, down: FloatArray, exponents: FloatArray = CHERNOFF_EXPONENTS
 ) -> tuple[FloatArray, FloatArray]:
     r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` from :func:`mgf_tables`."""
     lam = exponents[:, None]
-    below = lam * x[None, :] + 0.5 * lam**2 + down
-    above = -lam * x[None, :] + 0.5 * lam**2 + up
+    below = chernoff_exponent(lam, x[None, :], down)
+    above = chernoff_exponent(-lam, x[None, :], up)
     return (
         np.minimum(np.min(below, axis=0), 0.0),
         np.minimum(np.min(above, axis=0), 0.0),

@@ -65,6 +65,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
 from lamcap._cone_kernel import (
+    chernoff_exponent,
     hinge_moments,
     level_range,
     log_mgf_hinge,
@@ -566,12 +567,6 @@ def _log_order_densities(y: FloatArray, p: int, ks: NDArray[np.int64]) -> FloatA
     return result
 
 
-def _chernoff_terms(y: FloatArray, exponents: FloatArray) -> tuple[FloatArray, FloatArray]:
-    r"""``lam x + lam^2/2`` and :math:`\log E e^{-\lambda X}` of one conditional excess."""
-    lam = exponents[:, None]
-    return lam * y[None, :] + 0.5 * lam**2, log_mgf_excess(-lam, y[None, :])
-
-
 def _trimmed_range(row: FloatArray, coarse: FloatArray) -> tuple[float, float] | None:
     keep = np.flatnonzero(row > _LOG_LAW_FLOOR)
     if keep.size == 0:
@@ -610,11 +605,12 @@ def _law_grid(p: int, ks: NDArray[np.int64]) -> _KGrid:
     present = np.flatnonzero(np.max(_log_order_densities(rough, p, ks), axis=0) > _LOG_LAW_FLOOR)
     coarse = np.linspace(rough[max(present[0] - 1, 0)], rough[min(present[-1] + 1, 4000)], 801)
     log_density = _log_order_densities(coarse, p, ks)
-    shift, log_mgf = _chernoff_terms(coarse, _LAW_EXPONENTS)
+    lam = _LAW_EXPONENTS[:, None]
+    log_mgf = log_mgf_excess(-lam, coarse[None, :])  # one conditional excess
     best = np.zeros((ks.size, coarse.size), dtype=np.int64)
     ranges = []
     for row, k in enumerate(ks):
-        exponent = shift + (k - 1) * log_mgf
+        exponent = chernoff_exponent(lam, coarse[None, :], (k - 1) * log_mgf)
         best[row] = np.argmin(exponent, axis=0)
         log_bound = np.minimum(np.take_along_axis(exponent, best[row][None, :], 0)[0], 0.0)
         ranges.append(_trimmed_range(log_density[row] + log_bound, coarse))
@@ -643,7 +639,7 @@ def _log_caps(grid: _KGrid, row: int, k: int) -> FloatArray:
         np.rint((y - grid.coarse[0]) / grid.coarse_step).astype(np.int64), 0, grid.coarse.size - 1
     )
     lam = _LAW_EXPONENTS[grid.best_exponent[row, nearest]]
-    bound = lam * y + 0.5 * lam**2 + (k - 1) * log_mgf_excess(-lam, y)
+    bound = chernoff_exponent(lam, y, (k - 1) * log_mgf_excess(-lam, y))
     return np.minimum(bound, 0.0)  # type: ignore[no-any-return,unused-ignore]
 
 
