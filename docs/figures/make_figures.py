@@ -14,9 +14,10 @@ committed; the site build does not run this script (it stays static and fast).
 * theory pages: ``capacity``, ``cone``, ``crofton``, ``rank``, ``hebbian``,
   ``mechanism``, ``replica``;
 * getting started: ``transition`` (the Crofton transition curve at d = 12);
-* measurements: ``measured-capacity`` and ``measured-hebbian`` plot the tables of
-  ``docs/measurements/capacity.md`` (read from the page itself, so a new row is
-  plotted on the next run) against the finite-size laws;
+* measurements: ``measured-capacity`` and ``measured-hebbian`` plot the transitions
+  of ``docs/measurements/capacity.csv`` (written from the committed databases by
+  ``lamcap results transitions``, so a new row is plotted on the next run) against
+  the finite-size laws;
 * reproduce how-to: ``reproduce-fig1`` ... ``reproduce-fig5``, the figures of
   ``lamcap figures`` for a small sweep run here (d = 8 and 12, 3 seeds per point,
   about two minutes on 2 cores);
@@ -27,9 +28,9 @@ committed; the site build does not run this script (it stays static and fast).
 from __future__ import annotations
 
 import argparse
+import csv
 import functools
 import math
-import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -57,7 +58,7 @@ from lamcap.experiments.figures import (
 )
 
 HERE = Path(__file__).resolve().parent
-MEASUREMENTS = HERE.parent / "measurements" / "capacity.md"
+MEASUREMENTS = HERE.parent / "measurements" / "capacity.csv"
 FIGSIZE = (style.COLUMN_WIDTH * 1.25, style.COLUMN_WIDTH * 0.8)
 DPI = 150
 _SETTINGS = {"quick": False}  # --quick: coarse grids, to test the script fast
@@ -197,26 +198,19 @@ def transition_figure() -> Figure:
 
 # ------------------------------------------------------------------ measurements
 
-_INTERVAL = re.compile(r"([\d.]+)\s*\[([\d.]+),\s*([\d.]+)\]")
 
+def measured_table(kappa: str, model: str, method: str) -> dict[int, tuple[float, float, float]]:
+    """``d -> (p_c, low, high)`` of one kind of cell in docs/measurements/capacity.csv.
 
-def measured_table(heading: str) -> dict[int, tuple[float, float, float]]:
-    """``d -> (p_c, low, high)`` from the first table under the ``## heading...`` of
-    docs/measurements/capacity.md (the column "measured p_c [95% CI]", or the first
-    column holding a value with an interval)."""
-    lines = MEASUREMENTS.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"## {heading}"))
-    rows: dict[int, tuple[float, float, float]] = {}
-    for line in lines[start + 1 :]:
-        if line.startswith("## "):
-            break
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not line.startswith("|") or not cells[0].isdigit():
-            continue
-        match = next((m for cell in cells[1:] if (m := _INTERVAL.fullmatch(cell))), None)
-        if match:
-            rows[int(cells[0])] = tuple(float(v) for v in match.groups())  # type: ignore[assignment]
-    return rows
+    The CSV is written from the committed results databases by ``lamcap results
+    transitions``, so the figures show exactly the backed measurements.
+    """
+    with MEASUREMENTS.open(encoding="utf-8") as handle:
+        return {
+            int(row["d"]): (float(row["p_c"]), float(row["p_c_low"]), float(row["p_c_high"]))
+            for row in csv.DictReader(handle)
+            if (row["kappa"], row["model"], row["method"]) == (kappa, model, method)
+        }
 
 
 def _load(p: Any, d: Any) -> Any:
@@ -239,8 +233,8 @@ def _errorbar(ax: Any, x: Any, rows: list[tuple[float, float, float]], **options
 
 def measured_capacity_figure() -> Figure:
     """Measured p_c(d) (decoupled and original) against critical_p(d)."""
-    decoupled = measured_table("Full rank, decoupled")
-    original = measured_table("Original problem")
+    decoupled = measured_table("1", "decoupled", "auto")
+    original = measured_table("1", "original", "auto")
     fig, (left, right) = _new_figure(2)
     dims = np.unique(np.geomspace(8, 128, _points(40)).round().astype(int))
     left.plot(dims, _load(lamcap.critical_p(dims), dims), color="k", label="critical_p(d)")
@@ -263,13 +257,13 @@ def measured_capacity_figure() -> Figure:
     right.axhline(0, color="k", lw=0.8)
     _dimension_axis(right, sorted(set(decoupled) | set(original)))
     right.set_ylabel(r"measured $p_c$ / critical_p(d) $- 1$ (%)")
-    right.legend(loc="upper right", title="95% intervals")
+    right.legend(loc="lower right", title="95% intervals")
     return fig
 
 
 def measured_hebbian_figure() -> Figure:
     """Measured Hebbian perfect-recall transition against the exact finite-d law."""
-    rows = measured_table("Hebbian perfect recall")
+    rows = measured_table("1", "decoupled", "hebbian")
     dims = [8, 12, 16, 24, 32, 48, 64, 96] if not _SETTINGS["quick"] else [8, 16, 32]
     fig, (ax,) = _new_figure()
     exact = [hebbian_transition(d, finite=True) for d in dims]
