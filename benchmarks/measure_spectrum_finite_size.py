@@ -16,20 +16,32 @@ KS distance to the quarter circle, the dual heterogeneity
 decomposition, and the singular values themselves (frobenius units, space
 separated) so that any law can be compared later without solving again.
 
-Solver: ``lamcap.solve(instance, objective="max_margin", tolerance=t**2)`` when
-the installed lamcap has it (its relative duality gap :math:`(P - D)/P` bounds
-:math:`\|W - W^*\|_F^2/\|W\|_F^2`, so ``distance_bound`` is its square root);
-otherwise the working-set dual ascent of ``benchmarks/measure_spectrum.py``
-(imported, not copied), whose certificate is the same bound.
+Solver: ``lamcap.solve(instance, objective="max_margin", tolerance=t)`` when
+the installed lamcap has it (``t`` = ``--tolerance``; it decides feasibility
+itself and proves infeasible instances so, and its relative duality gap
+:math:`g = (P - D)/P` bounds :math:`\|W - W^*\|_F^2/\|W\|_F^2`, so
+``distance_bound`` is :math:`\sqrt g`); otherwise ``lamcap.solve`` for
+feasibility and the working-set dual ascent of ``benchmarks/measure_spectrum.py``
+(imported, not copied) to distance :math:`\sqrt t`, the same certificate.
+``gap_tolerance`` records ``t`` (empty on rows of the first pass, which asked
+for distance 1e-3, i.e. ``t = 1e-6``, or 3e-3 at d = 64); ``load_average`` the
+one-minute load average at the end of the solve, next to its ``seconds``;
+``primal_norm`` :math:`\|W\|_F` at raw margin 1, so that :math:`d/\|W\|_F` is the
+instance's own normalised margin (scores in units of the competitor spread
+:math:`\|W\|_F/d`; empty where the solver did not report it).  ``--save FOLDER``
+also writes ``W`` and the dual weights of each solve (``.npz``) for
+``benchmarks/diagnose_spectrum_excess.py``.
 
-Resumable: rows already in the CSV (same ``d, kappa, p, seed``) are skipped, new
+Resumable: rows already in the CSV with the same ``d, kappa, p, seed`` and
+``gap_tolerance`` are skipped, so a seed of an earlier pass is solved again at a
+new tolerance; ``--per-point`` counts the feasible rows at this tolerance. New
 rows are appended one at a time.  Keep CPU use bounded::
 
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/measure_spectrum_finite_size.py \
-        --d 16,24,32,64 --fractions 0.95 --seeds 0-40 --per-point 8
+        --d 48,64 --fractions 0.95 --seeds 0-40 --per-point 16 --tolerance 1e-4
 
 The analysis (table, KS against the finite-size law, the figure) is
-``docs/measurements/spectrum_finite_size.py``.
+``benchmarks/report_spectrum_finite_size.py``.
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ import csv
 import importlib.util
 import inspect
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -65,6 +78,9 @@ COLUMNS = (
     "ks_quarter_circle",
     "heterogeneity",
     "singular_values",
+    "gap_tolerance",
+    "load_average",
+    "primal_norm",
 )
 DEFAULT_CSV = Path(__file__).resolve().parents[1] / "docs/measurements/spectrum_finite_size.csv"
 
@@ -117,16 +133,13 @@ def solve_max_margin(
 ) -> dict[str, Any]:
     """Certified max-margin ``W`` with its certificate and, if known, the dual heterogeneity.
 
-    ``lamcap.solve`` first decides feasibility (an infeasible instance ends here,
-    with its Farkas certificate checked by the solver).
+    ``tolerance`` is the relative duality gap asked for; an infeasible instance
+    ends with its Farkas certificate checked by ``lamcap.solve``.
     """
     start = time.perf_counter()
-    first = lamcap.solve(instance, max_seconds=feasibility_seconds)
-    if first.verdict == "infeasible":
-        return {"verdict": "infeasible", "seconds": time.perf_counter() - start}
     if _package_has_max_margin():
         # relative_gap = (P - D)/P bounds |W - W*|_F^2 / |W|_F^2 (strong convexity)
-        result = lamcap.solve(instance, objective="max_margin", tolerance=tolerance**2)
+        result = lamcap.solve(instance, objective="max_margin", tolerance=tolerance)
         if result.verdict != "feasible":
             return {"verdict": result.verdict, "seconds": time.perf_counter() - start}
         details = result.details
@@ -137,10 +150,16 @@ def solve_max_margin(
             "distance_bound": math.sqrt(max(float(details["relative_gap"]), 0.0)),
             "passes": int(getattr(result, "iterations", -1)),
             "heterogeneity": _dual_heterogeneity(instance, details["dual"]),
+            "primal_norm": float(details["primal_norm"]),
+            "dual": details["dual"],
             "seconds": time.perf_counter() - start,
         }
+    first = lamcap.solve(instance, max_seconds=feasibility_seconds)
+    if first.verdict == "infeasible":
+        return {"verdict": "infeasible", "seconds": time.perf_counter() - start}
     module = _benchmark_routine()
-    result = module.max_margin_weights(instance, tolerance=tolerance, max_passes=max_passes)
+    distance = math.sqrt(tolerance)
+    result = module.max_margin_weights(instance, tolerance=distance, max_passes=max_passes)
     return {
         "verdict": "feasible",
         "weights": result.weights,
@@ -152,15 +171,18 @@ def solve_max_margin(
     }
 
 
-def _rows(path: Path, d: int, p: int) -> list[dict[str, str]]:
-    """Rows already measured at full rank, ``(d, p)``."""
+def _rows(path: Path, d: int, p: int, tolerance: str) -> list[dict[str, str]]:
+    """Rows already measured at full rank, ``(d, p)``, gap tolerance ``tolerance``."""
     if not path.exists():
         return []
     with path.open() as handle:
         return [
             r
             for r in csv.DictReader(handle)
-            if int(r["d"]) == d and int(r["p"]) == p and float(r["kappa"]) == 1.0
+            if int(r["d"]) == d
+            and int(r["p"]) == p
+            and float(r["kappa"]) == 1.0
+            and (r.get("gap_tolerance") or "") == tolerance
         ]
 
 
@@ -173,18 +195,48 @@ def _append(path: Path, row: dict[str, Any]) -> None:
         writer.writerow(row)
 
 
+def _save(
+    folder: Path, instance: lamcap.Instance, tolerance: float, solved: dict[str, Any]
+) -> None:
+    """``W`` (and the dual weights, when known) of one solve as ``.npz``, for later diagnostics."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"d{instance.d}_p{instance.p}_seed{instance.seed}_gap{tolerance:g}.npz"
+    arrays: dict[str, Any] = {"weights": solved["weights"]}
+    if "dual" in solved:
+        dual = solved["dual"]
+        arrays.update(associations=dual.associations, competitors=dual.competitors, y=dual.y)
+    np.savez_compressed(folder / name, **arrays)
+
+
 def measure_one(
-    d: int, fraction: float, seed: int, tolerance: float, max_passes: int, seconds: float
+    d: int,
+    fraction: float,
+    seed: int,
+    tolerance: float,
+    max_passes: int,
+    seconds: float,
+    save: Path | None = None,
 ) -> dict[str, Any]:
     """One certified max-margin solve at ``p = round(fraction * critical_p(d))``; a CSV row."""
     p = max(2, round(fraction * float(lamcap.critical_p(d))))
     instance = lamcap.make_instance(d, p, seed=seed)
     solved = solve_max_margin(instance, tolerance, max_passes, seconds)
+    load = f"{os.getloadavg()[0]:.2f}"
     blank = dict.fromkeys(COLUMNS, "")
-    blank.update(d=d, kappa=1.0, fraction=fraction, p=p, seed=seed)
+    blank.update(
+        d=d,
+        kappa=1.0,
+        fraction=fraction,
+        p=p,
+        seed=seed,
+        gap_tolerance=f"{tolerance:g}",
+        load_average=load,
+    )
     if solved["verdict"] != "feasible":
         return {**blank, "verdict": solved["verdict"], "seconds": f"{solved['seconds']:.1f}"}
     weights = solved["weights"]
+    if save is not None:
+        _save(save, instance, tolerance, solved)
     low = raw_margin_minimum(instance, weights)
     if not low >= 1.0 - 1e-9:
         return {**blank, "verdict": "unverified", "min_raw_margin": f"{low:.6f}"}
@@ -206,6 +258,9 @@ def measure_one(
         "ks_quarter_circle": f"{spectrum.ks_distance(law='optimum'):.6f}",
         "heterogeneity": f"{solved['heterogeneity']:.6f}",
         "singular_values": " ".join(f"{v:.8f}" for v in values),
+        "gap_tolerance": f"{tolerance:g}",
+        "load_average": load,
+        "primal_norm": f"{solved['primal_norm']:.9g}" if "primal_norm" in solved else "",
     }
 
 
@@ -228,7 +283,9 @@ def main(argv: list[str] | None = None) -> None:
         "--fractions", type=lambda s: [float(x) for x in s.split(",")], default=[0.95]
     )
     parser.add_argument("--seeds", type=_ints, default=list(range(41)))
-    parser.add_argument("--tolerance", type=float, default=1e-3)
+    parser.add_argument(
+        "--tolerance", type=float, default=1e-4, help="relative duality gap (distance <= sqrt)"
+    )
     parser.add_argument("--max-passes", type=int, default=4000)
     parser.add_argument(
         "--per-point", type=int, default=8, help="stop a point after this many feasible seeds"
@@ -237,24 +294,33 @@ def main(argv: list[str] | None = None) -> None:
         "--feasibility-seconds", type=float, default=600.0, help="time cap of lamcap.solve"
     )
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV)
+    parser.add_argument(
+        "--save", type=Path, default=None, help="folder for W and dual weights (.npz per solve)"
+    )
     args = parser.parse_args(argv)
     for d in args.d:
         for fraction in args.fractions:
             p = max(2, round(fraction * float(lamcap.critical_p(d))))
             for seed in args.seeds:
-                rows = _rows(args.csv, d, p)
+                rows = _rows(args.csv, d, p, f"{args.tolerance:g}")
                 if sum(r["verdict"] == "feasible" for r in rows) >= args.per_point:
                     break
                 if any(int(r["seed"]) == seed for r in rows):
                     continue
                 row = measure_one(
-                    d, fraction, seed, args.tolerance, args.max_passes, args.feasibility_seconds
+                    d,
+                    fraction,
+                    seed,
+                    args.tolerance,
+                    args.max_passes,
+                    args.feasibility_seconds,
+                    args.save,
                 )
                 _append(args.csv, row)
                 print(
                     f"d={d} p={p} seed={seed}: {row['verdict']} ratio={row['ratio']}"
                     f" ks={row['ks_quarter_circle']} dist<={row['distance_bound']}"
-                    f" {row['seconds']}s",
+                    f" {row['seconds']}s load average {row['load_average']}",
                     flush=True,
                 )
 

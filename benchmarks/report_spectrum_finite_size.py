@@ -12,7 +12,23 @@ Reads ``docs/measurements/spectrum_finite_size.csv`` (written by
   yardstick: the KS distances of 200 Gaussian ``d x d`` matrices to the quarter
   circle (mean and 95% quantile);
 * a fit of the measured excess at ``p = round(0.95 critical_p(d))`` to
-  ``a (d/p)^b`` (weighted least squares, 95% intervals from the covariance).
+  ``a (d/p)^b`` (weighted least squares, 95% intervals from the covariance), and
+  of the measured excess over the law to ``c d/p``;
+* the solver's share: each certified ``W`` is within relative distance
+  :math:`\epsilon = \sqrt g` of the exact optimum ``W*`` (``distance_bound``), and
+  :math:`R = d(\|W\|_4/\|W\|_F)^4` (Schatten norms) then lies in
+  :math:`[d(r - \epsilon)^4, d((r + \epsilon)/\sqrt{1 - \epsilon^2})^4]`,
+  :math:`r = (R/d)^{1/4}`, by the triangle inequality
+  :math:`|\|W\|_4 - \|W^*\|_4| \le \|W - W^*\|_F` and
+  :math:`(1 - \epsilon^2)\|W\|_F^2 \le \|W^*\|_F^2 \le \|W\|_F^2`; the table gives the
+  mean half-width of that interval over a point's matrices;
+* where a seed was solved at two tolerances, both ratios (the measured effect of
+  the tolerance); per seed the table uses its newest solve;
+* each instance's own normalised margin :math:`m_i = d/\|W\|_F` (at raw margin 1,
+  ``primal_norm``) against the law's :math:`m` (:math:`p\,E D = d^2`), and the law
+  evaluated at :math:`m_i` instead of :math:`m` (the prediction conditional on the
+  instance's margin, hence on its feasibility), with its value at :math:`m = 0`,
+  the largest any feasible instance can get.
 
 Prints the Markdown table and writes ``docs/measurements/spectrum_finite_size.png``::
 
@@ -34,6 +50,7 @@ from scipy import optimize, stats
 import lamcap
 from lamcap.empirical import empirical_spectrum
 from lamcap.experiments.figures import style
+from lamcap.theory.spectrum import _fourth_moment, _residual_moments
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CSV = ROOT / "docs/measurements/spectrum_finite_size.csv"
@@ -52,6 +69,8 @@ class Point:
     ks_law: float
     ks_quarter: float
     predicted: float  # NaN outside the law's range
+    distances: FloatArray  # certified relative distance to W* per matrix
+    margins: FloatArray  # d / ||W||_F at raw margin 1 (NaN where not recorded)
 
     @property
     def mean(self) -> float:
@@ -64,6 +83,38 @@ class Point:
     @property
     def z(self) -> float:
         return (self.mean - self.predicted) / self.error
+
+    @property
+    def solver_bound(self) -> float:
+        """Mean over the matrices of the half-width of the certified ratio interval."""
+        return float(
+            np.mean(
+                [
+                    ratio_half_width(r, e, self.d)
+                    for r, e in zip(self.ratios, self.distances, strict=True)
+                ]
+            )
+        )
+
+
+def ratio_half_width(ratio: float, distance: float, d: int) -> float:
+    r"""Largest change of :math:`R = d(\|W\|_4/\|W\|_F)^4` over ``||W - W*||_F <= distance ||W||_F``.
+
+    Rigorous (not first order): :math:`\|W^*\|_4 \in \|W\|_4 \pm \epsilon\|W\|_F` and
+    :math:`\sqrt{1 - \epsilon^2}\|W\|_F \le \|W^*\|_F \le \|W\|_F`.
+    """
+    r = (ratio / d) ** 0.25
+    high = d * ((r + distance) / math.sqrt(max(1.0 - distance**2, 1e-300))) ** 4
+    low = d * max(r - distance, 0.0) ** 4
+    return max(high - ratio, ratio - low)
+
+
+def law_at_margin(d: int, p: int, margin: float) -> float:
+    """The finite-size law with the weights and reaction at normalised margin ``margin``."""
+    residual = _residual_moments(p, margin)
+    heterogeneity = residual.square / residual.mean**2
+    constrained = residual.active / residual.mean
+    return _fourth_moment(d, d / p, heterogeneity, constrained)
 
 
 def ks_distance(values: FloatArray, cdf: FloatArray) -> float:
@@ -91,7 +142,7 @@ def load_points(path: Path) -> list[Point]:
             groups.setdefault((int(row["d"]), int(row["p"])), []).append(row)
     points = []
     for (d, p), rows in sorted(groups.items()):
-        feasible = [r for r in rows if r["verdict"] == "feasible"]
+        feasible = best_per_seed(rows)
         if len(feasible) < 2:
             continue
         ratios = np.array([float(r["ratio"]) for r in feasible])
@@ -105,8 +156,92 @@ def load_points(path: Path) -> list[Point]:
             predicted, ks_law = math.nan, math.nan
         ks_quarter = float(np.mean([float(r["ks_quarter_circle"]) for r in feasible]))
         fraction = float(feasible[0]["fraction"])
-        points.append(Point(d, p, fraction, len(rows), ratios, ks_law, ks_quarter, predicted))
+        distances = np.array([float(r["distance_bound"]) for r in feasible])
+        margins = np.array(
+            [d / float(r["primal_norm"]) if r.get("primal_norm") else math.nan for r in feasible]
+        )
+        seeds = len({r["seed"] for r in rows})
+        points.append(
+            Point(d, p, fraction, seeds, ratios, ks_law, ks_quarter, predicted, distances, margins)
+        )
     return points
+
+
+def best_per_seed(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Per seed, its newest feasible row (the CSV is appended in order; none if never feasible)."""
+    newest: dict[str, dict[str, str]] = {}
+    for row in rows:
+        if row["verdict"] == "feasible":
+            newest[row["seed"]] = row
+    return [newest[seed] for seed in sorted(newest, key=int)]
+
+
+def resolved(path: Path) -> str:
+    """Seeds solved at more than one tolerance: ratio and certified distance of each solve."""
+    groups: dict[tuple[int, int, int], list[dict[str, str]]] = {}
+    with path.open() as handle:
+        for row in csv.DictReader(handle):
+            if row["verdict"] == "feasible":
+                groups.setdefault((int(row["d"]), int(row["p"]), int(row["seed"])), []).append(row)
+    lines = [
+        "| d | p | seed | ratio (distance ≤), each solve | largest difference |",
+        "|---|---|---|---|---|",
+    ]
+    for (d, p, seed), rows in sorted(groups.items()):
+        if len(rows) < 2:
+            continue
+        ratios = [float(r["ratio"]) for r in rows]
+        cells = "; ".join(
+            f"{float(r['ratio']):.6f} ({float(r['distance_bound']):.1e}, "
+            f"{r['gap_tolerance'] or 'first pass'})"
+            for r in rows
+        )
+        lines.append(f"| {d} | {p} | {seed} | {cells} | {max(ratios) - min(ratios):.1e} |")
+    return "\n".join(lines)
+
+
+def margin_summary(points: list[Point]) -> str:
+    """Per point with recorded margins: own margins, the law at them, and the law at m = 0."""
+    from lamcap.theory.margin import max_margin  # noqa: PLC0415
+
+    header = (
+        "| d | p | matrices | law's m | mean m_i (range) | law at m | mean law at m_i | law at m = 0 "
+        "| slope dR/dm_i measured (law) |"
+    )
+    lines = [
+        header,
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for q in points:
+        known = ~np.isnan(q.margins)
+        if known.sum() < 3 or math.isnan(q.predicted):
+            continue
+        margins, ratios = q.margins[known], q.ratios[known]
+        typical = float(max_margin(q.p / q.d**2, q.p))
+        own = np.array([law_at_margin(q.d, q.p, m) for m in margins])
+        slope = np.polyfit(margins, ratios, 1)[0]
+        slope_law = (
+            law_at_margin(q.d, q.p, typical + 0.01) - law_at_margin(q.d, q.p, typical - 0.01)
+        ) / 0.02
+        lines.append(
+            f"| {q.d} | {q.p} | {known.sum()} | {typical:.3f} | {margins.mean():.3f} "
+            f"({margins.min():.3f}–{margins.max():.3f}) | {q.predicted:.3f} | {own.mean():.3f} "
+            f"| {law_at_margin(q.d, q.p, 0.0):.3f} | {slope:+.2f} ({slope_law:+.2f}) |"
+        )
+    return "\n".join(lines)
+
+
+def fit_law_excess(points: list[Point]) -> tuple[float, float, float]:
+    """Fit ``measured - law = c d/p`` at 0.95 p_c: ``c``, its 95% half-width and chi^2/dof."""
+    chosen = [q for q in points if q.fraction == 0.95 and not math.isnan(q.predicted)]
+    x = np.array([q.d / q.p for q in chosen])
+    y = np.array([q.mean - q.predicted for q in chosen])
+    sigma = np.array([q.error for q in chosen])
+    weights = 1.0 / sigma**2
+    c = float(np.sum(weights * x * y) / np.sum(weights * x * x))
+    error = 1.0 / math.sqrt(float(np.sum(weights * x * x)))
+    chi2 = float(np.sum(weights * (y - c * x) ** 2)) / (len(chosen) - 1)
+    return c, float(stats.t.ppf(0.975, len(chosen) - 1)) * error, chi2
 
 
 def fit_excess(points: list[Point]) -> tuple[FloatArray, FloatArray]:
@@ -130,9 +265,10 @@ def table(points: list[Point]) -> str:
     """The Markdown table of docs/measurements/spectrum.md."""
     header = (
         "| d | p (p/p_c) | seeds feasible/run | measured E[s⁴]/E[s²]² ± se | finite-size law | z "
+        "| largest distance to W* | solver bound on the ratio "
         "| KS to law | KS to quarter circle | Gaussian W: KS mean (95%) |"
     )
-    lines = [header, "|---|---|---|---|---|---|---|---|---|"]
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
     yardsticks: dict[int, tuple[float, float]] = {}
     for q in points:
         if q.d not in yardsticks:
@@ -144,14 +280,20 @@ def table(points: list[Point]) -> str:
         critical = float(lamcap.critical_p(q.d))
         lines.append(
             f"| {q.d} | {q.p} ({q.p / critical:.2f}) | {q.ratios.size}/{q.run} "
-            f"| {q.mean:.3f} ± {q.error:.3f} | {law} | {z} | {ks_law} | {q.ks_quarter:.3f} "
+            f"| {q.mean:.3f} ± {q.error:.3f} | {law} | {z} | {q.distances.max():.0e} "
+            f"| {q.solver_bound:.0e} | {ks_law} | {q.ks_quarter:.3f} "
             f"| {mean:.3f} ({high:.3f}) |"
         )
     return "\n".join(lines)
 
 
-def figure(points: list[Point], fit: tuple[FloatArray, FloatArray], output: Path) -> None:
-    """Excess ratio against d at 0.95 p_c: measurements, finite-size law, fitted power law."""
+def figure(
+    points: list[Point],
+    fit: tuple[FloatArray, FloatArray],
+    law_fit: tuple[float, float, float],
+    output: Path,
+) -> None:
+    """Excess ratio against d at 0.95 p_c (law, fit) and the measured excess over the law."""
     chosen = [q for q in points if q.fraction == 0.95]
     dims = np.array([8, 12, 16, 24, 32, 48, 64, 96, 128])
     ps = np.array([round(0.95 * float(lamcap.critical_p(d))) for d in dims])
@@ -163,7 +305,7 @@ def figure(points: list[Point], fit: tuple[FloatArray, FloatArray], output: Path
     )
     (a, b), _ = fit
     with style.context():
-        fig, (axis,) = style.new_figure(1, height=2.6)
+        fig, (axis, right) = style.new_figure(2, height=2.6)
         axis.plot(dims, law, color=style.colour(0), label="finite-size law")
         axis.plot(
             dims,
@@ -187,6 +329,29 @@ def figure(points: list[Point], fit: tuple[FloatArray, FloatArray], output: Path
         axis.set_ylabel("E[s⁴]/E[s²]² − 2")
         axis.set_ylim(0.0, None)
         axis.legend(frameon=False)
+        c, half, _ = law_fit
+        measured = [q for q in chosen if not math.isnan(q.predicted)]
+        right.axhline(0.0, color="0.5", linewidth=0.8)
+        right.plot(
+            dims,
+            c * dims / ps,
+            color=style.colour(1),
+            linestyle=":",
+            label=f"fit ({c:.2f} ± {half:.2f}) d/p",
+        )
+        right.errorbar(
+            [q.d for q in measured],
+            [q.mean - q.predicted for q in measured],
+            yerr=[1.96 * q.error for q in measured],
+            fmt="o",
+            color=style.colour(0),
+            label="measured − law (95%)",
+        )
+        right.set_xscale("log", base=2)
+        right.set_xticks([8, 16, 32, 64, 128], labels=["8", "16", "32", "64", "128"])
+        right.set_xlabel("d  (p = 0.95 critical_p(d))")
+        right.set_ylabel("measured − finite-size law")
+        right.legend(frameon=False)
         fig.savefig(output, dpi=200, metadata={"Software": None})
 
 
@@ -203,7 +368,16 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"\nfit at 0.95 p_c: excess = a (d/p)^b, a = {a:.2f} ± {da:.2f}, b = {b:.2f} ± {db:.2f} (95%)"
     )
-    figure(points, fit, args.figure)
+    law_fit = fit_law_excess(points)
+    c, dc, chi2 = law_fit
+    print(
+        f"fit at 0.95 p_c: measured - law = c d/p, c = {c:.3f} ± {dc:.3f} (95%), chi2/dof = {chi2:.2f}"
+    )
+    print("\nSeeds solved at two tolerances:\n")
+    print(resolved(args.csv))
+    print("\nOwn margins and the law conditional on them:\n")
+    print(margin_summary(points))
+    figure(points, fit, law_fit, args.figure)
 
 
 if __name__ == "__main__":
