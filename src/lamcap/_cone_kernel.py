@@ -20,9 +20,10 @@ nothing else writes them out again.  See docs/theory/cone.md and arXiv:2605.1079
 * **Level range.**  :func:`level_range` cuts the law of :math:`\ell^*` where its
   tails fall below a tolerance, by rigorous Chernoff bounds
   (:func:`log_tail_bounds`) on :math:`P(g_t + \sum_\rho (g_\rho + m - x)_+ \le x)`;
-  their exponent :func:`chernoff_exponent` is the one every Chernoff bound of the
-  theory layer evaluates (integration ranges of :mod:`lamcap.theory.cone`, the
-  law of :math:`|A|`, the truncations of :mod:`lamcap.theory.hinge_sums`).
+  their exponent :func:`chernoff_exponent` is the one the theory layer evaluates
+  for every such bound (integration ranges of :mod:`lamcap.theory.cone`, the law
+  of :math:`|A|`, the tail cuts of :mod:`lamcap.theory.hinge_sums`); the two
+  aliasing half-periods solve the same inequality for :math:`x` instead.
 """
 
 from __future__ import annotations

@@ -151,6 +151,7 @@ CASES: dict[str, Case] = {
         {"p": 100, "alpha": 0.1, "n": 100},
         {"p": [10, 1000], "alpha": [0.05, 0.2], "n": [10, 100]},
         options={"all_associations": True},
+        dps=1e-11,  # r to 1e-13 relative, so r^n (n = 100) to about 1e-11
         bad=(
             (
                 {"alpha": [0.1, 0.0]},
@@ -168,12 +169,14 @@ CASES: dict[str, Case] = {
         hebbian.hebbian_error_exponent,
         {"alpha": 0.1},
         {"alpha": [0.05, 0.125, 0.3, 0.7]},
+        dps=1e-15,  # closed form
         bad=(({"alpha": -0.1}, r"alpha must contain finite values > 0\.0, got -0\.1"),),
     ),
     "hebbian_critical_load": Case(
         hebbian.hebbian_critical_load,
         {"p": 100, "level": 0.5, "n": 100},
         {"p": [100, 1000], "level": [0.3, 0.5], "n": [50, 100]},
+        dps=2e-13,  # "alpha to 1e-13"
         bad=(({"level": 1.0}, r"level must contain finite values in \(0\.0, 1\.0\), got 1\.0"),),
     ),
     "hinge_sum_cdf": Case(
@@ -261,6 +264,7 @@ CASES: dict[str, Case] = {
         replica.entropic_term,
         {"q": 0.5},
         {"q": [0.0, 0.5, 0.9]},
+        dps=1e-15,  # "exact in float64"
         bad=(
             (
                 {"q": [0.5, 1.0]},

@@ -182,3 +182,37 @@ def test_theory_md_exponent_is_wrong_below_one_eighth():
 def test_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _owen_t(h, a):
+    """Owen's T(h, a) = (1/2 pi) int_0^a exp(-h^2 (1 + x^2)/2)/(1 + x^2) dx (mpmath)."""
+    return mpmath.quad(lambda x: mpmath.exp(-h * h * (1 + x * x) / 2) / (1 + x * x), [0, a]) / (
+        2 * mpmath.pi
+    )
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.3, 2.0])
+def test_recall_dps_matches_closed_forms_at_two_and_three_outputs(alpha):
+    # p = 2: r = Phi(mu / sqrt 2); p = 3: r = P(X1 < h, X2 < h), correlation 1/2,
+    # h = mu / sqrt 2, = Phi(h) - 2 T(h, 1/sqrt 3) (Owen's T: a different integral).
+    two, two_error = hebbian_recall(2, alpha, dps=30), hebbian_recall(2, alpha, dps=30, error=True)
+    three = hebbian_recall(3, alpha, dps=30)
+    with mpmath.workdps(45):
+        a = mpmath.mpf(alpha)
+        h2 = mpmath.sqrt(mpmath.log(2) / a) / mpmath.sqrt(2)
+        h3 = mpmath.sqrt(mpmath.log(3) / a) / mpmath.sqrt(2)
+        expected_three = mpmath.ncdf(h3) - 2 * _owen_t(h3, 1 / mpmath.sqrt(3))
+        tolerance = mpmath.mpf(10) ** -29
+        assert abs(two / mpmath.ncdf(h2) - 1) < tolerance
+        assert abs(two_error / mpmath.ncdf(-h2) - 1) < tolerance
+        assert abs(three / expected_three - 1) < tolerance
+
+
+def test_critical_load_dps_matches_the_closed_form_at_two_outputs():
+    # p = n = 2: Phi(mu / sqrt 2)^2 = 1/2, mu^2 = log 2 / alpha
+    value = hebbian_critical_load(2, dps=30)
+    with mpmath.workdps(45):
+        mu = mpmath.sqrt(2) * mpmath.sqrt(2) * mpmath.erfinv(2 / mpmath.sqrt(2) - 1)
+        expected = mpmath.log(2) / mu**2
+        assert abs(value / expected - 1) < mpmath.mpf(10) ** -29
+    assert float(value) == pytest.approx(hebbian_critical_load(2), rel=1e-13)

@@ -64,20 +64,24 @@ exponent there (docs/theory/hebbian.md).  :math:`n\,p^{-e(\alpha)} \to 0` iff
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize, special
 
 from lamcap._validation import (
+    check_dps,
     check_finite_array,
     check_integer,
     check_integer_array,
     check_real,
 )
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
+from lamcap.theory._precision import working_dps
 
 __all__ = [
     "HEBBIAN_CAPACITY",
@@ -102,6 +106,8 @@ _PANEL_WIDTH = 0.5
 _PANEL_NODES = 12
 _CHI_NODES = 8
 _FINITE_Z_LIMIT = 10.0
+#: Secant steps allowed in the mpmath route of :func:`hebbian_critical_load` (4-6 are needed).
+_SECANT_STEPS = 20
 
 
 def _z_rule(limit: float = _Z_LIMIT) -> tuple[FloatArray, FloatArray]:
@@ -156,6 +162,7 @@ def hebbian_recall(
     all_associations: bool = False,
     n: ArrayLike | None = None,
     error: bool = False,
+    dps: int | None = None,
 ) -> Any:
     r"""Recall probability of the Hebbian memory at load :math:`\alpha` (:math:`d \to \infty`).
 
@@ -180,10 +187,16 @@ def hebbian_recall(
     error : bool
         Return the complement (``1 - r`` or ``1 - r^n``) computed without
         cancellation, for the tiny error rates of small loads.
+    dps : int, optional
+        Return mpmath numbers correct to ``dps`` digits: the same integral by
+        ``mpmath.quad``, split at the centre of :math:`\varphi`, the Laplace point
+        :math:`-\mu_p/2` of the error and the recall edge
+        :math:`\sqrt{2\log p} - \mu_p` (checked against the closed forms at
+        :math:`p = 2, 3` to 29 digits, tests/theory/test_hebbian.py).
 
     Returns
     -------
-    numpy.float64 or ndarray
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
         Broadcast shape of ``p``, ``alpha`` and ``n`` (array contract:
         docs/howto/precision.md).
 
@@ -210,6 +223,13 @@ def hebbian_recall(
     outputs, counts = _check_p_n(p, n)
     alphas = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
     outputs, alphas, counts = broadcast(outputs, alphas, counts)
+    digits = check_dps(dps)
+    if digits is not None:
+
+        def one_mp(p_value: int, alpha_value: float, n_value: int) -> Any:
+            return _recall_mp(p_value, alpha_value, n_value, all_associations, error)
+
+        return elementwise(one_mp, outputs, alphas, counts, dps=digits)
     z, weights = _z_rule()
 
     def one_problem(p_value: int, n_value: int, alpha_values: FloatArray) -> FloatArray:
@@ -220,6 +240,41 @@ def hebbian_recall(
         return miss if error else recall
 
     return float_result(grouped(one_problem, [outputs, counts], alphas))
+
+
+def _log_cdf_mp(x: Any) -> Any:
+    r""":math:`\log\Phi(x)` in mpmath, through :math:`\log(1 - Q(x))` above 0 (no cancellation)."""
+    return mpmath.log1p(-mpmath.ncdf(-x)) if x > 0 else mpmath.log(mpmath.ncdf(x))
+
+
+def _recall_mp(p: int, alpha: float, n: int, all_associations: bool, error: bool) -> Any:
+    """mpmath route of :func:`hebbian_recall` for one problem, at the working precision."""
+    competitors = p - 1
+    mu = mpmath.sqrt(p * mpmath.log(p) / (n * mpmath.mpf(alpha)))
+
+    def exponent(z: Any) -> Any:
+        return competitors * _log_cdf_mp(mu + z)
+
+    def recall(z: Any) -> Any:
+        return mpmath.npdf(z) * mpmath.exp(exponent(z))
+
+    def miss(z: Any) -> Any:
+        return mpmath.npdf(z) * -mpmath.expm1(exponent(z))
+
+    edge = mpmath.sqrt(2 * mpmath.log(p)) - mu
+    centres = (mpmath.mpf(0), -mu / 2, edge)
+    points = sorted(
+        {mpmath.mpf(-_Z_LIMIT), mpmath.mpf(_Z_LIMIT)} | {c + s for c in centres for s in (-3, 0, 3)}
+    )
+    points = [x for x in points if -_Z_LIMIT <= x <= _Z_LIMIT]
+    tails = (-mpmath.inf, points[0]), (points[-1], mpmath.inf)
+    if error:
+        value = mpmath.quad(miss, points) + sum(mpmath.quad(miss, tail) for tail in tails)
+        if all_associations:  # 1 - (1 - miss)^n
+            return -mpmath.expm1(n * mpmath.log1p(-value))
+        return value
+    value = mpmath.quad(recall, points) + sum(mpmath.quad(recall, tail) for tail in tails)
+    return value**n if all_associations else value
 
 
 def _gamma_rule(shape: float, nodes: int) -> tuple[FloatArray, FloatArray]:
@@ -329,7 +384,7 @@ def hebbian_recall_finite(
     return elementwise(one_problem, outputs, dimensions, counts)
 
 
-def hebbian_error_exponent(alpha: ArrayLike) -> Any:
+def hebbian_error_exponent(alpha: ArrayLike, *, dps: int | None = None) -> Any:
     r"""Asymptotic decay exponent of the Hebbian error fraction: :math:`1 - r \approx p^{-e(\alpha)}`.
 
     .. math::
@@ -350,10 +405,12 @@ def hebbian_error_exponent(alpha: ArrayLike) -> Any:
     ----------
     alpha : float or array_like
         Load :math:`\alpha > 0`.
+    dps : int, optional
+        Return mpmath numbers correct to ``dps`` digits (the closed form in mpmath).
 
     Returns
     -------
-    numpy.float64 or ndarray
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
         :math:`e(\alpha)`, shaped like ``alpha``.
 
     Examples
@@ -362,13 +419,24 @@ def hebbian_error_exponent(alpha: ArrayLike) -> Any:
     [1.5, 1.0, 0.084678, 0.0]
     """
     alpha_array = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
+    digits = check_dps(dps)
+    if digits is not None:
+        return elementwise(_error_exponent_mp, alpha_array, dps=digits)
     root = np.sqrt(2.0 * alpha_array)
     middle = (1.0 - np.minimum(root, 1.0)) ** 2 / (2.0 * alpha_array)
     return float_result(np.where(alpha_array <= HEBBIAN_CAPACITY, 0.25 / alpha_array - 1.0, middle))
 
 
+def _error_exponent_mp(alpha: float) -> Any:
+    """:func:`hebbian_error_exponent` at one load, in mpmath."""
+    a = mpmath.mpf(alpha)
+    if alpha <= HEBBIAN_CAPACITY:
+        return 1 / (4 * a) - 1
+    return (1 - min(mpmath.sqrt(2 * a), mpmath.mpf(1))) ** 2 / (2 * a)
+
+
 def hebbian_critical_load(
-    p: ArrayLike, *, level: ArrayLike = 0.5, n: ArrayLike | None = None
+    p: ArrayLike, *, level: ArrayLike = 0.5, n: ArrayLike | None = None, dps: int | None = None
 ) -> Any:
     r"""Load :math:`\alpha` at which all ``n`` associations are recalled with probability ``level``.
 
@@ -385,10 +453,14 @@ def hebbian_critical_load(
     n : int or array_like of int, optional
         Number of associations (default ``p``).  ``p``, ``level`` and ``n``
         broadcast together.
+    dps : int, optional
+        Return mpmath numbers correct to ``dps`` digits: secant steps in
+        :math:`\log\alpha` from the float64 root on the mpmath route of
+        :func:`hebbian_recall`.
 
     Returns
     -------
-    numpy.float64 or ndarray
+    numpy.float64 or ndarray, mpmath.mpf or object array (with ``dps``)
         :math:`\alpha` to ``1e-13`` (Brent's method on a log scale), in the
         broadcast shape of the arguments.
 
@@ -399,6 +471,7 @@ def hebbian_critical_load(
     """
     outputs, counts = _check_p_n(p, n)
     levels = check_finite_array("level", level, minimum=0.0, maximum=1.0, closed="()")
+    digits = check_dps(dps)
 
     def one_problem(p_value: int, level_value: float, n_value: int) -> float:
         def gap(log_alpha: float) -> float:
@@ -407,7 +480,35 @@ def hebbian_critical_load(
 
         return math.exp(optimize.brentq(gap, math.log(1e-3), math.log(1e3), xtol=1e-13))
 
-    return elementwise(one_problem, outputs, levels, counts)
+    if digits is None:
+        return elementwise(one_problem, outputs, levels, counts)
+    work = working_dps(digits)
+
+    def one_mp(p_value: int, level_value: float, n_value: int) -> Any:
+        def gap(log_alpha: Any) -> Any:
+            recall = _recall_mp(p_value, mpmath.exp(log_alpha), n_value, True, False)
+            return recall - level_value
+
+        start = mpmath.log(one_problem(p_value, level_value, n_value))
+        return mpmath.exp(_secant(gap, start, start + mpmath.mpf(10) ** -8, work))
+
+    return elementwise(one_mp, outputs, levels, counts, dps=digits)
+
+
+def _secant(function: Callable[[Any], Any], first: Any, second: Any, dps: int) -> Any:
+    """Root of ``function`` by secant steps from ``first`` and ``second`` until a step < 10^-dps."""
+    previous, current = first, second
+    value_previous, value_current = function(previous), function(current)
+    tolerance = mpmath.mpf(10) ** -dps
+    for _ in range(_SECANT_STEPS):
+        step = value_current * (current - previous) / (value_current - value_previous)
+        previous, value_previous = current, value_current
+        current -= step
+        if abs(step) <= tolerance * max(abs(current), 1):
+            return current
+        value_current = function(current)
+    msg = f"the secant steps did not converge at dps={dps}"
+    raise RuntimeError(msg)
 
 
 @dataclass(frozen=True)

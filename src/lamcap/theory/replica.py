@@ -49,12 +49,19 @@ import math
 from functools import lru_cache
 from typing import Any
 
+import mpmath
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import interpolate, special
 
-from lamcap._validation import check_finite_array, check_integer, check_integer_array, plain
+from lamcap._validation import (
+    check_dps,
+    check_finite_array,
+    check_integer,
+    check_integer_array,
+    plain,
+)
 from lamcap.geometry import project_onto_cone
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
 from lamcap.theory.margin import density_at_margin
@@ -118,17 +125,26 @@ def _check_samples(samples: Any) -> int:
 # entropic part (the formula sympy owns: lamcap.symbolic.free_entropy)
 
 
-def entropic_term(q: ArrayLike) -> Any:
+def entropic_term(q: ArrayLike, *, dps: int | None = None) -> Any:
     r"""Entropic part :math:`\tfrac12[\log(1 - q) + q/(1 - q)]` of the RS free entropy.
 
-    Exact in float64 for :math:`q \in [0, 1)` (docs/theory/replica.md).
+    Exact in float64 for :math:`q \in [0, 1)` (docs/theory/replica.md); ``dps=``
+    evaluates the same closed form in mpmath (``mpf`` or object array).
 
     Examples
     --------
     >>> f"{float(entropic_term(0.5)):.6f}"
     '0.153426'
+    >>> print(mpmath.nstr(entropic_term(0.5, dps=20), 20))  # (1 - log 2) / 2
+    0.15342640972002734529
     """
     overlap = _check_overlap(q)
+    if dps is not None:
+        return elementwise(
+            lambda x: (mpmath.log1p(-mpmath.mpf(x)) + x / (1 - mpmath.mpf(x))) / 2,
+            overlap,
+            dps=check_dps(dps),
+        )
     delta = 1.0 - overlap
     return float_result(0.5 * (np.log(delta) + overlap / delta))
 
