@@ -75,7 +75,7 @@ and column generation ends when the gap between the best two is small
 (:mod:`lamcap.solvers.optimality`).  The exact stage adds up to
 ``wolfe_batch`` points per Wolfe major cycle.  Measured
 (``benchmarks/bench_solvers.py --objective max-margin``, docs/benchmarks.md;
-2 cores, load 1-7): d = 32 at 0.95 p_c in 1.9-3.0 s, d = 64 at 0.95 p_c in
+2 cores, load average 1-7): d = 32 at 0.95 p_c in 1.9-3.0 s, d = 64 at 0.95 p_c in
 22-33 s (the first-order stage alone needs 250 s or more there), d = 128 at
 0.9 p_c in 342-364 s.
 """
