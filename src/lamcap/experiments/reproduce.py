@@ -299,7 +299,8 @@ _COLUMNS = f"""\
   statement about d → ∞, judged by the trend across the run's sizes; *comparison*:
   another matrix shown for reference, not judged.
 - **finite-size prediction** — printed to its precision: every digit is right unless a
-  ± error is given (the Hebbian law's P(all) = rⁿ step is accurate to about 0.3/d).
+  ± error is given (the Hebbian law's P(all) = P₁ⁿ step, P₁ the recall of one
+  association, is accurate to about 0.3/d).
   The spectrum's finite-size law is a model (docs/theory/spectrum-finite-size.md).
 - **measured [95% interval]** — transitions: the 50% point of the finite-size law's
   curve moved along log p to fit the instances (maximum likelihood; likelihood-ratio
