@@ -18,7 +18,7 @@ competitor spread :math:`\|h\|/\sqrt d`.  In these units the target score is
     \quad (= \sqrt{\log p/\alpha} \text{ for } n = p).
 
 Association :math:`\mu` is recalled with probability
-:math:`r = E[\Phi(X)^{p-1}]`.
+:math:`P_1 = E[\Phi(X)^{p-1}]`.
 
 *Finite d, exactly.*  Write :math:`a = |e_\mu|^2`, :math:`b = |u_\mu|^2`,
 :math:`v = \sum_{\nu\ne\mu} u_\nu (e_\nu^\top e_\mu)`.  Given :math:`e_\mu`,
@@ -43,13 +43,13 @@ sizes one simulates: :math:`\mu_p^2/d = n^{-1} d` is 0.5 at ``d = 20``,
 
 *All associations.*  The recall events of different associations share
 :math:`W`; we use the independence (Poisson) approximation
-:math:`P(\text{all}) \approx r^n`.  The pair correlation of the normalised
+:math:`P(\text{all}) \approx P_1^n`.  The pair correlation of the normalised
 targets is :math:`O(1/n)`, and simulations of actual Hebbian memories agree
-with :math:`r^n` to within about ``0.3/d`` (absolute; :math:`r^n` is slightly
+with :math:`P_1^n` to within about ``0.3/d`` (absolute; :math:`P_1^n` is slightly
 too high at small ``d``: 0.514 vs 0.500 at ``p = n = 10, d = 16``; 0.630 vs
 0.623 at ``p = n = 16, d = 24``; ``tests/theory/test_hebbian.py``).
 
-*Thresholds.*  The error fraction :math:`1 - r` decays like :math:`p^{-e(\alpha)}`
+*Thresholds.*  The error fraction :math:`1 - P_1` decays like :math:`p^{-e(\alpha)}`
 up to logarithmic factors (:func:`hebbian_error_exponent`), with
 :math:`e(\alpha) = (1-\sqrt{2\alpha})^2/(2\alpha)` for
 :math:`1/8 \le \alpha < 1/2` and :math:`e(\alpha) = 1/(4\alpha) - 1` for
@@ -134,7 +134,7 @@ def _recall_and_error(
 
 
 def _all_recalled(recall: FloatArray, miss: FloatArray, n: int) -> tuple[FloatArray, FloatArray]:
-    """``r^n`` and ``1 - r^n`` from ``r`` and ``1 - r`` (log of the more accurate one)."""
+    """``P_1^n`` and ``1 - P_1^n`` from ``P_1`` and ``1 - P_1`` (log of the more accurate one)."""
     with np.errstate(divide="ignore"):
         log_all = n * np.where(miss < 0.5, np.log1p(-np.minimum(miss, 0.5)), np.log(recall))
     return np.exp(log_all), -np.expm1(log_all)
@@ -168,8 +168,8 @@ def hebbian_recall(
 
     .. math::
 
-        r = \int \varphi(z)\, \Phi(\mu_p + z)^{p-1}\,dz, \qquad
-        \mu_p = \sqrt{\log p/\alpha}\ (n = p), \qquad P(\text{all}) \approx r^n .
+        P_1 = \int \varphi(z)\, \Phi(\mu_p + z)^{p-1}\,dz, \qquad
+        \mu_p = \sqrt{\log p/\alpha}\ (n = p), \qquad P(\text{all}) \approx P_1^n .
 
     Parameters
     ----------
@@ -179,13 +179,13 @@ def hebbian_recall(
         Load :math:`p\log p/d^2 > 0`.
     all_associations : bool
         Return the probability that all ``n`` associations are recalled
-        (independence approximation :math:`r^n`, see the module docstring)
-        instead of the per-association recall :math:`r`.
+        (independence approximation :math:`P_1^n`, see the module docstring)
+        instead of the per-association recall :math:`P_1`.
     n : int or array_like of int, optional
         Number of associations (default ``p``).  ``p``, ``alpha`` and ``n``
         broadcast together.
     error : bool
-        Return the complement (``1 - r`` or ``1 - r^n``) computed without
+        Return the complement (``1 - P_1`` or ``1 - P_1^n``) computed without
         cancellation, for the tiny error rates of small loads.
     dps : int, optional
         Return mpmath numbers correct to ``dps`` digits: the same integral by
@@ -204,16 +204,16 @@ def hebbian_recall(
     -----
     Integrand evaluated in log space (``log Φ``); composite Gauss–Legendre
     rule (12 nodes per panel of width 1/2 on [-39, 39]).  Relative error below
-    ``1e-13`` for both ``r`` and ``1 - r`` (checked against mpmath
+    ``1e-13`` for both ``P_1`` and ``1 - P_1`` (checked against mpmath
     quadrature).  Reference: docs/theory/hebbian.md, arXiv:2605.10795, arXiv:2605.05189.
 
     Examples
     --------
     >>> from scipy.special import ndtr
-    >>> mu = math.sqrt(math.log(2) / 0.5)  # p = 2: r = P(mu + Z > Z') = Phi(mu / sqrt 2)
+    >>> mu = math.sqrt(math.log(2) / 0.5)  # p = 2: P_1 = P(mu + Z > Z') = Phi(mu / sqrt 2)
     >>> bool(abs(hebbian_recall(2, 0.5) - ndtr(mu / math.sqrt(2))) < 1e-15)
     True
-    >>> print(f"{hebbian_recall(1000, 0.05, error=True):.4e}")  # 1 - r, no cancellation
+    >>> print(f"{hebbian_recall(1000, 0.05, error=True):.4e}")  # 1 - P_1, no cancellation
     4.7261e-14
     >>> round(float(hebbian_recall(1000, 0.15, all_associations=True)), 4)
     0.5977
@@ -336,11 +336,11 @@ def hebbian_recall_finite(
 
     .. math::
 
-        r = E\big[\Phi(X)^{p-1}\big], \qquad
+        P_1 = E\big[\Phi(X)^{p-1}\big], \qquad
         X = \sqrt{d b}\,\frac{a\sqrt b + w}{\sqrt{(a\sqrt b + w)^2 + V}},
 
     with the five independent scalars of the module docstring, integrated by
-    Gauss rules (8 nodes per chi-square variable).  ``P(all) ≈ r^n`` as in
+    Gauss rules (8 nodes per chi-square variable).  ``P(all) ≈ P_1^n`` as in
     :func:`hebbian_recall`.
 
     Parameters
@@ -355,7 +355,7 @@ def hebbian_recall_finite(
     Returns
     -------
     numpy.float64 or ndarray
-        :math:`r`, :math:`r^n`, or their complements if ``error``, in the
+        :math:`P_1`, :math:`P_1^n`, or their complements if ``error``, in the
         broadcast shape of the arguments.
 
     Notes
@@ -385,7 +385,7 @@ def hebbian_recall_finite(
 
 
 def hebbian_error_exponent(alpha: ArrayLike, *, dps: int | None = None) -> Any:
-    r"""Asymptotic decay exponent of the Hebbian error fraction: :math:`1 - r \approx p^{-e(\alpha)}`.
+    r"""Asymptotic decay exponent of the Hebbian error fraction: :math:`1 - P_1 \approx p^{-e(\alpha)}`.
 
     .. math::
 
@@ -440,7 +440,7 @@ def hebbian_critical_load(
 ) -> Any:
     r"""Load :math:`\alpha` at which all ``n`` associations are recalled with probability ``level``.
 
-    Solves :math:`r(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
+    Solves :math:`P_1(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
     to :data:`HEBBIAN_CAPACITY` = 1/8 as :math:`p \to \infty`, logarithmically
     slowly (docs/theory/hebbian.md).
 
@@ -520,8 +520,8 @@ class HebbianScoreLaw:
     p, alpha, n : the problem (``alpha = p log p / d^2``).
     d : the dimension for the finite-d law, or ``None`` for :math:`d \to \infty`.
     target_mean, target_std : mean and standard deviation of the normalised target.
-    recall : per-association recall probability :math:`r`.
-    all_recalled : :math:`r^n`, the probability that all are recalled.
+    recall : per-association recall probability :math:`P_1`.
+    all_recalled : :math:`P_1^n`, the probability that all are recalled.
     """
 
     p: int
