@@ -177,7 +177,7 @@ class _WorkingSet:
 
     Row ``i`` of ``directions`` is :math:`\hat a_i` with
     :math:`V_i = \hat a_i \hat e_{\mu_i}^\top`: the normalised constraint
-    (``raw=False``, :math:`\hat a_i = (u_t - u_\rho)/c_{\mu\rho}`) or the raw
+    (``raw=False``, :math:`\hat a_i = (u_t - u_\rho)/\nu_{\mu\rho}`, :math:`\nu_{\mu\rho} = \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`) or the raw
     one (``raw=True``, :math:`\hat a_i = (u_t - u_\rho)\|e_\mu\|`, so that
     :math:`V_i = (u_t - u_\rho) e_\mu^\top` exactly).
     """

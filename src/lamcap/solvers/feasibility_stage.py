@@ -6,7 +6,7 @@ Recall of every association (docs/theory/index.md; arXiv:2605.10795),
 
 .. math::
 
-    m_i(W) = (u_t - u_\rho)^\top W e_\mu > 0
+    (u_t - u_\rho)^\top W e_\mu > 0
     \qquad \forall i = (\mu, \rho),\ \rho \ne t(\mu),
 
 needs less: any ``W`` in the open cone.  This stage looks for one first and
@@ -178,23 +178,23 @@ def softmin_loss(
 
     .. math::
 
-        L = \sum_\mu \log\Big(1 + \sum_{i \in S_\mu} e^{-m_i}\Big), \quad
-        m_i = c_i\,(r_{t(\mu)} - r_{\rho_i})^\top h_\mu, \quad
+        L = \sum_\mu \log\Big(1 + \sum_{i \in S_\mu} e^{-\ell_i}\Big), \quad
+        \ell_i = (o_{t(\mu)} - o_{\rho_i})^\top h_\mu / \nu_i, \quad
         \frac{\partial L}{\partial h_\mu} = -\sum_{i \in S_\mu}
-        \frac{c_i\,e^{-m_i}}{1 + \sum_{j \in S_\mu} e^{-m_j}}\,
-        (r_{t(\mu)} - r_{\rho_i}),
+        \frac{e^{-\ell_i}/\nu_i}{1 + \sum_{j \in S_\mu} e^{-\ell_j}}\,
+        (o_{t(\mu)} - o_{\rho_i}),
 
     evaluated as a shifted log-sum-exp (no overflow for any finite margin).
-    The rows :math:`r` are read from ``pool`` by index, so the original
+    The output rows :math:`o` are read from ``pool`` by index, so the original
     model's shared outputs are never copied per constraint:
     ``target_rows[mu]`` is association ``mu``'s target row, constraint ``i``
     (``offsets[mu] <= i < offsets[mu + 1]``) has competitor row ``rows[i]``
-    and scale ``scales[i]`` (:math:`c_i`).  ``hidden`` is ``(n, d)`` with rows
+    and scale ``scales[i]`` (:math:`1/\nu_i`, :math:`\nu_i = \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`).  ``hidden`` is ``(n, d)`` with rows
     :math:`h_\mu = W \hat e_\mu`; ``gradient`` ``(n, d)`` and ``levels``
-    (the margins :math:`m_i`) are overwritten.  Returns ``(L, min_i m_i)``
+    (the levels :math:`\ell_i`) are overwritten.  Returns ``(L, min_i ell_i)``
     (``inf`` for an empty working set).  Sums may be reassociated (SIMD):
     each margin is accurate to :math:`O(d\,\epsilon)` relative to
-    :math:`c_i\|r\|\|h_\mu\|`, as any float64 dot product.
+    :math:`\|o\|\|h_\mu\|/\nu_i`, as any float64 dot product.
     """
     n, d = hidden.shape
     total = 0.0
@@ -456,11 +456,11 @@ class _Rows:
 class _WorkingSet:
     r"""The stage's constraints, grown pass by pass, served to :func:`softmin_loss` by association.
 
-    Original model: rows of the shared outputs by index,
-    :math:`c_i = 1/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`.  Decoupled model: the
+    Original model: rows of the shared outputs by index, scale
+    :math:`1/\nu_i = 1/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`.  Decoupled model: the
     stored normalised directions :math:`\hat a_i` (outputs are not kept), as
-    competitor rows :math:`-\hat a_i` against a zero target row,
-    :math:`c_i = 1`.  Both give the levels :math:`m_i = \hat a_i^\top h_\mu`.
+    competitor rows :math:`-\hat a_i` against a zero target row, scale 1.
+    Both give the levels :math:`\ell_i = \hat a_i^\top h_\mu`.
     """
 
     def __init__(self, instance: Instance) -> None:
