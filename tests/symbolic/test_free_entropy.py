@@ -24,24 +24,26 @@ def test_singular_part_gives_inverse_dimension() -> None:
     assert symbolic.critical_density_from_singular_part() == 1 / symbolic.DIMENSION
 
 
-@pytest.mark.parametrize("kappa", [0.0, 0.4, 1.5])
-def test_gardner_second_moment_matches_numeric_critical_density(kappa: float) -> None:
-    moment = float(symbolic.gardner_second_moment().subs(symbolic.STABILITY, kappa))
-    assert replica.critical_density(2, kappa * np.sqrt(2.0)) == pytest.approx(1 / moment, rel=1e-13)
+@pytest.mark.parametrize("stability", [0.0, 0.4, 1.5])
+def test_gardner_second_moment_matches_numeric_critical_density(stability: float) -> None:
+    moment = float(symbolic.gardner_second_moment().subs(symbolic.STABILITY, stability))
+    assert replica.critical_density(2, stability * np.sqrt(2.0)) == pytest.approx(
+        1 / moment, rel=1e-13
+    )
 
 
 def test_gardner_integrand_matches_numeric_energetic_term() -> None:
     """E_u log H(.) from the sympy integrand by scipy quadrature vs theory.replica at p = 2."""
     from scipy import integrate
 
-    q, kappa = 0.6, 0.3
+    q, stability = 0.6, 0.3
     integrand = sp.lambdify(
         symbolic.U,
-        symbolic.gardner_energetic_integrand().subs({symbolic.Q: q, symbolic.STABILITY: kappa})
+        symbolic.gardner_energetic_integrand().subs({symbolic.Q: q, symbolic.STABILITY: stability})
         * sp.exp(-(symbolic.U**2) / 2)
         / sp.sqrt(2 * sp.pi),
         "math",
     )
     value = integrate.quad(integrand, -12, 12, epsabs=1e-13)[0]
-    numeric = float(replica.energetic_term(q, 2, margin=kappa * np.sqrt(2.0)))
+    numeric = float(replica.energetic_term(q, 2, margin=stability * np.sqrt(2.0)))
     assert numeric == pytest.approx(value, abs=1e-10)

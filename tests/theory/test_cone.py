@@ -217,8 +217,8 @@ def test_exact_against_brute_force_projection(p: int) -> None:
 @pytest.mark.parametrize("margin", [0.3, 1.0, 2.5])
 def test_margin_p2_is_gardner(margin: float) -> None:
     mpmath.mp.dps = 30
-    kappa = mpmath.mpf(margin) / mpmath.sqrt(2)
-    gardner = mpmath.quad(lambda z: mpmath.npdf(z) * (z + kappa) ** 2, [-kappa, mpmath.inf])
+    stability = mpmath.mpf(margin) / mpmath.sqrt(2)
+    gardner = mpmath.quad(lambda z: mpmath.npdf(z) * (z + stability) ** 2, [-stability, mpmath.inf])
     assert statistical_dimension(2, margin=margin) == pytest.approx(float(gardner), rel=1e-13)
 
 
@@ -262,8 +262,8 @@ def test_mpmath_route_margin_is_gardner_to_30_digits() -> None:
     # p = 2, margin m: Gardner's (1 + k^2) Phi(k) + k phi(k) with k = m / sqrt(2).
     value = statistical_dimension(2, margin=1.0, dps=30)
     with mpmath.workdps(40):
-        kappa = 1 / mpmath.sqrt(2)
-        gardner = (1 + kappa**2) * mpmath.ncdf(kappa) + kappa * mpmath.npdf(kappa)
+        stability = 1 / mpmath.sqrt(2)
+        gardner = (1 + stability**2) * mpmath.ncdf(stability) + stability * mpmath.npdf(stability)
         assert abs(value - gardner) < mpmath.mpf(10) ** -30
 
 

@@ -418,8 +418,8 @@ def statistical_dimension(
 
     where :math:`|A|_m` counts the competitors pulled down and :math:`\ell^*` is
     the projected target score (law: :func:`~lamcap.theory.hinge_sums.target_level_cdf`).
-    At :math:`p = 2` this is Gardner's :math:`\int_{-\kappa}^\infty Dz\,(z + \kappa)^2`
-    with :math:`\kappa = m/\sqrt2`.
+    At :math:`p = 2` this is Gardner's :math:`\int_{-\kappa_G}^\infty Dz\,(z + \kappa_G)^2`
+    with the stability :math:`\kappa_G = m/\sqrt2`.
 
     Parameters
     ----------
