@@ -174,10 +174,15 @@ CASES: dict[str, Case] = {
     ),
     "hebbian_critical_load": Case(
         hebbian.hebbian_critical_load,
-        {"p": 100, "level": 0.5, "n": 100},
-        {"p": [100, 1000], "level": [0.3, 0.5], "n": [50, 100]},
+        {"p": 100, "probability": 0.5, "n": 100},
+        {"p": [100, 1000], "probability": [0.3, 0.5], "n": [50, 100]},
         dps=2e-13,  # "alpha to 1e-13"
-        bad=(({"level": 1.0}, r"level must contain finite values in \(0\.0, 1\.0\), got 1\.0"),),
+        bad=(
+            (
+                {"probability": 1.0},
+                r"probability must contain finite values in \(0\.0, 1\.0\), got 1\.0",
+            ),
+        ),
     ),
     "hinge_sum_cdf": Case(
         hinge_sums.hinge_sum_cdf,

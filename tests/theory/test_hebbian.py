@@ -176,7 +176,7 @@ def test_theory_md_exponent_is_wrong_below_one_eighth():
         (lambda: hebbian_recall(10, np.nan), "alpha"),
         (lambda: hebbian_recall_finite(10, 0), "d must be an integer >= 1"),
         (lambda: hebbian_score_law(10, 0.3, d=10), "alpha must equal"),
-        (lambda: hebbian_critical_load(10, level=1.0), "level"),
+        (lambda: hebbian_critical_load(10, probability=1.0), "probability"),
     ],
 )
 def test_bad_input_raises(call, match):

@@ -436,11 +436,15 @@ def _error_exponent_mp(alpha: float) -> Any:
 
 
 def hebbian_critical_load(
-    p: ArrayLike, *, level: ArrayLike = 0.5, n: ArrayLike | None = None, dps: int | None = None
+    p: ArrayLike,
+    *,
+    probability: ArrayLike = 0.5,
+    n: ArrayLike | None = None,
+    dps: int | None = None,
 ) -> Any:
-    r"""Load :math:`\alpha` at which all ``n`` associations are recalled with probability ``level``.
+    r"""Load :math:`\alpha` at which all ``n`` associations are recalled with probability ``probability``.
 
-    Solves :math:`P_1(\alpha)^n = \text{level}` (:func:`hebbian_recall`); tends
+    Solves :math:`P_1(\alpha)^n = \text{probability}` (:func:`hebbian_recall`); tends
     to :data:`HEBBIAN_CAPACITY` = 1/8 as :math:`p \to \infty`, logarithmically
     slowly (docs/theory/hebbian.md).
 
@@ -448,10 +452,10 @@ def hebbian_critical_load(
     ----------
     p : int or array_like of int
         Number of outputs, ``p >= 2``.
-    level : float or array_like
-        Target probability in (0, 1).
+    probability : float or array_like
+        Target probability of recalling all ``n`` associations, in (0, 1).
     n : int or array_like of int, optional
-        Number of associations (default ``p``).  ``p``, ``level`` and ``n``
+        Number of associations (default ``p``).  ``p``, ``probability`` and ``n``
         broadcast together.
     dps : int, optional
         Return mpmath numbers correct to ``dps`` digits: secant steps in
@@ -470,29 +474,31 @@ def hebbian_critical_load(
     [0.1543, 0.1404, 0.1357]
     """
     outputs, counts = _check_p_n(p, n)
-    levels = check_finite_array("level", level, minimum=0.0, maximum=1.0, closed="()")
+    probabilities = check_finite_array(
+        "probability", probability, minimum=0.0, maximum=1.0, closed="()"
+    )
     digits = check_dps(dps)
 
-    def one_problem(p_value: int, level_value: float, n_value: int) -> float:
+    def one_problem(p_value: int, target: float, n_value: int) -> float:
         def gap(log_alpha: float) -> float:
             value = hebbian_recall(p_value, math.exp(log_alpha), all_associations=True, n=n_value)
-            return float(value) - level_value
+            return float(value) - target
 
         return math.exp(optimize.brentq(gap, math.log(1e-3), math.log(1e3), xtol=1e-13))
 
     if digits is None:
-        return elementwise(one_problem, outputs, levels, counts)
+        return elementwise(one_problem, outputs, probabilities, counts)
     work = working_dps(digits)
 
-    def one_mp(p_value: int, level_value: float, n_value: int) -> Any:
+    def one_mp(p_value: int, target: float, n_value: int) -> Any:
         def gap(log_alpha: Any) -> Any:
             recall = _recall_mp(p_value, mpmath.exp(log_alpha), n_value, True, False)
-            return recall - level_value
+            return recall - target
 
-        start = mpmath.log(one_problem(p_value, level_value, n_value))
+        start = mpmath.log(one_problem(p_value, target, n_value))
         return mpmath.exp(_secant(gap, start, start + mpmath.mpf(10) ** -8, work))
 
-    return elementwise(one_mp, outputs, levels, counts, dps=digits)
+    return elementwise(one_mp, outputs, probabilities, counts, dps=digits)
 
 
 def _secant(function: Callable[[Any], Any], first: Any, second: Any, dps: int) -> Any:
