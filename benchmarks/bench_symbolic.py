@@ -42,8 +42,8 @@ def _brentq_overlap(density: float, p: int, samples: int) -> float:
 
     def residual(log_gap: float) -> float:
         delta = np.array([np.exp(log_gap)])
-        _, spread, _ = replica._expectations(delta, p, 0.0, samples, 0)
-        return float(density - (1.0 - delta[0]) / spread[0])
+        _, displacement, _ = replica._expectations(delta, p, 0.0, samples, 0)
+        return float(density - (1.0 - delta[0]) / displacement[0])
 
     return 1.0 - float(np.exp(optimize.brentq(residual, -12 * np.log(10), -1e-12, xtol=1e-6)))
 

@@ -16,7 +16,7 @@ def test_entropic_term_matches_numeric() -> None:
     np.testing.assert_allclose(replica.entropic_term(q), function(q), rtol=1e-12)
 
 
-def test_saddle_point_density_is_q_over_spread() -> None:
+def test_saddle_point_density_is_q_over_displacement() -> None:
     assert sp.simplify(symbolic.saddle_point_density() - symbolic.Q / symbolic.D) == 0
 
 

@@ -40,7 +40,7 @@ __all__ = [
     "saddle_point_density",
 ]
 
-#: Overlap q, association density a = n/d^2, spread D(q), statistical dimension E[C_p].
+#: Overlap q, association density a = n/d^2, mean displacement D(q), statistical dimension E[C_p].
 Q, DENSITY, D, DIMENSION = sp.symbols("q a D C", positive=True)
 #: Gardner's stability kappa_G = m/sqrt(2) (p = 2; not the rank ratio kappa) and the variable u.
 STABILITY, U = sp.symbols("kappa_G u", real=True)

@@ -397,7 +397,7 @@ def _perceptron_expectations(deltas: FloatArray, margin: float) -> tuple[FloatAr
     """
     stability = margin / _SQRT2
     log_terms = np.empty(deltas.size)
-    spreads = np.empty(deltas.size)
+    displacements = np.empty(deltas.size)
     for j, delta in enumerate(deltas):
         root_q = math.sqrt(1.0 - delta)
         root_delta = math.sqrt(delta)
@@ -408,8 +408,8 @@ def _perceptron_expectations(deltas: FloatArray, margin: float) -> tuple[FloatAr
         log_cdf = special.log_ndtr(x)
         ratio = np.exp(-0.5 * x**2 - _LOG_SQRT_2PI - log_cdf)
         log_terms[j] = gaussian @ log_cdf
-        spreads[j] = delta * (gaussian @ ratio**2)
-    return log_terms, spreads
+        displacements[j] = delta * (gaussian @ ratio**2)
+    return log_terms, displacements
 
 
 def _expectations(
@@ -417,8 +417,8 @@ def _expectations(
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """G(q), D(q) and the standard error of G at the given 1 - q values."""
     if p == 2:
-        log_terms, spreads = _perceptron_expectations(deltas, margin)
-        return log_terms, spreads, np.zeros_like(deltas)
+        log_terms, displacements = _perceptron_expectations(deltas, margin)
+        return log_terms, displacements, np.zeros_like(deltas)
     targets, competitors, distance = _quenched_draws(p, margin, samples, seed)
     log_p, displacement = _energetic_samples(
         targets, competitors, deltas, margin, _HERMITE_NODES, _HERMITE_WEIGHTS
@@ -426,8 +426,8 @@ def _expectations(
     exact_distance = 1.0 / _critical_density_one(p, margin)
     # near q = 1: log P ~ -dist^2 / (2 delta) and displacement -> dist^2
     energetic, error = _controlled_mean(log_p, distance, exact_distance)
-    spread, _ = _controlled_mean(displacement, distance, exact_distance)
-    return energetic, spread, error
+    displacement_mean, _ = _controlled_mean(displacement, distance, exact_distance)
+    return energetic, displacement_mean, error
 
 
 # --------------------------------------------------------------------------
@@ -546,8 +546,8 @@ def _density_curve(p: int, margin: float, samples: int, seed: int) -> tuple[Floa
     """Saddle-point density a(q) = q / D(q) on the log(1 - q) grid (increasing)."""
     grid = _LOG_DELTA_GRID_PERCEPTRON if p == 2 else _LOG_DELTA_GRID
     deltas = np.exp(grid)
-    _, spread, _ = _expectations(deltas, p, margin, samples, seed)
-    densities = (1.0 - deltas) / spread
+    _, displacement, _ = _expectations(deltas, p, margin, samples, seed)
+    densities = (1.0 - deltas) / displacement
     return grid.copy(), np.maximum.accumulate(densities)
 
 
