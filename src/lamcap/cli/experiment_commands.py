@@ -141,7 +141,8 @@ def _register_sweep(subparsers: Any) -> None:
         type=int,
         nargs="+",
         default=None,
-        help="fixed numbers of associations p (default: adaptive refinement)",
+        help="fixed values of p, outputs per association and number of associations (n = p) "
+        "(default: adaptive refinement)",
     )
     grid.add_argument(
         "--loads",

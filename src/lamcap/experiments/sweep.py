@@ -3,8 +3,9 @@ r"""Sweep descriptions: which instances an empirical-capacity study solves.
 A :class:`Sweep` is a frozen, validated description of a study.  It is split
 into *cells*, one per combination of dimension ``d``, rank ratio
 :math:`\kappa`, model (``"decoupled"`` / ``"original"``) and solver method;
-inside a cell the number of associations ``p`` is either a fixed grid
-(``p_grid`` or ``loads``) or refined adaptively around the transition by
+inside a cell ``p`` (outputs per association, with as many associations,
+``n = p``) is either a fixed grid (``p_grid`` or ``loads``) or refined
+adaptively around the transition by
 :mod:`lamcap.experiments.runner`.  Every instance is a :class:`Task` whose seed
 is derived from (sweep seed, d, κ, model, p, replicate) only
 (:func:`instance_seed`), so that results never depend on scheduling and the
@@ -74,7 +75,7 @@ version resume and merge; the code maps at this boundary (docs/vocabulary.md).
 
 
 def p_from_load(load: float, d: int) -> int:
-    r"""Number of associations ``p`` whose load is closest to ``load``.
+    r"""The ``p`` (``n = p`` associations) whose load is closest to ``load``.
 
     Solves :math:`p \log p / d^2 = \alpha` for real ``p`` (monotone for
     :math:`p \ge 2`) and rounds to the nearest integer ``>= 2``.
@@ -158,7 +159,7 @@ class Cell:
 
 @dataclass(frozen=True)
 class Task:
-    """One instance to solve: a cell, a number of associations and a replicate."""
+    """One instance to solve: a cell, ``p`` (``n = p`` associations) and a replicate."""
 
     d: int
     kappa: float
@@ -197,7 +198,7 @@ class Sweep:
     models : ``"decoupled"`` and/or ``"original"``.
     methods : solver methods (see :data:`METHODS`); ``"hebbian"`` measures the
         Hebbian rule's perfect-recall transition.
-    p_grid : fixed numbers of associations for every cell (brute grid), or
+    p_grid : fixed values of ``p`` (``n = p`` associations) for every cell (brute grid), or
     loads : fixed loads :math:`\alpha = p\log p/d^2` (converted per d), or
         neither (default): adaptive refinement around the transition.
     seeds_per_point : replicates per (cell, p).
@@ -358,7 +359,7 @@ class Sweep:
         return ()
 
     def task(self, cell: Cell, p: int, replicate: int) -> Task:
-        """The instance of ``cell`` with ``p`` associations and the given replicate."""
+        """The instance of ``cell`` with ``n = p`` associations and the given replicate."""
         return Task(
             d=cell.d,
             kappa=cell.kappa,
