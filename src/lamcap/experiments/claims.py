@@ -82,6 +82,7 @@ __all__ = [
     "measured_law_text",
     "op_dp_law",
     "prediction_text",
+    "score_margin",
     "score_prediction",
     "spectrum_prediction",
     "transition_claims",
@@ -169,16 +170,28 @@ def asymptotic_ratio(kappa: float) -> float:
 
 
 @functools.lru_cache(maxsize=64)
+def score_margin(d: int, p: int) -> float:
+    r"""Margin :math:`m` of the normalised scores of the max-margin W at (d, p).
+
+    ``max_margin(p/d², p)`` (n = p associations at density :math:`a = p/d^2`;
+    to about 1e-10): the score law :math:`\Pi_{K_m}(g)` below capacity
+    (docs/theory/mechanism.md).  The score claim and figure 5 both use it.
+    """
+    from lamcap.theory.margin import max_margin  # noqa: PLC0415
+
+    return float(max_margin(p / d**2, p))
+
+
+@functools.lru_cache(maxsize=64)
 def score_prediction(d: int, p: int) -> tuple[float, float]:
     r"""Mean normalised target score :math:`E\ell^*` of the max-margin W at (d, p), and the margin.
 
-    ``score_law(p, margin=m).target_mean()`` with ``m = max_margin(p/d², p)``
-    (n = p associations; both to about 1e-10).
+    ``score_law(p, margin=m).target_mean()`` with ``m =`` :func:`score_margin`
+    (both to about 1e-10).
     """
-    from lamcap.theory.margin import max_margin  # noqa: PLC0415
     from lamcap.theory.scores import score_law  # noqa: PLC0415
 
-    margin = float(max_margin(p / d**2, p))
+    margin = score_margin(d, p)
     return float(score_law(p, margin=margin).target_mean()), margin
 
 

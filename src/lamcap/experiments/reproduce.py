@@ -396,7 +396,11 @@ Crofton median (Hebbian: the exact finite-d law).
 ## Figures
 
 Figures 4 and 5 show the max-margin W at κ = 1 (largest mechanism d) and the
-two-layer trainer at κ = 0.5; the legends name the matrix.
+two-layer trainer at κ = 0.5; the legends name the matrix.  Figure 4 prints the
+measured E[s⁴]/E[s²]² next to the finite-size law at the same d and p (the spectrum
+claim's prediction) and draws the quarter circle as the d → ∞ asymptote.  Figure 5
+draws the score law Π_K_m(g) at the margin of the score claim, m = max_margin(p/d², p),
+printed in its legend.
 
 {figure_lines}
 

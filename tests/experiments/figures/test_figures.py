@@ -48,13 +48,13 @@ def _row(cell: Cell, p_c: float) -> TransitionRow:
     )
 
 
-def _sample(kappa: float) -> SolutionSample:
+def _sample(kappa: float, *, d: int = 6, p: int = 12, method: str = "auto") -> SolutionSample:
     rng = np.random.default_rng(0)
     return SolutionSample(
-        d=6,
+        d=d,
         kappa=kappa,
-        p=12,
-        method="auto",
+        p=p,
+        method=method,
         solved=4,
         feasible=3,
         singular_values=rng.uniform(0.2, 1.8, 18),
@@ -192,6 +192,50 @@ def test_spectrum_and_scores_figures(tmp_path: Path) -> None:
     assert len(right.get_lines()) == 2
     _inside_and_apart(figure)
     assert (tmp_path / f"{scores.NAME}.pdf").exists()
+
+
+def test_max_margin_spectrum_shows_the_finite_size_law_and_labels_the_asymptote() -> None:
+    from lamcap.experiments.claims import spectrum_prediction
+    from lamcap.theory.spectrum import singular_value_moment
+
+    figure = spectrum.draw([_sample(1.0, d=12, p=37, method="max_margin")])
+    axis = figure.get_axes()[0]
+    finite, asymptote = axis.get_lines()
+    assert finite.get_label() == "finite-size density, d = 12, p = 37"
+    # the printed prediction is the spectrum claim's, at the measured d and p
+    histogram = next(t for t in axis.get_legend_handles_labels()[1] if "measured" in t)
+    predicted = spectrum_prediction(1.0, 12, 37)
+    assert predicted is not None
+    assert f"{predicted[0]:.2f} finite-size law at d = 12, p = 37" in histogram
+    assert predicted[0] == float(singular_value_moment(4, 1.0, d=12, p=37))
+    assert predicted[0] > 2.3  # the finite-size excess at d = 12, not the asymptote 2
+    # the drawn curve is a density (its mass on the plotted grid), not the quarter circle
+    s, density = finite.get_xdata(), finite.get_ydata()
+    assert float(np.trapezoid(density, s)) == pytest.approx(1.0, abs=0.01)
+    assert not np.allclose(density, asymptote.get_ydata(), atol=0.02)
+    assert asymptote.get_label().startswith("d → ∞ asymptote: quarter circle")
+    assert asymptote.get_label().endswith("= 2.00")
+    assert asymptote.get_color() == "0.45"  # the grey of every asymptote
+    _inside_and_apart(figure)
+
+
+def test_score_figure_draws_the_law_at_the_margin_of_the_score_claim() -> None:
+    from lamcap.experiments.claims import score_prediction
+
+    figure = scores.draw(_sample(1.0, d=16, p=58, method="max_margin"))
+    left = figure.get_axes()[0]
+    _, target = left.get_lines()
+    mean, margin = score_prediction(16, 58)
+    assert left.get_legend().get_title().get_text() == f"law at m = {margin:.3f}"
+    assert margin > 0.05  # below capacity: not the m = 0 law
+    # the drawn target density is the claim's law: its mean on the plotted grid
+    x, density = target.get_xdata(), target.get_ydata()
+    step = x[1] - x[0]
+    assert float(np.sum(density) * step) == pytest.approx(1.0, abs=1e-3)
+    assert float(np.sum(x * density) * step) == pytest.approx(mean, abs=0.01)
+    # any other matrix is drawn against the law at capacity
+    other = scores.draw(_sample(1.0, d=16, p=58, method="first_feasible"))
+    assert other.get_axes()[0].get_legend().get_title().get_text() == "law at m = 0.000"
 
 
 def test_at_full_rank_the_learnt_and_initial_laws_are_the_same() -> None:

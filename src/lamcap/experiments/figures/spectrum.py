@@ -1,15 +1,27 @@
 r"""Figure 4: singular values of solutions vs the theoretical densities.
 
-Histogram: singular values of feasible solutions near capacity in Frobenius
-units (mean square 1), pooled over seeds, one panel per κ (cross-entropy
-training ``adam_ce`` at full rank, the two-layer trainer below; the legend
-names the method and the measured fourth-moment ratio
-:math:`E[s^4]/E[s^2]^2` next to the law's).  Lines, on 400 points:
+Histogram: singular values of storing matrices near capacity in Frobenius
+units (mean square 1), pooled over seeds, one panel per sample (the
+max-margin W at full rank, the two-layer trainer below; the legend names the
+matrix and its measured fourth-moment ratio :math:`E[s^4]/E[s^2]^2`).
+
+For the max-margin W the prediction at the measured size is the finite-size
+law (docs/theory/spectrum-finite-size.md): its fourth-moment ratio
+``singular_value_moment(4, 1, d=d, p=p)``, the prediction the spectrum claim of
+``lamcap reproduce`` tests, is printed next to the measured one, and its
+density ``singular_value_density(s, 1, d=d, p=p)`` is drawn as a line (the
+density is the law's deterministic equivalent, without the moment's
+:math:`1/d` terms).  The quarter circle and its ratio 2 are the d → ∞
+asymptote, drawn grey and dashed and labelled as such; only the trend across
+d can test it.
+
+For the other matrices lamcap has no finite-size law.  Lines, on 400 points:
 ``singular_value_density(s, κ)`` of the learnt weights (the top κ-fraction of
-the quarter circle, docs/theory/mechanism.md) and the law at initialisation
-(``law="gaussian"`` at κ = 1, ``law="product"`` for :math:`QR^\top` with
-Gaussian factors below: both trainers start from Gaussian entries,
-``lamcap.solvers.baselines`` and ``lamcap.solvers.two_layer``).
+the quarter circle, docs/theory/mechanism.md; its ratio in the legend is the
+d → ∞ value) and the law at initialisation (``law="gaussian"`` at κ = 1,
+``law="product"`` for :math:`QR^\top` with Gaussian factors below: both
+trainers start from Gaussian entries, ``lamcap.solvers.baselines`` and
+``lamcap.solvers.two_layer``).
 
 At κ = 1 the two laws are one curve, and the figure says so: the full-rank
 trainer starts from a matrix with i.i.d. Gaussian entries, whose singular
@@ -29,8 +41,9 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from lamcap.experiments.claims import asymptotic_ratio, spectrum_prediction
 from lamcap.experiments.figures._common import theory_or_none
-from lamcap.experiments.figures.style import colour, new_figure, save, styled
+from lamcap.experiments.figures.style import ASYMPTOTE, colour, new_figure, save, styled
 from lamcap.experiments.mechanism import SolutionSample
 
 __all__ = ["NAME", "draw", "fourth_moment_ratio"]
@@ -51,22 +64,42 @@ def _density(s: np.ndarray, kappa: float, law: str) -> np.ndarray:
     return np.asarray(singular_value_density(s, kappa, law=law), dtype=float)
 
 
-def _law_ratio(kappa: float) -> float:
-    from lamcap.theory.spectrum import singular_value_moment  # noqa: PLC0415
-
-    return float(singular_value_moment(4, kappa) / singular_value_moment(2, kappa) ** 2)
+def _finite_size(sample: SolutionSample) -> tuple[float, float] | None:
+    """The finite-size ratio of the max-margin W at the sample's (d, p), if lamcap has one."""
+    if sample.method != "max_margin":
+        return None
+    return spectrum_prediction(sample.kappa, sample.d, sample.p)
 
 
 def _histogram_label(sample: SolutionSample, values: np.ndarray) -> str:
-    measured = fourth_moment_ratio(values)
-    law = theory_or_none(partial(_law_ratio, sample.kappa))
-    ratio = f"E[s⁴]/E[s²]² = {measured:.2f}"
-    if law is not None:
-        ratio += f" (law {law:.2f})"
-    method = sample.method
-    if method == "auto":  # what lamcap.solve picks: the LP at full rank, else the trainer
-        method += " (cutting plane)" if sample.kappa == 1.0 else " (two-layer trainer)"
-    return f"{method} W, {sample.feasible} of {sample.solved} feasible\n{ratio}"
+    measured = f"E[s⁴]/E[s²]² = {fourth_moment_ratio(values):.2f} measured"
+    finite = _finite_size(sample)
+    if finite is not None:
+        measured += f",\n{finite[0]:.2f} finite-size law at d = {sample.d}, p = {sample.p}"
+    return f"{sample.label}, {sample.feasible} of {sample.solved} storing\n{measured}"
+
+
+def _finite_density(s: np.ndarray, sample: SolutionSample) -> np.ndarray:
+    from lamcap import singular_value_density  # noqa: PLC0415
+
+    return np.asarray(singular_value_density(s, 1.0, d=sample.d, p=sample.p), dtype=float)
+
+
+def _draw_finite_size(axis: Any, grid: np.ndarray, sample: SolutionSample) -> None:
+    """Finite-size density at the measured (d, p), then the quarter circle as the d → ∞ asymptote."""
+    finite = theory_or_none(partial(_finite_density, grid, sample))
+    if finite is not None:
+        axis.plot(
+            grid, finite, color="k", label=f"finite-size density, d = {sample.d}, p = {sample.p}"
+        )
+    asymptote = theory_or_none(partial(_density, grid, 1.0, "optimum"))
+    if asymptote is not None:
+        axis.plot(
+            grid,
+            asymptote,
+            **ASYMPTOTE,
+            label=f"d → ∞ asymptote: quarter circle,\nE[s⁴]/E[s²]² = {asymptotic_ratio(1.0):.2f}",
+        )
 
 
 def _draw_panel(axis: Any, sample: SolutionSample) -> None:
@@ -81,6 +114,22 @@ def _draw_panel(axis: Any, sample: SolutionSample) -> None:
             label=_histogram_label(sample, values),
         )
     grid = np.linspace(0.0, max(2.5, float(values.max()) if values.size else 2.5), 400)
+    if _finite_size(sample) is not None:
+        _draw_finite_size(axis, grid, sample)
+    else:
+        _draw_asymptotic(axis, grid, sample)
+    top = max([1.0] + [float(np.max(line.get_ydata())) for line in axis.get_lines()])
+    top = max(top, max((patch.get_height() for patch in axis.patches), default=0.0))
+    axis.set_ylim(0, 1.6 * top)  # room for the legend above the data
+    axis.set_title(f"κ = {sample.kappa:g}   (d = {sample.d}, p = {sample.p})")
+    axis.set_xlabel("singular value (Frobenius units)")
+    axis.legend(loc="upper right")
+
+
+def _draw_asymptotic(axis: Any, grid: np.ndarray, sample: SolutionSample) -> None:
+    """The d → ∞ laws of a matrix without a finite-size law: learnt and initial."""
+    ratio = theory_or_none(partial(asymptotic_ratio, sample.kappa))
+    learnt_ratio = "" if ratio is None else f"\nE[s⁴]/E[s²]² = {ratio:.2f} (d → ∞)"
     learnt = theory_or_none(partial(_density, grid, sample.kappa, "optimum"))
     initial_law = "gaussian" if sample.kappa == 1.0 else "product"
     initial = theory_or_none(partial(_density, grid, sample.kappa, initial_law))
@@ -90,19 +139,19 @@ def _draw_panel(axis: Any, sample: SolutionSample) -> None:
             grid,
             learnt,
             color="k",
-            label="learnt law = law of the Gaussian\nstart: quarter circle at κ = 1",
+            label="d → ∞ learnt law = law of the Gaussian\nstart: quarter circle at κ = 1"
+            + learnt_ratio,
         )
     else:
         if learnt is not None:
-            axis.plot(grid, learnt, color="k", label="learnt law (top-κ quarter circle)")
+            axis.plot(
+                grid,
+                learnt,
+                color="k",
+                label="d → ∞ learnt law (top-κ quarter circle)" + learnt_ratio,
+            )
         if initial is not None:
             axis.plot(grid, initial, color=colour(1), ls="--", label="initial law (Gaussian Q, R)")
-    top = max([1.0] + [float(np.max(line.get_ydata())) for line in axis.get_lines()])
-    top = max(top, max((patch.get_height() for patch in axis.patches), default=0.0))
-    axis.set_ylim(0, 1.6 * top)  # room for the legend above the data
-    axis.set_title(f"κ = {sample.kappa:g}   (d = {sample.d}, p = {sample.p})")
-    axis.set_xlabel("singular value (Frobenius units)")
-    axis.legend(loc="upper right")
 
 
 @styled
