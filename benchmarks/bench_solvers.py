@@ -7,6 +7,8 @@ Run (quick: d = 16, 24, 32 with 3 instances per point)::
     python benchmarks/bench_solvers.py --dims 32 --instances 10 --factors 1.0 --full-lp-seconds 120
     python benchmarks/bench_solvers.py --dims --score-pass 128 256 --exact 32 48 64
     python benchmarks/bench_solvers.py --objective max-margin --dims 16 32 64 --factors 0.95
+    python benchmarks/bench_solvers.py --infeasible-large 96 128 --models decoupled original \
+        --factors 1.07 --instances 3 --max-seconds 1800
 
 For each d in ``--dims`` and each p in {0.9, 1.0, 1.1} x critical_p(d), the
 same instances (decoupled model, seeds 0..instances-1) go through
@@ -24,6 +26,12 @@ dense matmul rate (2 n p d flops per pass vs a float64 GEMM of similar size).
 the obvious numpy code (the same generator and numbers, then einsum);
 ``--exact`` times the exact stage on infeasible instances (1.05 p_c), Wolfe's
 min-norm point against scipy's NNLS on the dense rows (NNLS only up to d = 48).
+``--infeasible-large`` solves instances above p_c at large d (default
+1.07 p_c; ``--models``), each in a fresh process, and prints the verdict,
+whether the infeasibility is proven exactly or only gamma* <= eps, wall and
+CPU seconds, the peak resident memory against the solver's estimate, and
+the load average before and after (no alternative runs at these sizes:
+full-LP HiGHS decides nothing at d = 32 within 120 s).
 numba kernels are compiled and warmed before any timing.  Timings taken on a
 shared machine are noisy.
 
@@ -223,6 +231,84 @@ def exact_stages(dims: Sequence[int], instances: int, max_seconds: float) -> Non
             print(row, flush=True)
 
 
+def _one_infeasible(d: int, p: int, model: str, seed: int, max_seconds: float) -> dict[str, Any]:
+    """Solve and verify one instance in this (fresh) process; times, load and peak memory."""
+    import resource  # noqa: PLC0415 - POSIX only, like the rest of this measurement
+
+    instance = lamcap.make_instance(d, p, model=model, seed=seed)
+    load = _load()
+    tick, cpu = time.perf_counter(), time.process_time()
+    result = solve(instance, max_seconds=max_seconds)
+    wall, cpu = time.perf_counter() - tick, time.process_time() - cpu
+    check = verify(instance, result)
+    assert check.consistent, (d, p, model, seed, result.verdict)
+    details = result.details
+    return {
+        "verdict": result.verdict,
+        "exact": bool(result.certificate is not None and result.certificate.exact),
+        "epsilon": result.certificate.epsilon if result.certificate is not None else math.nan,
+        "support": int(np.size(result.certificate.alpha)) if result.certificate else 0,
+        "wall": wall,
+        "cpu": cpu,
+        "load": f"{load}-{_load()}",
+        "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+        "estimate_gb": details.get("exact_memory_bytes", 0) / 1e9,
+        "stages": (
+            f"passes {details['pass_seconds']:.0f} s, ascent {details['ascent_seconds']:.0f} s, "
+            f"exact {details['exact_seconds']:.0f} s, {result.iterations} rounds, "
+            f"stopped {details['stopped']}"
+        ),
+    }
+
+
+def infeasible_large(
+    dims: Sequence[int],
+    models: Sequence[str],
+    factors: Sequence[float],
+    instances: int,
+    max_seconds: float,
+) -> None:
+    """Infeasible instances at large d: verdict, time, proof kind and peak memory of ``solve``.
+
+    Each instance runs in a fresh process (spawned), so the peak resident
+    memory reported (``ru_maxrss``) is that instance's own, imports and numba
+    kernels included; the kernels are compiled once in the parent first.
+    """
+    import multiprocessing  # noqa: PLC0415
+
+    context = multiprocessing.get_context("spawn")
+    print(
+        f"{'d':>4} {'model':>9} {'p/p_c':>5} {'p':>5} {'seed':>4} {'verdict':>10} {'proof':>9} "
+        f"{'eps':>8} {'support':>7} {'wall':>7} {'cpu':>7} {'peak GB':>7} {'est GB':>6} {'load':>9}"
+    )
+    for d in dims:
+        for model in models:
+            for factor in factors:
+                p = round(factor * float(lamcap.critical_p(d)))
+                walls = []
+                for seed in range(instances):
+                    with context.Pool(1, maxtasksperchild=1) as pool:
+                        row = pool.apply(_one_infeasible, (d, p, model, seed, max_seconds))
+                    walls.append(row["wall"])
+                    proof = (
+                        "exact"
+                        if row["exact"]
+                        else ("eps only" if row["verdict"] == "infeasible" else "-")
+                    )
+                    print(
+                        f"{d:>4} {model:>9} {factor:>5.2f} {p:>5} {seed:>4} {row['verdict']:>10} "
+                        f"{proof:>9} {row['epsilon']:>8.1e} {row['support']:>7} {row['wall']:>7.1f} "
+                        f"{row['cpu']:>7.1f} {row['peak_gb']:>7.2f} {row['estimate_gb']:>6.2f} "
+                        f"{row['load']:>9} ({row['stages']})",
+                        flush=True,
+                    )
+                print(
+                    f"d={d} {model} {factor} p_c: median {statistics.median(walls):.1f} s, "
+                    f"max {max(walls):.1f} s over {len(walls)} instances",
+                    flush=True,
+                )
+
+
 def _timed_max_margin(
     instance: Any, tolerance: float, max_seconds: float, exact: str
 ) -> tuple[Any, float]:
@@ -372,8 +458,27 @@ def main(argv: Sequence[str] = ()) -> None:
     parser.add_argument(
         "--exact", type=int, nargs="*", default=[], help="Wolfe vs NNLS exact stage at these d"
     )
+    parser.add_argument(
+        "--infeasible-large",
+        type=int,
+        nargs="*",
+        default=[],
+        help="infeasible instances at these d, one process each (times, proof, peak memory)",
+    )
+    parser.add_argument(
+        "--models", nargs="*", default=["decoupled"], help="models for --infeasible-large"
+    )
     arguments = parser.parse_args(argv)
     _warm_up()
+    if arguments.infeasible_large:
+        infeasible_large(
+            arguments.infeasible_large,
+            arguments.models,
+            arguments.factors or [1.07],
+            arguments.instances,
+            arguments.max_seconds,
+        )
+        return
     if arguments.objective == "max-margin":
         max_margin(
             arguments.dims,

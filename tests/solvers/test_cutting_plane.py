@@ -15,11 +15,13 @@ import numpy as np
 import pytest
 
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers import verify
+from lamcap.solvers import cutting_plane, verify
 from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE
 from lamcap.solvers.cutting_plane import (
     CuttingPlaneOptions,
+    _candidates,
     _min_norm_point,
+    _WorkingSet,
     solve_cutting_plane,
 )
 from lamcap.solvers.full_lp import solve_full_lp
@@ -129,6 +131,41 @@ def test_wolfe_and_nnls_exact_stages_agree(
         verdicts.add(result.verdict)
     assert len(verdicts) == 1
     assert verdicts != {"undecided"}
+
+
+@pytest.mark.parametrize(("d", "p", "seed"), [(4, 40, 1), (8, 27, 35), (10, 31, 2), (12, 44, 5)])
+def test_large_dimension_mode_decides_like_the_default(
+    d: int, p: int, seed: int, independently_decided: Decided, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The large-d path (early switch, 64 points per major cycle, corral sorted) at small d."""
+    monkeypatch.setattr(cutting_plane, "SORT_MIN_CORRAL", 2)
+    instance = make_instance(d, p, seed=seed)
+    default = _solve(instance, feasibility_first=False)
+    large = _solve(instance, feasibility_first=False, large_dimension=1)
+    independently_decided(instance, large)
+    assert large.verdict == default.verdict != "undecided"
+    if large.verdict == "infeasible":
+        assert large.details["stage"] == "wolfe"
+        assert large.certificate is not None
+        assert default.certificate is not None
+        assert large.certificate.exact == default.certificate.exact
+
+
+def test_dense_certificate_repairs_are_skipped_above_their_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    instance = make_instance(4, 12, seed=0)
+    working = _WorkingSet(instance.n, instance.d)
+    mus = np.repeat(np.arange(instance.n), 2).astype(np.int64)
+    rhos = ((instance.targets[mus] + 1 + np.tile([0, 1], instance.n)) % instance.p).astype(np.int64)
+    working.add(mus, rhos, np.random.default_rng(0).standard_normal((mus.size, instance.d)))
+    unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
+    duals = np.full(working.size, 1.0 / working.size)
+    assert len(list(_candidates(working, unit_inputs, duals, 10.0))) == 3
+    monkeypatch.setattr(cutting_plane, "DENSE_ROWS_MAX_ENTRIES", working.size * 16 - 1)
+    only = list(_candidates(working, unit_inputs, duals, 10.0))
+    assert len(only) == 1
+    assert only[0] is duals
 
 
 def _two_clusters(seed: int) -> Instance:

@@ -15,7 +15,7 @@ import pytest
 
 import lamcap
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers import FarkasCertificate, build_result, verify
+from lamcap.solvers import FarkasCertificate, build_result, infeasibility, verify
 from lamcap.solvers.infeasibility import (
     _exact_proof,
     _perturbation_proof,
@@ -146,6 +146,33 @@ def test_spanning_supports_of_feasible_instances_are_never_proven(seed: int) -> 
     proven, detail = _perturbation_proof(_support(instance, certificate))
     assert not proven, detail
     assert not prove_infeasible(instance, certificate).proven
+
+
+def test_perturbation_proof_is_not_tried_above_its_dimension(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """d = 8: a spanning support of 65 > 40 constraints, proven only by the perturbation bound.
+
+    With the bound's dimension limit below 64 the verdict stays infeasible and
+    says that only gamma* <= eps is proven (never a claim of exactness).
+    """
+    instance = make_instance(8, 30, seed=0)
+    certificate = lamcap.solve(instance).certificate
+    assert certificate is not None
+    assert certificate.alpha.size == 65
+    assert prove_infeasible(instance, certificate).proven
+    monkeypatch.setattr(infeasibility, "PERTURBATION_MAX_DIMENSION", 63)
+    proof = prove_infeasible(instance, certificate)
+    assert not proof.proven
+    assert "not tried above D = 63" in proof.detail
+    result = build_result(instance, None, certificate=certificate, method="x")
+    assert result.verdict == "infeasible"
+    assert result.certificate is not None
+    assert not result.certificate.exact
+    assert result.proven.startswith("only gamma* <= ")
+    check = verify(instance, result)
+    assert check
+    assert check.proven.startswith("only gamma* <= ")
 
 
 def test_build_result_marks_exact_certificates_and_verify_re_proves_them() -> None:

@@ -100,6 +100,54 @@ def test_renumbered_warm_start_reaches_the_same_point() -> None:
     )
 
 
+def test_sorting_by_weight_keeps_the_point_and_refactorises_the_corral() -> None:
+    directions, owners, inputs = _points(6, 12, 6, 0.3, 5)
+    reference = CorralState.empty(capacity=40)
+    assert reference.run(directions, owners, inputs, max_iterations=1000) == "optimal"
+    state = CorralState.empty(capacity=40)
+    state.run(directions, owners, inputs, max_iterations=12, batch=4)  # part of the way
+    before = state.point(directions, owners, inputs)
+    members = set(state.corral[: state.size].tolist())
+    assert state.sort_by_weight(directions, owners, inputs)
+    weights = state.weights[: state.size]
+    assert set(state.corral[: state.size].tolist()) == members
+    assert np.all(np.diff(weights) <= 0.0)
+    np.testing.assert_allclose(state.point(directions, owners, inputs), before, atol=1e-15)
+    rows = _dense(directions, owners, inputs)[state.corral[: state.size]]
+    factor = state.factor[: state.size, : state.size]
+    np.testing.assert_allclose(factor @ factor.T, 1.0 + rows @ rows.T, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(factor @ state.solved[: state.size], 1.0, rtol=0, atol=1e-10)
+    assert np.all(state.factor[state.size :] == 0.0)
+    assert state.run(directions, owners, inputs, max_iterations=1000, batch=4) == "optimal"
+    np.testing.assert_allclose(
+        state.point(directions, owners, inputs).ravel(),
+        _nnls_min_norm(_dense(directions, owners, inputs)),
+        rtol=0,
+        atol=1e-10,
+    )
+    np.testing.assert_allclose(
+        state.point(directions, owners, inputs),
+        reference.point(directions, owners, inputs),
+        rtol=0,
+        atol=1e-10,
+    )
+
+
+def test_sorting_a_dependent_corral_empties_the_state() -> None:
+    directions = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # two identical points
+    owners = np.zeros(3, dtype=np.int64)
+    inputs = np.array([[1.0, 0.0]])
+    state = CorralState.empty(capacity=5)
+    state.corral[:3] = [0, 1, 2]
+    state.weights[:3] = [0.5, 0.3, 0.2]
+    state.size = 3
+    assert not state.sort_by_weight(directions, owners, inputs)
+    assert state.size == 0
+    status = state.run(directions, owners, inputs, max_iterations=50)  # a cold start again
+    assert status == "optimal"
+    np.testing.assert_allclose(state.point(directions, owners, inputs)[:, 0], [0.5, 0.5])
+
+
 def test_rounding_stall_keeps_a_convex_combination() -> None:
     """Two clusters of near-duplicate unit points make the corral ill-conditioned.
 

@@ -174,7 +174,8 @@ def solve(
         *exact* when ``result.certificate.exact`` (no ``W`` recalls every
         association, :math:`\gamma^* \le 0`; the supports the solvers find
         near the transition are proven so up to d = 32, not at d = 48 and 64,
-        docs/benchmarks.md), otherwise only
+        docs/benchmarks.md; above d = 64 the proof is not tried,
+        :data:`~lamcap.solvers.infeasibility.PERTURBATION_MAX_DIMENSION`), otherwise only
         :math:`\gamma^* \le \varepsilon` (no ``W`` has a minimum normalised
         margin above :math:`\varepsilon`).  With
         ``objective="max_margin"``, ``details`` also holds ``"relative_gap"``

@@ -56,10 +56,14 @@ The verdict always comes from :func:`~lamcap.solvers.result.build_result`
 wrong; at the time limit the result is ``"undecided"`` with the best ``W``.
 Memory beyond the instance: :math:`O(np + |S| d + d^2)`, plus the exact stage:
 Wolfe's factor of at most :math:`(d^2 + 1)^2` numbers (134 MB at d = 64,
-680 MB at d = 96), NNLS and HiGHS the :math:`|S| d^2` dense rows.  Above
-``exact_max_dimension`` only the first-order stage runs: ``"feasible"`` is
-still certified by the full pass, but ``"infeasible"`` needs the exact stage,
-so such runs end ``"undecided"`` on infeasible instances.
+680 MB at d = 96, 2.15 GB at d = 128), NNLS and HiGHS the :math:`|S| d^2`
+dense rows.  Above ``exact_max_dimension`` (128) only the first-order stage
+runs: ``"feasible"`` is still certified by the full pass, but
+``"infeasible"`` needs the exact stage, so such runs end ``"undecided"`` on
+infeasible instances.  From ``large_dimension`` (96) on, the exact stage
+starts at the first ascent round that cannot separate its working set, adds
+up to 64 points per Wolfe major cycle and sorts the corral by weight before
+each exact round (docs/solvers-at-scale.md).
 
 Max-margin objective
 --------------------
@@ -112,6 +116,12 @@ from lamcap.solvers.result import SolveResult, build_result
 
 __all__ = ["OBJECTIVES", "CuttingPlaneOptions", "solve_cutting_plane"]
 
+SORT_MIN_CORRAL = 1024
+"""From this corral size on, large-d runs sort the corral by weight before each exact round."""
+
+DENSE_ROWS_MAX_ENTRIES = 2**25
+"""Largest dense constraint block (rows x ``d**2``, 268 MB) built to repair a Farkas vector."""
+
 OBJECTIVES = ("feasible", "max_margin")
 """``"feasible"``: stop at the first verified ``W``; ``"max_margin"``: the minimum-norm ``W``."""
 
@@ -138,8 +148,18 @@ class CuttingPlaneOptions:
         rows), ``"highs"`` (HiGHS margin LP with warm-started cutting planes)
         or ``"none"`` (first-order only).
     exact_max_dimension : largest ``d`` for the exact stage (Wolfe holds a
-        ``(d**2 + 1)``-square factor: 134 MB at d = 64, 680 MB at d = 96;
-        NNLS and HiGHS the ``|S| x d**2`` dense rows).
+        ``(d**2 + 1)``-square factor: 134 MB at d = 64, 680 MB at d = 96,
+        2.15 GB at d = 128; NNLS and HiGHS the ``|S| x d**2`` dense rows).
+    large_dimension : from this ``d`` on, the first-order stage ends as soon
+        as an ascent round cannot separate its working set (on an infeasible
+        working set further rounds only grow it: measured at d = 96, 1.07 p_c,
+        110 s per round against 5 s while the rounds still separate), and
+        Wolfe adds up to 64 points per major cycle as for the max-margin
+        objective (a d = 128 corral has about 16 000 points; one point per
+        cycle would stream its 2 GB factor 16 000 times); with
+        ``objective="feasible"`` the corral is also sorted by weight before
+        each exact round (:meth:`~lamcap.solvers.min_norm_point.CorralState.sort_by_weight`),
+        so that the points that leave it are mostly the last ones.
     max_rounds : cap on passes (first-order and exact rounds together).
     wolfe_batch : points a Wolfe major cycle may add at once
         (:meth:`~lamcap.solvers.min_norm_point.CorralState.run`); default 64
@@ -163,7 +183,8 @@ class CuttingPlaneOptions:
     sweeps: int = 5
     first_order_rounds: int | None = None
     exact: str = "wolfe"
-    exact_max_dimension: int = 96
+    exact_max_dimension: int = 128
+    large_dimension: int = 96
     max_rounds: int = 200
     nnls_cost_factor: float = 4.0
     max_margin_exact_max_dimension: int = 128
@@ -366,13 +387,22 @@ def _candidates(
     duals: NDArray[np.float64],
     max_seconds: float,
 ) -> Iterator[NDArray[np.float64] | None]:
-    """Farkas vectors to try, cheapest first (computed lazily)."""
+    """Farkas vectors to try, cheapest first (computed lazily).
+
+    The polish and HiGHS' ray need the dense rows (:math:`d^2` numbers per
+    constraint); they are skipped when those would exceed
+    :data:`DENSE_ROWS_MAX_ENTRIES` (a least-squares solve on 9 217 rows of
+    9 216 at d = 96 would take longer than the whole solve).
+    """
     yield duals
     support = np.nonzero(duals > 0)[0]
+    unknowns = working.d * working.d
+    if support.size * unknowns > DENSE_ROWS_MAX_ENTRIES:
+        return
     polished = np.zeros_like(duals)
     polished[support] = _polish(_lp_rows(working, unit_inputs, support), duals[support])
     yield polished
-    if max_seconds > 0:
+    if max_seconds > 0 and working.size * unknowns <= DENSE_ROWS_MAX_ENTRIES:
         yield highs_feasibility(
             _lp_rows(working, unit_inputs, np.arange(working.size)), max_seconds=max_seconds
         ).ray
@@ -419,6 +449,8 @@ class _Progress:
     corral: CorralState | None = None
     corral_keys: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     memory: dict[str, int] = field(default_factory=dict)
+    inseparable: bool = False
+    sort_corral: bool = False
 
     def offer(self, weights: NDArray[np.float64], margin: float) -> None:
         if not margin <= self.margin:  # NaN-safe: replaces a NaN best
@@ -530,7 +562,8 @@ def solve_cutting_plane(
         found.min_margin,
         pass_seconds=found.seconds,
         nnls_cost_factor=opts.nnls_cost_factor,
-        wolfe_batch=_wolfe_batch(opts, bounds is not None),
+        wolfe_batch=_wolfe_batch(opts, bounds is not None, instance.d),
+        sort_corral=bounds is None and instance.d >= opts.large_dimension,
     )
     if bounds is not None:
         bounds.offer_primal(initial, found.lowest)
@@ -601,11 +634,11 @@ def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress:
     return False
 
 
-def _wolfe_batch(opts: CuttingPlaneOptions, max_margin: bool) -> int:
-    """Points per Wolfe major cycle: the option, else 64 for max margin and 1 for feasibility."""
+def _wolfe_batch(opts: CuttingPlaneOptions, max_margin: bool, d: int) -> int:
+    """Points per Wolfe major cycle: the option, else 64 for max margin or large d, else 1."""
     if opts.wolfe_batch is not None:
         return max(1, int(opts.wolfe_batch))
-    return 64 if max_margin else 1
+    return 64 if max_margin or d >= opts.large_dimension else 1
 
 
 def _finished(progress: _Progress, bounds: _Bounds | None) -> bool:
@@ -644,7 +677,9 @@ def _rounds(
             progress.stopped = "converged"  # no constraint below the exact working-set level
             break
         if progress.stage == "first_order" and exact != "none":
-            if progress.rounds > _first_order_rounds(opts, instance.d):
+            if progress.rounds > _first_order_rounds(opts, instance.d) or (
+                progress.inseparable and instance.d >= opts.large_dimension
+            ):
                 progress.stage = exact
                 _keep(working, working.alpha > 0, member)
                 if not _memory_fits(instance, working, exact, progress):
@@ -789,8 +824,10 @@ def _ascent_round(
     The epochs run in slices of ``opts.check_every``; the round ends early once
     ``W`` satisfies every working-set constraint strictly (the full pass that
     follows then either certifies it or adds the constraints it violates).
+    A round that never does sets ``progress.inseparable``.
     """
     done = 0
+    progress.inseparable = True
     while done < opts.epochs_per_round:
         chunk = min(opts.check_every, opts.epochs_per_round - done)
         dual_epochs(
@@ -804,6 +841,7 @@ def _ascent_round(
         )
         done += chunk
         if working.size and float(np.min(_working_levels(working, unit_inputs, ascent))) > 0:
+            progress.inseparable = False
             break
     total = float(working.alpha.sum())
     if total > 0:
@@ -998,6 +1036,8 @@ def _wolfe_min_norm_point(
         order = np.argsort(keys)
         found = order[np.searchsorted(keys[order], progress.corral_keys[: state.size])]
         state.renumber(found.astype(np.int64))
+        if progress.sort_corral and state.size >= SORT_MIN_CORRAL:
+            state.sort_by_weight(working.directions, working.mus, unit_inputs)
     slice_iterations = 16
     while True:
         if time.perf_counter() >= deadline:

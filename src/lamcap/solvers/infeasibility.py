@@ -49,7 +49,23 @@ model :math:`\mathrm{fl}(a \circ b) = (a \circ b)(1 + \delta)`, :math:`|\delta|
 Each bound is evaluated in float64 and inflated by 1 % (covering the rounding
 of its own evaluation, a relative :math:`10^{-12}` at these sizes).  Cost:
 :math:`O(kD^2 + D^3)` flops and :math:`4D^2` numbers (about 0.5 GB at
-:math:`d = 64`).  Near the transition the supports found by the solvers have
+:math:`d = 64`).  It is tried up to :math:`D =`
+:data:`PERTURBATION_MAX_DIMENSION` :math:`= 64^2`.  Beyond, its float64
+rounding floor, about :math:`(\gamma_k + \gamma_D)\|\hat A\|_F^2 \approx
+2kDu` (:math:`\|\hat A\|_F^2 \le k` after the scaling), reaches
+:math:`1.9\times10^{-8}` at :math:`d = 96` and :math:`6\times10^{-8}` at
+:math:`d = 128`, while :math:`\lambda_{\min} = \sigma_D^2` falls faster:
+the proven :math:`\sigma_D` of the supports found at 1.07 :math:`p_c` were
+:math:`4\text{--}6\times10^{-3}` at :math:`d = 16`,
+:math:`1.5\text{--}2.8\times10^{-3}` at :math:`d = 32` and
+:math:`0.9\text{--}2\times10^{-4}` at :math:`d = 64` (floor
+:math:`3.7\times10^{-9}` against :math:`\sigma_D^2 \ge 8\times10^{-9}`),
+which extrapolates to :math:`\sigma_D^2` of a few :math:`10^{-9}` at
+:math:`d = 96`; and the :math:`2\times10^{13}` flops at :math:`d = 128`
+would take longer than the solve.  Larger supports then carry
+:math:`\gamma^* \le \varepsilon` only; a proof there needs a bound that does
+not square the condition number (e.g. an LU factorisation of :math:`D`
+columns with an a-posteriori residual bound).  Near the transition the supports found by the solvers have
 exactly :math:`k = D + 1` constraints up to :math:`d = 32`, and the proof has
 room to spare (:math:`\|\Delta y\|/\min y \le 2\times10^{-5}` measured;
 ``benchmarks/bench_verdicts.py``).  At :math:`d = 48` and 64 Wolfe's exact
@@ -85,10 +101,18 @@ from numpy.typing import NDArray
 from lamcap.problems import Instance
 from lamcap.solvers.certificates import FarkasCertificate, checked_certificate_arrays
 
-__all__ = ["EXACT_MAX_SUPPORT", "InfeasibilityProof", "prove_infeasible"]
+__all__ = [
+    "EXACT_MAX_SUPPORT",
+    "PERTURBATION_MAX_DIMENSION",
+    "InfeasibilityProof",
+    "prove_infeasible",
+]
 
 EXACT_MAX_SUPPORT = 40
 """Largest support (constraints) tried in exact rational arithmetic (about 1 s at 37)."""
+
+PERTURBATION_MAX_DIMENSION = 64**2
+r"""Largest :math:`D = d^2` for the perturbation proof (its :math:`O(kD^2 + D^3)` flops: 20 s at d = 64)."""
 
 _U = 2.0**-53
 _SAFETY = 1.01  # inflation of every evaluated bound (covers the rounding of its evaluation)
@@ -276,6 +300,11 @@ def _perturbation_proof(
     return correction < smallest, detail
 
 
+def _perturbation_flops(count: int, dimension: int) -> float:
+    r"""Flops of :func:`_perturbation_proof`: Gram :math:`2kD^2`, two Cholesky :math:`2D^3/3`, residual :math:`2D^3`."""
+    return 2.0 * count * dimension**2 + (2.0 / 3.0 + 2.0) * dimension**3
+
+
 # --------------------------------------------------------------------------- exact arithmetic
 def _integers(values: NDArray[np.float64]) -> tuple[list[list[int]], int]:
     """``values = m * 2**low`` with integer entries ``m`` (exact), as nested lists."""
@@ -428,7 +457,14 @@ def prove_infeasible(instance: Instance, certificate: FarkasCertificate) -> Infe
     if alpha.size == 0:
         return InfeasibilityProof(False, "", "empty support", time.perf_counter() - start)
     details = []
-    if alpha.size > instance.d * instance.d:
+    dimension = instance.d * instance.d
+    if alpha.size > dimension > PERTURBATION_MAX_DIMENSION:
+        details.append(
+            f"support of {alpha.size} constraints in R^{dimension}: the perturbation "
+            f"proof is not tried above D = {PERTURBATION_MAX_DIMENSION} "
+            f"(about {_perturbation_flops(alpha.size, dimension):.1e} flops)"
+        )
+    elif alpha.size > dimension:
         proven, detail = _perturbation_proof((targets, rivals, inputs, alpha))
         if proven:
             return InfeasibilityProof(True, "perturbation", detail, time.perf_counter() - start)

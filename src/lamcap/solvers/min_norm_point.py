@@ -604,12 +604,27 @@ class CorralState:
         state = cls.empty(capacity)
         order = np.argsort(-weights, kind="stable")
         members = order[: min(int(np.count_nonzero(weights > 0)), capacity - 1)]
-        if members.size < 2:
-            return state
+        if members.size < 2 or not state._factorise(directions, owners, inputs, members):
+            return cls.empty(capacity)
+        state.weights[: members.size] = weights[members] / weights[members].sum()
+        state.settled = False
+        return state
+
+    def _factorise(
+        self,
+        directions: NDArray[np.float64],
+        owners: NDArray[np.int64],
+        inputs: NDArray[np.float64],
+        members: NDArray[np.int64],
+    ) -> bool:
+        """Corral := ``members`` (in that order), factor by one blocked Cholesky in place.
+
+        False (state unusable) when the points are numerically affinely dependent.
+        """
         size = members.size
         rows = directions[members]
         units = inputs[owners[members]]
-        factor = state.factor[:size, :size]  # built in place: one k x k array in memory
+        factor = self.factor[:size, :size]  # built in place: one k x k array in memory
         for start in range(0, size, CHOLESKY_BLOCK):  # one block-sized temporary at a time
             stop = min(size, start + CHOLESKY_BLOCK)
             block = factor[start:stop]
@@ -620,15 +635,43 @@ class CorralState:
         try:
             cholesky_in_place(factor)
         except np.linalg.LinAlgError:
-            return cls.empty(capacity)
+            return False
         if float(np.min(np.diagonal(factor))) ** 2 <= 1e-13 * largest:
-            return cls.empty(capacity)
-        _forward_rows(state.factor, state.solved, 0, size)
-        state.corral[:size] = members
-        state.weights[:size] = weights[members] / weights[members].sum()
-        state.size = size
-        state.settled = False
-        return state
+            return False
+        self.factor[size:, :] = 0.0
+        _forward_rows(self.factor, self.solved, 0, size)
+        self.corral[:size] = members
+        self.size = size
+        return True
+
+    def sort_by_weight(
+        self,
+        directions: NDArray[np.float64],
+        owners: NDArray[np.int64],
+        inputs: NDArray[np.float64],
+    ) -> bool:
+        r"""Reorder the corral by decreasing weight and refactorise it (the same convex point).
+
+        Dropping corral member :math:`i` of :math:`k` costs
+        :math:`O(k^2 - i^2)` (the rows below it move up and are
+        re-triangularised), so the points that are likely to leave, the light
+        ones, should come last; after a round of major cycles the order is
+        that of arrival instead.  One blocked Cholesky factorisation
+        (:math:`k^3/3` flops, BLAS-3) in the factor's own storage.  False
+        when the refactorisation fails (the state is then empty).
+        """
+        size = self.size
+        order = np.argsort(-self.weights[:size], kind="stable")
+        members = self.corral[:size][order].copy()
+        weights = self.weights[:size][order].copy()
+        if not self._factorise(directions, owners, inputs, members):
+            self.size = 0
+            self.factor[:] = 0.0
+            self.settled = True
+            return False
+        self.weights[:size] = weights
+        self.weights[size:] = 0.0
+        return True
 
     def grow(self, capacity: int) -> None:
         """Enlarge the storage to ``capacity`` points, keeping the corral."""
