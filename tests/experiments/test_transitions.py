@@ -150,13 +150,14 @@ def test_proven_only_leaves_out_infeasible_verdicts_not_proven_exactly(
 def test_cli_writes_checks_and_reports_stale_files(
     databases: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out, pairs = tmp_path / "capacity.csv", tmp_path / "op_vs_dp.csv"
-    given = ["--db", *map(str, databases), "--out", str(out), "--op-vs-dp", str(pairs)]
+    out, pairs, copy = (tmp_path / name for name in ("capacity.csv", "op_vs_dp.csv", "copy.csv"))
+    given = ["--db", *map(str, databases), "--out", str(out), "--op-vs-dp", str(pairs), str(copy)]
     assert main(["results", "transitions", *given, "--check"]) == 1  # nothing written yet
     assert not out.exists()
     assert main(["results", "transitions", *given]) == 0
     assert "left out, transition not bracketed: d=16 κ=1" in capsys.readouterr().err
     assert out.read_text() == capacity_csv(cell_data(databases))
+    assert pairs.read_text() == copy.read_text() == op_vs_dp_csv(cell_data(databases))
     assert main(["results", "transitions", *given, "--check"]) == 0
     out.write_text(out.read_text().replace("\n8,1,", "\n8,2,", 1))
     assert main(["results", "transitions", *given, "--check"]) == 1
@@ -190,6 +191,7 @@ def test_committed_tables_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> 
             str(MEASUREMENTS / "capacity.csv"),
             "--op-vs-dp",
             str(MEASUREMENTS / "op_vs_dp.csv"),
+            str(ROOT / "src" / "lamcap" / "experiments" / "data" / "op_vs_dp.csv"),
             "--check",
         ]
     )

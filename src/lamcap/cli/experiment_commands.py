@@ -9,7 +9,8 @@ Examples (shell)::
     lamcap results summary --db a.sqlite b.sqlite --proven-only
     lamcap results export --csv results.csv
     lamcap results transitions --db docs/measurements/data/*.sqlite \
-        --out docs/measurements/capacity.csv --op-vs-dp docs/measurements/op_vs_dp.csv
+        --out docs/measurements/capacity.csv \
+        --op-vs-dp docs/measurements/op_vs_dp.csv src/lamcap/experiments/data/op_vs_dp.csv
     lamcap figures --out figures/
     lamcap reproduce --quick --out lamcap-reproduce
 
@@ -449,7 +450,13 @@ def _register_transitions(actions: Any) -> None:
         "--out", type=Path, default=None, metavar="CSV", help="capacity table to write"
     )
     parser.add_argument(
-        "--op-vs-dp", type=Path, default=None, metavar="CSV", help="OP vs DP table to write"
+        "--op-vs-dp",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="CSV",
+        help="OP vs DP table to write (several paths: the same table into each, e.g. the "
+        "docs copy and the package-data copy that lamcap reproduce reads)",
     )
     parser.add_argument(
         "--check",
@@ -466,14 +473,10 @@ def _transitions(arguments: argparse.Namespace) -> int:
     _, unbracketed = transitions.fitted_cells(cells)
     for cell in unbracketed:
         print(f"left out, transition not bracketed: {cell.label()}", file=sys.stderr)
-    outputs = [
-        (path, make(cells))
-        for path, make in (
-            (arguments.out, transitions.capacity_csv),
-            (arguments.op_vs_dp, transitions.op_vs_dp_csv),
-        )
-        if path is not None
-    ]
+    outputs = [] if arguments.out is None else [(arguments.out, transitions.capacity_csv(cells))]
+    if arguments.op_vs_dp:
+        pairs = transitions.op_vs_dp_csv(cells)
+        outputs += [(path, pairs) for path in arguments.op_vs_dp]
     if not outputs:
         if arguments.check:
             msg = "--check needs the files to compare: give --out and/or --op-vs-dp"
