@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lamcap.cli import build_parser, main, symbolic_commands
-from lamcap.symbolic import codegen, tables
+from lamcap.experiments import derivation_tables as tables
+from lamcap.symbolic import codegen
 
 FAKE_PYPROJECT = '[project]\nname = "lamcap"\nversion = "0"\n'
 STALE_BLOCK = f"{codegen.BEGIN_MARKER}\nOLD = 1\n{codegen.END_MARKER}\n"
