@@ -23,7 +23,8 @@ Reads ``docs/measurements/spectrum_finite_size.csv`` (written by
   :math:`(1 - \epsilon^2)\|W\|_F^2 \le \|W^*\|_F^2 \le \|W\|_F^2`; the table gives the
   mean half-width of that interval over a point's matrices;
 * where a seed was solved at two tolerances, both ratios (the measured effect of
-  the tolerance); per seed the table uses its newest solve;
+  the tolerance); per seed the table uses the solve with the smallest certified
+  distance;
 * each instance's own normalised margin :math:`m_i = d/\|W\|_F` (at raw margin 1,
   ``primal_norm``) against the law's :math:`m` (:math:`p\,E D = d^2`), and the law
   evaluated at :math:`m_i` instead of :math:`m` (the prediction conditional on the
@@ -168,12 +169,22 @@ def load_points(path: Path) -> list[Point]:
 
 
 def best_per_seed(rows: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Per seed, its newest feasible row (the CSV is appended in order; none if never feasible)."""
-    newest: dict[str, dict[str, str]] = {}
+    """Per seed, the feasible solve with the smallest certified distance to ``W*``.
+
+    ``primal_norm`` is taken from any solve of the seed that recorded it (they
+    solve the same instance to the same optimum).
+    """
+    best: dict[str, dict[str, str]] = {}
+    norms: dict[str, str] = {}
     for row in rows:
-        if row["verdict"] == "feasible":
-            newest[row["seed"]] = row
-    return [newest[seed] for seed in sorted(newest, key=int)]
+        if row["verdict"] != "feasible":
+            continue
+        seed = row["seed"]
+        if row.get("primal_norm"):
+            norms[seed] = row["primal_norm"]
+        if seed not in best or float(row["distance_bound"]) < float(best[seed]["distance_bound"]):
+            best[seed] = row
+    return [{**best[s], "primal_norm": norms.get(s, "")} for s in sorted(best, key=int)]
 
 
 def resolved(path: Path) -> str:
