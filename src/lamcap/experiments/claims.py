@@ -145,8 +145,10 @@ def spectrum_prediction(kappa: float, d: int, p: int) -> tuple[float, float] | N
 
     ``singular_value_moment(4, 1, d=d, p=p)`` (normalised to :math:`E s^2 = 1`;
     docs/theory/spectrum-finite-size.md), a model checked against certified
-    max-margin W at d = 16–64; its inputs are computed to about 1e-12, so the
-    printed digits are those of the model.  ``None`` below full rank and
+    max-margin W at d = 8–64: low by about 0.32 d/p (0.05 and 0.04 at d = 48
+    and 64, beyond two standard errors there; docs/measurements/spectrum.md), so
+    rows at those sizes can be judged inconsistent; its inputs are computed to
+    about 1e-12, so the printed digits are those of the model.  ``None`` below full rank and
     outside the law's range (d in [8, 1024], p between 0.75 and 1 times
     ``critical_p(d)``).
     """

@@ -1095,10 +1095,10 @@ def singular_value_moment(
     :math:`\kappa_D`, :math:`u` and :math:`m` are computed to about 1e-12; the
     formula is a model (first order in :math:`d/p` for the :math:`(1-2u)^2`
     factor).  Against certified max-margin ``W`` at 0.95 critical_p(d) it is
-    within two standard errors for d = 8–32 and low by 0.055 and 0.029 (3.5 and
-    2.3 standard errors, 16 instances each) at d = 48 and 64, a miss of the model,
-    not of the solver or of the choice of feasible instances
-    (docs/measurements/spectrum.md).
+    within two standard errors for d = 8–16 and 32 and low by about
+    0.32 d/p beyond: by 0.049 and 0.038 (4.5 and 3.8 standard errors, 32 and 24
+    instances) at d = 48 and 64, a miss of the model, not of the solver or of the
+    choice of feasible instances (docs/measurements/spectrum.md).
 
     Reference: arXiv:2605.10795 (quarter-circle law);
     docs/theory/spectrum-finite-size.md (finite-size law).
