@@ -67,6 +67,7 @@ def test_loads_convert_to_p() -> None:
         ({"dims": [8], "p_grid": [1]}, "p must be an integer"),
         ({"dims": [8], "p_grid": [10], "loads": [1.0]}, "either p_grid or loads"),
         ({"dims": [8], "seeds_per_point": 0}, "seeds_per_point"),
+        ({"dims": [8], "raw_margin": 0.0}, r"raw_margin must be .*> 0.*, got 0"),
         ({"dims": [4], "kappas": [0.1]}, "rank"),
         ({"kappas": [1.0]}, "'dims' is required"),
     ],
