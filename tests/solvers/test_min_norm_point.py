@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.linalg import solve_triangular
 from scipy.optimize import nnls
 
 from lamcap.solvers.min_norm_point import (
+    FORWARD_BLOCK,
     CorralState,
     _append_many,
     _candidates,
+    _forward_solve_many,
     cholesky_in_place,
 )
 
@@ -192,6 +195,20 @@ def test_blocked_cholesky_refuses_an_indefinite_matrix() -> None:
     matrix = np.diag([1.0, 1.0, 1.0, -1.0, 1.0])
     with pytest.raises(np.linalg.LinAlgError):
         cholesky_in_place(matrix, block=2)
+
+
+@pytest.mark.parametrize("k", [1, FORWARD_BLOCK - 1, FORWARD_BLOCK, 2 * FORWARD_BLOCK + 37])
+def test_blocked_forward_substitution_matches_scipy_and_its_python_version(k: int) -> None:
+    rng = np.random.default_rng(k)
+    points = rng.standard_normal((k + 3, 2 * k + 8))
+    factor = np.zeros((k + 5, k + 5))
+    factor[: k + 3, : k + 3] = np.linalg.cholesky(1.0 + points @ points.T / k)
+    right = rng.standard_normal((k, 5))
+    expected = solve_triangular(factor[:k, :k], right, lower=True)
+    for kernel in (_forward_solve_many, _forward_solve_many.py_func):
+        solved = right.copy()
+        kernel(factor, k, solved)
+        np.testing.assert_allclose(solved, expected, rtol=0, atol=1e-11 * np.abs(expected).max())
 
 
 def test_block_append_kernel_matches_its_python_version_and_one_by_one_appends() -> None:
