@@ -22,6 +22,7 @@ from lamcap.solvers.feasibility_stage import (
     FeasibilityOptions,
     _Memory,
     _smallest_first,
+    constraint_directions,
     lbfgs_direction,
     lowest_constraints,
     run_feasibility_stage,
@@ -181,6 +182,28 @@ def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:
         count, lowest = kernel(scores, norms2, *args)
         assert math.isnan(lowest)
         assert count == 1  # the finite constraint is still a cut
+
+
+@pytest.mark.parametrize("kernel", [constraint_directions, constraint_directions.py_func])
+def test_constraint_directions_are_numpys_fancy_indexing_bit_for_bit(kernel) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(8)
+    outputs = rng.standard_normal((7, 9, 5))
+    norms2 = np.einsum("bpd,bpd->bp", outputs, outputs)
+    rows = rng.integers(0, 7, size=40)
+    targets = rng.integers(0, 9, size=40)
+    rhos = (targets + rng.integers(1, 9, size=40)) % 9
+    scale = np.sqrt(norms2[rows, targets] + norms2[rows, rhos])
+    expected = (outputs[rows, targets] - outputs[rows, rhos]) / scale[:, None]
+    assert np.array_equal(kernel(outputs, norms2, rows, targets, rhos), expected)
+    # strided norms (the original model's broadcast rows) and a read-only block view
+    shared = outputs[0]
+    broadcast = np.broadcast_to(np.einsum("pd,pd->p", shared, shared), (7, 9))
+    view = np.broadcast_to(shared, (7, 9, 5))
+    scale = np.sqrt(broadcast[rows, targets] + broadcast[rows, rhos])
+    expected = (shared[targets] - shared[rhos]) / scale[:, None]
+    assert np.array_equal(kernel(view, broadcast, rows, targets, rhos), expected)
+    lengths = np.linalg.norm(kernel(outputs, norms2, rows, targets, rhos), axis=1)
+    assert np.all(lengths <= math.sqrt(2.0) * (1 + 1e-15))  # |a - b|^2 <= 2|a|^2 + 2|b|^2
 
 
 @pytest.mark.parametrize("model", ["decoupled", "original"])

@@ -83,6 +83,7 @@ __all__ = [
     "FeasibilityOptions",
     "FeasibilityOutcome",
     "StagePass",
+    "constraint_directions",
     "first_cuts",
     "handover_cuts",
     "lbfgs_direction",
@@ -199,6 +200,10 @@ def softmin_loss(
     n, d = hidden.shape
     total = 0.0
     lowest = math.inf
+    widest = 0
+    for mu in range(n):
+        widest = max(widest, offsets[mu + 1] - offsets[mu])
+    terms = np.empty(widest)  # e^{-ell_i - shift} of one association: one exp per constraint
     for mu in range(n):
         lo = offsets[mu]
         hi = offsets[mu + 1]
@@ -222,11 +227,12 @@ def softmin_loss(
             shift = max(shift, -margin)
         normaliser = math.exp(-shift)
         for i in range(lo, hi):
-            normaliser += math.exp(-levels[i] - shift)
+            terms[i - lo] = math.exp(-levels[i] - shift)
+            normaliser += terms[i - lo]
         total += shift + math.log(normaliser)
         target_weight = 0.0
         for i in range(lo, hi):
-            weight = scales[i] * math.exp(-levels[i] - shift) / normaliser
+            weight = scales[i] * terms[i - lo] / normaliser
             target_weight += weight
             row = rows[i]
             for t in range(d):
@@ -344,6 +350,44 @@ def lowest_constraints(
     return count, lowest if finite else math.nan
 
 
+@numba.njit(cache=True, nogil=True)
+def constraint_directions(
+    outputs: NDArray[np.float64],
+    norms2: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    targets: NDArray[np.int64],
+    rhos: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    r"""Normalised constraint directions of a block of associations' outputs.
+
+    Row ``k`` is :math:`\hat a_k = (u_t - u_\rho)/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`
+    with :math:`u_t` = ``outputs[rows[k], targets[k]]``, :math:`u_\rho` =
+    ``outputs[rows[k], rhos[k]]`` and the squared norms read from ``norms2``
+    (``(B, p)``, any strides), in the same operations as numpy's
+    ``(outputs[rows, targets] - outputs[rows, rhos]) / scale[:, None]``, so
+    bit for bit the same, without the two ``(k, d)`` temporaries of fancy
+    indexing (measured: 2.3 ms of a 4.5 ms score pass at d = 32, decoupled,
+    0.9 p_c).
+
+    Examples
+    --------
+    >>> outputs = np.array([[[3.0, 0.0], [0.0, 4.0]]])  # one association, p = 2
+    >>> norms2 = np.array([[9.0, 16.0]])
+    >>> row, target, rho = np.array([0]), np.array([0]), np.array([1])
+    >>> constraint_directions(outputs, norms2, row, target, rho)
+    array([[ 0.6, -0.8]])
+    """
+    count = rows.shape[0]
+    d = outputs.shape[2]
+    directions = np.empty((count, d))
+    for k in range(count):
+        b, t, rho = rows[k], targets[k], rhos[k]
+        scale = math.sqrt(norms2[b, t] + norms2[b, rho])
+        for c in range(d):
+            directions[k, c] = (outputs[b, t, c] - outputs[b, rho, c]) / scale
+    return directions
+
+
 @dataclass
 class StagePass:
     r"""A score pass: the new constraints (directions when kept) and the smallest levels.
@@ -423,13 +467,14 @@ def stage_pass(
         found_rhos.append(rhos)
         if decoupled or directions:
             targets = instance.targets[block.start + rows]
-            scale = np.sqrt(block.norms2[rows, targets] + block.norms2[rows, rhos])
             if shared is not None:
-                apart = shared[targets] - shared[rhos]
+                scale = np.sqrt(block.norms2[rows, targets] + block.norms2[rows, rhos])
+                found_directions.append((shared[targets] - shared[rhos]) / scale[:, None])
             else:
                 assert block.outputs is not None  # keep_outputs for the decoupled model
-                apart = block.outputs[rows, targets] - block.outputs[rows, rhos]
-            found_directions.append(apart / scale[:, None])
+                found_directions.append(
+                    constraint_directions(block.outputs, block.norms2, rows, targets, rhos)
+                )
     frobenius = float(np.linalg.norm(weights))
     return StagePass(
         np.concatenate(found_mus),
@@ -460,14 +505,17 @@ class _WorkingSet:
     :math:`1/\nu_i = 1/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`.  Decoupled model: the
     stored normalised directions :math:`\hat a_i` (outputs are not kept), as
     competitor rows :math:`-\hat a_i` against a zero target row, scale 1.
-    Both give the levels :math:`\ell_i = \hat a_i^\top h_\mu`.
+    Both give the levels :math:`\ell_i = \hat a_i^\top h_\mu`.  The
+    decoupled pool (row 0 the zero target row, then :math:`-\hat a_i` in the
+    order added) only grows; :meth:`rows` sorts indices into it, not the
+    rows themselves.
     """
 
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
         self.mus = np.empty(0, dtype=np.int64)
         self.rhos = np.empty(0, dtype=np.int64)
-        self.directions = np.empty((0, instance.d))
+        self.pool = np.zeros((1, instance.d))
 
     @property
     def size(self) -> int:
@@ -483,7 +531,7 @@ class _WorkingSet:
         self.mus = np.concatenate([self.mus, mus])
         self.rhos = np.concatenate([self.rhos, rhos])
         if self.instance.model == "decoupled" and directions is not None:
-            self.directions = np.concatenate([self.directions, directions])
+            self.pool = np.concatenate([self.pool, -directions])
 
     def rows(self) -> _Rows:
         """The constraints sorted by association (CSR offsets) with their pool of rows."""
@@ -498,10 +546,8 @@ class _WorkingSet:
             rhos = self.rhos[order]
             scales = 1.0 / np.sqrt(norms2[targets[self.mus[order]]] + norms2[rhos])
             return _Rows(offsets, shared, targets, rhos, scales)
-        pool = np.concatenate([-self.directions[order], np.zeros((1, instance.d))])
-        zero_row = np.full(instance.n, self.size, dtype=np.int64)
-        rows = np.arange(self.size, dtype=np.int64)
-        return _Rows(offsets, pool, zero_row, rows, np.ones(self.size))
+        zero_row = np.zeros(instance.n, dtype=np.int64)
+        return _Rows(offsets, self.pool, zero_row, order + 1, np.ones(self.size))
 
 
 class _Objective:
