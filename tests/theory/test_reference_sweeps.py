@@ -15,6 +15,7 @@ import pytest
 
 from lamcap.theory.capacity import capacity
 from lamcap.theory.cone import statistical_dimension
+from lamcap.theory.hebbian import hebbian_recall
 from lamcap.theory.hinge_sums import hinge_sum_cdf, target_level_cdf
 from lamcap.theory.rank import (
     rank_capacity,
@@ -115,6 +116,17 @@ def test_target_level_cdf_over_p(p: int) -> None:
         reference = target_level_cdf(x, p, 0.3, dps=30)
         error = abs(target_level_cdf(x, p, 0.3) - float(reference))
         assert error < _hinge_sum_tolerance(p - 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("load", [0.05, 0.125, 0.3])
+@pytest.mark.parametrize("error", [False, True])
+def test_hebbian_recall_over_p(load: float, error: bool) -> None:
+    # "relative error below 1e-13 for both P_1 and 1 - P_1" (1 - P_1 reaches 1e-50)
+    p = np.array(P_GRID)
+    values = hebbian_recall(p, load, error=error)
+    errors = _relative(values, hebbian_recall(p, load, error=error, dps=30))
+    assert float(np.max(errors)) < 1e-13
 
 
 def test_mpmath_values_are_mpf_at_30_digits() -> None:
