@@ -37,7 +37,7 @@ def _peak_bytes_of_wolfe(d: int, count: int, seed: int) -> tuple[int, int]:
     return peak, state.size
 
 
-@pytest.mark.parametrize(("d", "count"), [(6, 400), (9, 300), (10, 2000)])
+@pytest.mark.parametrize(("d", "count"), [(6, 400), (9, 300), (10, 2000), (10, 80), (12, 110)])
 def test_wolfe_estimate_bounds_the_measured_peak(d: int, count: int) -> None:
     # Random points around the origin: the min-norm point is 0 and the corral
     # reaches about d^2 + 1 points, so the factor grows to its largest size.

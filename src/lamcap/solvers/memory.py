@@ -6,7 +6,7 @@ corral never exceeds :math:`d^2 + 1`), so at its largest
 
 .. math::
 
-    M_\text{Wolfe} = 8\,\max\big(k_0^2 + 3 b k_0,\ \tfrac54 C^2\big)
+    M_\text{Wolfe} = 8\,\max\big(k_0^2 + 3 b k_0 + 2 k_0 d,\ c^2 + C^2\big)
     + 8\,|S|\,(d + 2) + np \ \text{bytes},
 
 where :math:`k_0 = \min(C, \max(|S| + 1, 64))` is the first capacity and
@@ -15,9 +15,13 @@ where :math:`k_0 = \min(C, \max(|S| + 1, 64))` is the first capacity and
 (:meth:`~lamcap.solvers.min_norm_point.CorralState.from_weights`) builds the
 augmented Gram matrix in the factor's own storage and factorises it in place
 (:func:`~lamcap.solvers.min_norm_point.cholesky_in_place`), with block-row
-temporaries of at most three :math:`b \times k_0` arrays; a later doubling
-of the factor keeps the old one alive while it copies
-(:math:`C^2 + C^2/4`).  The rest is the working
+temporaries of at most three :math:`b \times k_0` arrays (and the
+:math:`k_0 \times d` rows and inputs it gathers); the factor then
+doubles its capacity (at most to :math:`C`) when the corral needs more room,
+keeping the old one alive while it copies, so the last growth holds
+:math:`c^2 + C^2` numbers, :math:`c` the last capacity below :math:`C` in the
+chain :math:`k_0, 2k_0, \dots` (no growth, and no such term, when
+:math:`k_0 = C`).  The rest is the working
 set (:math:`|S| \times d` directions, levels, weights) and the ``n x p``
 membership mask.  NNLS and HiGHS hold the dense rows, :math:`8 |S| d^2`
 bytes, about three times over (the rows, the stacked system and the
@@ -36,7 +40,6 @@ from lamcap.solvers.min_norm_point import CHOLESKY_BLOCK
 __all__ = ["available_memory", "exact_stage_bytes"]
 
 _WARM_START_PANELS = 3
-_GROWTH_FACTOR = 1.25
 _DENSE_COPIES = 3
 
 
@@ -56,8 +59,10 @@ def exact_stage_bytes(d: int, working_set: int, exact: str, n: int = 0, p: int =
 
     Examples
     --------
-    >>> round(exact_stage_bytes(128, 8000, "wolfe") / 1e9, 2)
+    >>> round(exact_stage_bytes(128, 8192, "wolfe") / 1e9, 2)  # grows 8193 -> 16386
     2.69
+    >>> round(exact_stage_bytes(128, 14000, "wolfe") / 1e9, 2)  # 14001 -> 16386
+    3.73
     >>> exact_stage_bytes(64, 1000, "nnls") > 3 * 8 * 1000 * 64**2
     True
     """
@@ -66,8 +71,13 @@ def exact_stage_bytes(d: int, working_set: int, exact: str, n: int = 0, p: int =
         capacity = d * d + 2
         first = min(capacity, max(working_set + 1, 64))
         panel = _WARM_START_PANELS * min(first, CHOLESKY_BLOCK) * first
-        factor = max(first * first + panel, _GROWTH_FACTOR * capacity * capacity)
-        return int(8 * factor) + arrays
+        factor = first * first + panel + 2 * first * d  # + the gathered rows and inputs
+        if first < capacity:  # grown by doubling: the last copy holds both factors
+            last = first
+            while 2 * last < capacity:
+                last *= 2
+            factor = max(factor, last * last + capacity * capacity)
+        return 8 * factor + arrays
     return _DENSE_COPIES * 8 * working_set * d * d + arrays
 
 
