@@ -64,7 +64,7 @@ def test_normalized_scores_recover_projection_with_any_scale_and_offset():
     np.testing.assert_array_equal(summary.active, active)
     law = score_law(100, margin=0.5)
     error = summary.target.std() / math.sqrt(5000)
-    assert summary.target.mean() == pytest.approx(law.target_mean(), abs=5 * error + 0.02)
+    assert summary.target.mean() == pytest.approx(law.target.mean(), abs=5 * error + 0.02)
 
 
 @pytest.mark.parametrize(

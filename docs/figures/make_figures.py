@@ -155,11 +155,11 @@ def mechanism_figure() -> Figure:
     p = 1000
     law = lamcap.score_law(p)
     sample = lamcap.sample_scores(p, _points(20000), seed=0)
-    x = np.linspace(1.5, 4.0, _points(60))  # competitor_pdf costs ~0.2 s per point
+    x = np.linspace(1.5, 4.0, _points(60))  # top_remaining.pdf costs ~0.2 s per point
     right.hist(sample.target, bins=60, density=True, alpha=0.4, color=style.colour(0))
     right.hist(sample.competitor, bins=60, density=True, alpha=0.4, color=style.colour(1))
-    right.plot(x, law.target_pdf(x), color=style.colour(0), label=r"target level $\ell^*$")
-    right.plot(x, law.competitor_pdf(x), color=style.colour(1), label="largest free competitor")
+    right.plot(x, law.target.pdf(x), color=style.colour(0), label=r"target level $\ell^*$")
+    right.plot(x, law.top_remaining.pdf(x), color=style.colour(1), label="largest free competitor")
     right.axvline(math.sqrt(2 * math.log(p)), color="k", ls=":", lw=1, label=r"$\sqrt{2\log p}$")
     right.set(xlabel=f"normalised score ($p = {p}$)", ylabel="density")
     right.legend()
@@ -375,9 +375,9 @@ def own_weights_figure() -> Figure:
         color=style.colour(1),
         label="largest free competitor",
     )
-    x = np.linspace(0.5, 4.0, _points(40))  # competitor_pdf costs ~0.2 s per point
-    right.plot(x, law.target_pdf(x), color=style.colour(0))
-    right.plot(x, law.competitor_pdf(x), color=style.colour(1))
+    x = np.linspace(0.5, 4.0, _points(40))  # top_remaining.pdf costs ~0.2 s per point
+    right.plot(x, law.target.pdf(x), color=style.colour(0))
+    right.plot(x, law.top_remaining.pdf(x), color=style.colour(1))
     right.set(xlabel=f"normalised score (p = {p})", ylabel="density")
     right.legend(loc="upper right", title="histograms: W; lines: score_law(p)")
     return fig

@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "hebbian_critical_load": "lamcap.theory.hebbian",
     "singular_value_support": "lamcap.theory.spectrum",
     "singular_value_moment": "lamcap.theory.spectrum",
+    "singular_value_law": "lamcap.theory.spectrum",
     "empirical_spectrum": "lamcap.empirical",
     "normalized_scores": "lamcap.empirical",
     # --- symbolic / replica (issue: symbolic layer)

@@ -201,7 +201,7 @@ def normalized_scores(
     >>> g = np.random.default_rng(0).standard_normal((4000, 50))
     >>> optimal = 3.0 * project_onto_cone(g)[0] + 1.0  # any scale and offset
     >>> summary = normalized_scores(optimal, targets=0)
-    >>> bool(abs(summary.target.mean() - score_law(50).target_mean()) < 0.05)
+    >>> bool(abs(summary.target.mean() - score_law(50).target.mean()) < 0.05)
     True
     """
     scores = check_finite_array("score_matrix", score_matrix)

@@ -336,10 +336,11 @@ NOT_ELEMENTWISE = {
     "sample_singular_values": "random draws of a given size",
     "score_law": "constructs a law object (its methods follow the contract)",
     "hebbian_score_law": "constructs a law object (its methods follow the contract)",
-    "singular_value_density": "a singular-value law: kappa, d and p are scalars until it is a law object",
-    "singular_value_cdf": "a singular-value law: kappa, d and p are scalars until it is a law object",
-    "singular_value_quantile": "a singular-value law: kappa, d and p are scalars until it is a law object",
-    "singular_value_moment": "a singular-value law: kappa, d and p are scalars until it is a law object",
+    "singular_value_law": "constructs a law object (its methods follow the contract)",
+    "singular_value_density": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
+    "singular_value_cdf": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
+    "singular_value_quantile": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
+    "singular_value_moment": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
     "singular_value_support": "returns the pair (lower, upper)",
 }
 

@@ -102,9 +102,9 @@ def test_finite_d_law_tends_to_limit_at_fixed_load():
         alpha = p * math.log(p) / d**2
         mu = d / math.sqrt(p)
         law = hebbian_score_law(p, alpha, d=d)
-        assert law.target_mean == pytest.approx(mu / math.sqrt(1 + mu**2 / d), rel=0.02)
+        assert law.target.mean() == pytest.approx(mu / math.sqrt(1 + mu**2 / d), rel=0.02)
         gaps.append(abs(law.recall - hebbian_recall(p, alpha)))
-        assert abs(law.target_std - 1) < 0.5 * mu**2 / d
+        assert abs(law.target.std() - 1) < 0.5 * mu**2 / d
     assert gaps[0] > gaps[1] > gaps[2]
 
 
@@ -122,20 +122,20 @@ def test_finite_d_target_moments_match_reduced_monte_carlo():
     along = a * np.sqrt(b) + w
     x = np.sqrt(d * b) * along / np.sqrt(along**2 + v)
     law = hebbian_score_law(p, p * math.log(p) / d**2, d=d)
-    assert law.target_mean == pytest.approx(x.mean(), abs=5 * x.std() / math.sqrt(size))
-    assert law.target_std == pytest.approx(x.std(), rel=0.01)
+    assert law.target.mean() == pytest.approx(x.mean(), abs=5 * x.std() / math.sqrt(size))
+    assert law.target.std() == pytest.approx(x.std(), rel=0.01)
     recall = np.mean(np.exp((p - 1) * special.log_ndtr(x)))
     assert law.recall == pytest.approx(recall, abs=0.002)
 
 
 def test_score_law_limit():
     law = hebbian_score_law(100, 0.25)
-    assert law.target_mean == pytest.approx(math.sqrt(math.log(100) / 0.25), rel=1e-15)
-    assert law.target_std == 1.0
+    assert law.target.mean() == pytest.approx(math.sqrt(math.log(100) / 0.25), rel=1e-15)
+    assert law.target.std() == 1.0
     assert law.recall == pytest.approx(hebbian_recall(100, 0.25), rel=1e-15)
     x = np.linspace(-3, 3, 7)
-    np.testing.assert_allclose(law.competitor_pdf(x), np.exp(-(x**2) / 2) / math.sqrt(2 * math.pi))
-    np.testing.assert_allclose(law.top_competitor_cdf(x), special.ndtr(x) ** 99, rtol=1e-12)
+    np.testing.assert_allclose(law.competitor.pdf(x), np.exp(-(x**2) / 2) / math.sqrt(2 * math.pi))
+    np.testing.assert_allclose(law.top_competitor.cdf(x), special.ndtr(x) ** 99, rtol=1e-12)
 
 
 def test_critical_load_decreases_towards_one_eighth():

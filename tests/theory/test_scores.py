@@ -37,27 +37,27 @@ def law_100():
 def test_target_competitor_gap_match_projection(p, margin):
     law = score_law(p, margin=margin)
     target, remaining, _ = _projected_summary(p, SIZE, seed=p, margin=margin)
-    assert stats.kstest(target, law.target_cdf).statistic < KS_LIMIT
+    assert stats.kstest(target, law.target.cdf).statistic < KS_LIMIT
     finite = np.isfinite(remaining)
     # competitor: compare the defective cdf at a few quantiles (binomial 5-sigma bands)
     for y in np.quantile(remaining[finite], [0.1, 0.5, 0.9]):
         empirical = np.mean(remaining <= y)
         sigma = math.sqrt(empirical * (1 - empirical) / SIZE)
-        assert law.competitor_cdf(y) == pytest.approx(empirical, abs=5 * sigma + 1e-3)
+        assert law.top_remaining.cdf(y) == pytest.approx(empirical, abs=5 * sigma + 1e-3)
     gap = target - remaining
     for value in np.quantile(gap[finite], [0.1, 0.5, 0.9]):
         empirical = np.mean(gap > value)
         sigma = math.sqrt(empirical * (1 - empirical) / SIZE)
-        assert law.gap_survival(value) == pytest.approx(empirical, abs=5 * sigma + 1e-3)
+        assert law.gap.sf(value) == pytest.approx(empirical, abs=5 * sigma + 1e-3)
 
 
 def test_target_density_integrates_and_matches_cdf(law_100):
     low, high = law_100.level_range
-    total, _ = integrate.quad(law_100.target_pdf, low, high, epsabs=1e-13, limit=200)
+    total, _ = integrate.quad(law_100.target.pdf, low, high, epsabs=1e-13, limit=200)
     assert total == pytest.approx(1.0, abs=1e-12)
     for x in (1.0, 1.7, 2.5):
-        partial, _ = integrate.quad(law_100.target_pdf, low, x, epsabs=1e-13, limit=200)
-        assert law_100.target_cdf(x) == pytest.approx(partial, abs=1e-12)
+        partial, _ = integrate.quad(law_100.target.pdf, low, x, epsabs=1e-13, limit=200)
+        assert law_100.target.cdf(x) == pytest.approx(partial, abs=1e-12)
 
 
 @pytest.mark.parametrize(("p", "margin"), [(1000, 1.0), (30, 0.0)])
@@ -68,21 +68,21 @@ def test_target_density_below_the_level_range_matches_cdf_slope(p: int, margin: 
     low = law.level_range[0]
     for x in (low - 0.9, low - 0.3, low + 0.2):
         step = 1e-4
-        slope = (law.target_cdf(x + step) - law.target_cdf(x - step)) / (2 * step)
-        assert law.target_pdf(x) == pytest.approx(slope, abs=1e-9)
+        slope = (law.target.cdf(x + step) - law.target.cdf(x - step)) / (2 * step)
+        assert law.target.pdf(x) == pytest.approx(slope, abs=1e-9)
 
 
 def test_competitor_and_gap_densities_match_cdfs(law_100):
     for y in (0.8, 1.4):
         step = 1e-4
-        numeric = (law_100.competitor_cdf(y + step) - law_100.competitor_cdf(y - step)) / (2 * step)
-        assert law_100.competitor_pdf(y) == pytest.approx(numeric, rel=1e-6)
-    for gap in (0.1, 0.4):
-        step = 1e-4
-        numeric = -(law_100.gap_survival(gap + step) - law_100.gap_survival(gap - step)) / (
+        numeric = (law_100.top_remaining.cdf(y + step) - law_100.top_remaining.cdf(y - step)) / (
             2 * step
         )
-        assert law_100.gap_pdf(gap) == pytest.approx(numeric, rel=1e-6)
+        assert law_100.top_remaining.pdf(y) == pytest.approx(numeric, rel=1e-6)
+    for gap in (0.1, 0.4):
+        step = 1e-4
+        numeric = -(law_100.gap.sf(gap + step) - law_100.gap.sf(gap - step)) / (2 * step)
+        assert law_100.gap.pdf(gap) == pytest.approx(numeric, rel=1e-6)
 
 
 @pytest.mark.parametrize("p", [3, 10, 100])
@@ -123,10 +123,10 @@ def test_active_set_law_with_margin_matches_projection():
 def test_two_outputs_closed_forms():
     law = score_law(2)
     # l* = max(g_t, (g_t + g_c)/2): E l* = 1/(2 sqrt(pi)); P(|A| = 0) = 1/2
-    assert law.target_mean() == pytest.approx(1 / (2 * math.sqrt(math.pi)), abs=1e-13)
+    assert law.target.mean() == pytest.approx(1 / (2 * math.sqrt(math.pi)), abs=1e-13)
     assert law.active_probabilities()[0] == pytest.approx(0.5, abs=1e-14)
     # remaining competitor exists iff g_c <= g_t: P(Y <= 0) = 1/2 (atom) + P(g_c <= min(0, g_t))
-    assert law.competitor_cdf(0.0) == pytest.approx(0.5 + 3 / 8, abs=1e-13)
+    assert law.top_remaining.cdf(0.0) == pytest.approx(0.5 + 3 / 8, abs=1e-13)
 
 
 def test_mean_target_level_follows_gumbel_level_of_asymptotics():
@@ -140,21 +140,21 @@ def test_mean_target_level_follows_gumbel_level_of_asymptotics():
 
     differences = []
     for p in (10, 100, 1000, 3000):
-        mean = score_law(p).target_mean()
+        mean = score_law(p).target.mean()
         assert math.sqrt(2 * math.log(p)) - mean > 1.0
         differences.append(mean - math.sqrt(float(gumbel_level(p))))
     assert all(d < 0 for d in differences)
     assert all(abs(a) > abs(b) for a, b in itertools.pairwise(differences))
     target, _, _ = _projected_summary(3000, 4000, seed=3000)
     error = target.std(ddof=1) / math.sqrt(target.size)
-    assert score_law(3000).target_mean() == pytest.approx(target.mean(), abs=5 * error)
+    assert score_law(3000).target.mean() == pytest.approx(target.mean(), abs=5 * error)
 
 
 def test_top_order_statistics_sampler_matches_law():
     p = 20000
     sample = sample_scores(p, 4000, seed=9)
     law = score_law(p)
-    assert stats.kstest(sample.target, law.target_cdf).statistic < 1.95 / math.sqrt(4000)
+    assert stats.kstest(sample.target, law.target.cdf).statistic < 1.95 / math.sqrt(4000)
     error = sample.active.std() / math.sqrt(4000)
     assert sample.active.mean() == pytest.approx(statistical_dimension(p), abs=5 * error)
 
@@ -166,7 +166,7 @@ def test_top_order_statistics_sampler_matches_law():
         (lambda: score_law(10, margin=-0.5), "margin must be >= 0"),
         (lambda: score_law(10, margin=np.nan), "margin"),
         (lambda: sample_scores(10, 0), "size must be an integer >= 1"),
-        (lambda: score_law(10).target_pdf(np.nan), "x must contain finite"),
+        (lambda: score_law(10).target.pdf(np.nan), "x must not contain NaN"),
     ],
 )
 def test_bad_input_raises(call, match):

@@ -225,7 +225,7 @@ def test_shapes_are_preserved():
         (lambda: singular_value_density(1.0, law="wishart"), "law must be one of"),
         (lambda: singular_value_density(1.0, normalization="spectral"), "normalization must be"),
         (lambda: singular_value_density(1.0, 0.5, law="gaussian"), "kappa must be 1"),
-        (lambda: sample_singular_values(-1), "n must be an integer >= 0"),
+        (lambda: sample_singular_values(-1), "size must be an integer >= 0"),
         (lambda: singular_value_density(1.0, dps=0), "dps"),
     ],
 )
@@ -272,7 +272,7 @@ def test_residual_moments_reproduce_independent_kernels(p, margin):
     moments = _residual_moments(p, margin)
     # E D = E|A| + m E S against the hinge-sum inversion of statistical_dimension
     assert moments.mean == pytest.approx(float(statistical_dimension(p, margin=margin)), rel=1e-10)
-    assert moments.level == pytest.approx(score_law(p, margin=margin).target_mean(), abs=1e-10)
+    assert moments.level == pytest.approx(score_law(p, margin=margin).target.mean(), abs=1e-10)
 
 
 def test_residual_square_is_chi_square_mixture_at_capacity():

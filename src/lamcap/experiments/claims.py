@@ -188,13 +188,13 @@ def score_margin(d: int, p: int) -> float:
 def score_prediction(d: int, p: int) -> tuple[float, float]:
     r"""Mean normalised target score :math:`E\ell^*` of the max-margin W at (d, p), and the margin.
 
-    ``score_law(p, margin=m).target_mean()`` with ``m =`` :func:`score_margin`
+    ``score_law(p, margin=m).target.mean()`` with ``m =`` :func:`score_margin`
     (both to about 1e-10).
     """
     from lamcap.theory.scores import score_law  # noqa: PLC0415
 
     margin = score_margin(d, p)
-    return float(score_law(p, margin=margin).target_mean()), margin
+    return float(score_law(p, margin=margin).target.mean()), margin
 
 
 @functools.lru_cache(maxsize=64)
@@ -202,7 +202,7 @@ def hebbian_target_prediction(d: int, p: int) -> float:
     """Mean normalised Hebbian target score at (d, p): ``hebbian_score_law(p, α, d=d)``."""
     from lamcap.theory.hebbian import hebbian_score_law  # noqa: PLC0415
 
-    return float(hebbian_score_law(p, load(p, d), d=d).target_mean)
+    return float(hebbian_score_law(p, load(p, d), d=d).target.mean())
 
 
 MEASURED_LAW = "op_vs_dp.csv"

@@ -66,7 +66,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import mpmath
 import numpy as np
@@ -81,11 +81,14 @@ from lamcap._validation import (
     check_real,
 )
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
+from lamcap.theory._law import Law
 from lamcap.theory._precision import working_dps
 
 __all__ = [
     "HEBBIAN_CAPACITY",
     "HebbianScoreLaw",
+    "NormalLaw",
+    "NormalMaximumLaw",
     "hebbian_critical_load",
     "hebbian_error_exponent",
     "hebbian_recall",
@@ -112,13 +115,17 @@ _CHI_NODES = 8
 _FINITE_Z_LIMIT = 10.0
 #: Secant steps allowed in the mpmath route of :func:`hebbian_critical_load` (4-6 are needed).
 _SECANT_STEPS = 20
+#: Panels of the moments of the top competitor (its density narrows like 1/sqrt(2 log p)).
+_MAXIMUM_PANEL_WIDTH = 0.125
 
 
-def _z_rule(limit: float = _Z_LIMIT, order: int = _PANEL_NODES) -> tuple[FloatArray, FloatArray]:
+def _z_rule(
+    limit: float = _Z_LIMIT, order: int = _PANEL_NODES, panel_width: float = _PANEL_WIDTH
+) -> tuple[FloatArray, FloatArray]:
     """Composite Gauss–Legendre nodes and weights times phi(z) on [-limit, limit]."""
     nodes, weights = np.polynomial.legendre.leggauss(order)
-    edges = np.arange(-limit, limit, _PANEL_WIDTH)
-    half = 0.5 * _PANEL_WIDTH
+    edges = np.arange(-limit, limit, panel_width)
+    half = 0.5 * panel_width
     z = (edges[:, None] + half * (nodes[None, :] + 1.0)).ravel()
     w = np.tile(half * weights, edges.size)
     return z, w * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
@@ -531,6 +538,144 @@ def _secant(function: Callable[[Any], Any], first: Any, second: Any, dps: int) -
     raise RuntimeError(msg)
 
 
+class NormalLaw(Law):
+    r"""Normal law :math:`N(\mu, \sigma^2)`: a Hebbian target score or one competitor.
+
+    Density :math:`\varphi((x - \mu)/\sigma)/\sigma`.  In normalised units every
+    Hebbian competitor score is exactly :math:`N(0, 1)`; the target is
+    :math:`N(\mu_p, 1)` as :math:`d \to \infty` (module docstring).
+    """
+
+    _doc_fields: ClassVar[dict[str, str]] = {
+        "variable": r"a normalised Hebbian score, :math:`N(\mu, \sigma^2)`",
+        "support": "the real line",
+        "routes": (
+            "Routes: ``scipy.special`` (``ndtr``, ``ndtri``) to a few ulp, ``sf`` "
+            "without cancellation; moments by the recursion "
+            r":math:`m_k = \mu m_{k-1} + (k - 1)\sigma^2 m_{k-2}`; ``rvs`` from numpy's "
+            "normal generator; ``dps=`` on ``pdf``, ``cdf``, ``sf`` and ``ppf``."
+        ),
+        "reference": "docs/theory/hebbian.md, arXiv:2605.10795",
+        "examples": (
+            ">>> law = NormalLaw(1.0, 2.0)\n>>> float(law.cdf(1.0)), float(law.var())\n(0.5, 4.0)"
+        ),
+    }
+
+    def __init__(self, mean: float = 0.0, std: float = 1.0) -> None:
+        self.loc = check_real("mean", mean)
+        self.scale = check_real("std", std, minimum=0.0, closed="()")
+
+    def __repr__(self) -> str:
+        return f"NormalLaw({self.loc!r}, {self.scale!r})"
+
+    def _support(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    def _pdf(self, x: FloatArray) -> FloatArray:
+        z = (x - self.loc) / self.scale
+        return np.exp(-0.5 * z * z) / (math.sqrt(2.0 * math.pi) * self.scale)
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        return np.asarray(special.ndtr((x - self.loc) / self.scale), dtype=np.float64)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return np.asarray(special.ndtr((self.loc - x) / self.scale), dtype=np.float64)
+
+    def _ppf(self, q: FloatArray) -> FloatArray:
+        return self.loc + self.scale * np.asarray(special.ndtri(q), dtype=np.float64)
+
+    def _moment(self, order: int) -> float:
+        previous, current = 1.0, self.loc
+        for k in range(2, order + 1):
+            previous, current = current, self.loc * current + (k - 1) * self.scale**2 * previous
+        return previous if order == 0 else current
+
+    def _var(self) -> float:
+        return self.scale**2
+
+    def _rvs(self, size: tuple[int, ...], rng: np.random.Generator) -> FloatArray:
+        return rng.normal(self.loc, self.scale, size)
+
+    def _mp_pdf(self, value: Any) -> Any:
+        return mpmath.npdf(mpmath.mpf(value), self.loc, self.scale)
+
+    def _mp_cdf(self, value: Any) -> Any:
+        return mpmath.ncdf(mpmath.mpf(value), self.loc, self.scale)
+
+    def _mp_ppf(self, value: Any) -> Any:
+        q = mpmath.mpf(value)
+        if q in (0, 1):
+            return mpmath.inf * (2 * q - 1)
+        return self.loc + self.scale * mpmath.sqrt(2) * mpmath.erfinv(2 * q - 1)
+
+
+class NormalMaximumLaw(Law):
+    r"""Law of the largest of ``count`` independent :math:`N(0, 1)` scores.
+
+    :math:`P(M \le x) = \Phi(x)^{c}`, density :math:`c\,\varphi(x)\Phi(x)^{c-1}`:
+    the top Hebbian competitor (:math:`c = p - 1`).
+    """
+
+    _doc_fields: ClassVar[dict[str, str]] = {
+        "variable": "the largest of ``count`` independent standard normal scores",
+        "support": "the real line",
+        "routes": (
+            r"Routes: :math:`\exp(c \log\Phi(x))` (``log_ndtr``; the ``sf`` by "
+            r"``expm1``, no cancellation), ``ppf`` :math:`= \Phi^{-1}` of "
+            r":math:`\log q/c` (``ndtri_exp``), ``rvs`` by inverse-cdf sampling, "
+            "moments by composite Gauss-Legendre (12 nodes per panel of width 1/8 on "
+            "[-39, 39]); float64 only."
+        ),
+        "reference": "docs/theory/hebbian.md, arXiv:2605.10795",
+        "examples": (
+            ">>> law = NormalMaximumLaw(2)\n"
+            ">>> round(float(law.mean()), 12)  # E max(Z1, Z2) = 1/sqrt(pi)\n"
+            "0.564189583548"
+        ),
+    }
+
+    def __init__(self, count: int) -> None:
+        self.count = check_integer("count", count, minimum=1)
+
+    def __repr__(self) -> str:
+        return f"NormalMaximumLaw({self.count})"
+
+    def _support(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    def _log_cdf(self, x: FloatArray) -> FloatArray:
+        return self.count * np.asarray(special.log_ndtr(x), dtype=np.float64)
+
+    def _pdf(self, x: FloatArray) -> FloatArray:
+        log_rest = (self.count - 1) * special.log_ndtr(x)
+        with np.errstate(under="ignore"):
+            return self.count * np.exp(-0.5 * x * x + log_rest) / math.sqrt(2.0 * math.pi)
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        return np.exp(self._log_cdf(x))
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return -np.expm1(self._log_cdf(x))
+
+    def _ppf(self, q: FloatArray) -> FloatArray:
+        with np.errstate(divide="ignore"):
+            return np.asarray(special.ndtri_exp(np.log(q) / self.count), dtype=np.float64)
+
+    def _expectation(self, function: Any) -> float:
+        r""":math:`E f(M) = \int f(x)\,c\,\varphi(x)\Phi(x)^{c-1}\,dx` (composite Gauss-Legendre)."""
+        z, weights = _z_rule(panel_width=_MAXIMUM_PANEL_WIDTH)
+        with np.errstate(under="ignore"):
+            values = self.count * np.exp((self.count - 1) * special.log_ndtr(z))
+        return float(np.sum(weights * function(z) * values))
+
+    def _moment(self, order: int) -> float:
+        return self._expectation(lambda z: z**order)
+
+    def _var(self) -> float:
+        mean = self._moment(1)
+        return self._expectation(lambda z: (z - mean) ** 2)
+
+
 @dataclass(frozen=True)
 class HebbianScoreLaw:
     r"""Normalised Hebbian scores: target :math:`N(\mu, \sigma^2)`, competitors :math:`N(0, 1)`.
@@ -539,33 +684,32 @@ class HebbianScoreLaw:
     ----------
     p, alpha, n : the problem (``alpha = p log p / d^2``).
     d : the dimension for the finite-d law, or ``None`` for :math:`d \to \infty`.
-    target_mean, target_std : mean and standard deviation of the normalised target.
+    target : :class:`NormalLaw` of the normalised target score (exact as
+        :math:`d \to \infty`; with ``d`` the normal law with the exact finite-d mean
+        and standard deviation).
     recall : per-association recall probability :math:`P_1`.
     all_recalled : :math:`P_1^n`, the probability that all are recalled.
+    competitor : :class:`NormalLaw` of one competitor score, exactly :math:`N(0, 1)`.
+    top_competitor : :class:`NormalMaximumLaw` of the largest of the ``p - 1`` competitors.
     """
 
     p: int
     alpha: float
     n: int
     d: int | None
-    target_mean: float
-    target_std: float
+    target: NormalLaw
     recall: float
     all_recalled: float
 
-    def target_pdf(self, x: ArrayLike) -> Any:
-        """Density of the normalised target (Gaussian with the finite-d moments)."""
-        z = (np.asarray(x, dtype=np.float64) - self.target_mean) / self.target_std
-        return np.exp(-0.5 * z * z) / (math.sqrt(2 * math.pi) * self.target_std)
+    @property
+    def competitor(self) -> NormalLaw:
+        """Law of one normalised competitor score: exactly :math:`N(0, 1)`."""
+        return NormalLaw(0.0, 1.0)
 
-    def competitor_pdf(self, x: ArrayLike) -> Any:
-        """Density of one normalised competitor: exactly N(0, 1)."""
-        z = np.asarray(x, dtype=np.float64)
-        return np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
-
-    def top_competitor_cdf(self, x: ArrayLike) -> Any:
+    @property
+    def top_competitor(self) -> NormalMaximumLaw:
         r"""Law of the largest of the ``p - 1`` competitors, :math:`\Phi(x)^{p-1}`."""
-        return np.exp((self.p - 1) * special.log_ndtr(np.asarray(x, dtype=np.float64)))
+        return NormalMaximumLaw(self.p - 1)
 
 
 def hebbian_score_law(
@@ -582,7 +726,7 @@ def hebbian_score_law(
     (pass ``alpha=None``-free: it is recomputed from ``d``) and the target
     mean and standard deviation are the exact finite-d moments of
     :math:`X` (module docstring; the target law is then close to, not exactly,
-    Gaussian: ``target_pdf`` is its Gaussian approximation, while ``recall``
+    Gaussian: ``target`` is its Gaussian approximation, while ``recall``
     is exact).  Competitors are exactly :math:`N(0, 1)` in these units at any
     ``d``.
 
@@ -604,10 +748,10 @@ def hebbian_score_law(
     Examples
     --------
     >>> law = hebbian_score_law(100, 0.25)
-    >>> round(law.target_mean, 6), law.target_std
+    >>> round(float(law.target.mean()), 6), law.target.scale
     (4.291932, 1.0)
     >>> finite = hebbian_score_law(100, 0.25, d=43)
-    >>> round(finite.target_mean, 2) < law.target_mean
+    >>> bool(finite.target.mean() < law.target.mean())
     True
     """
     p_value = check_integer("p", p, minimum=2)
@@ -621,8 +765,7 @@ def hebbian_score_law(
             alpha_value,
             n_value,
             None,
-            mean,
-            1.0,
+            NormalLaw(mean, 1.0),
             recall,
             math.exp(n_value * math.log(recall)) if recall > 0 else 0.0,
         )
@@ -640,4 +783,5 @@ def hebbian_score_law(
     std = math.sqrt(max(float(np.sum(weights * (target - mean) ** 2)), 0.0))
     recall = hebbian_recall_finite(p_value, d_value, n=n_value)
     all_recalled = hebbian_recall_finite(p_value, d_value, n=n_value, all_associations=True)
-    return HebbianScoreLaw(p_value, alpha_value, n_value, d_value, mean, std, recall, all_recalled)
+    target_law = NormalLaw(mean, std)
+    return HebbianScoreLaw(p_value, alpha_value, n_value, d_value, target_law, recall, all_recalled)

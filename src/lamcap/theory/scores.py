@@ -55,18 +55,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+import mpmath
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy import special
 
 from lamcap._cone_kernel import hinge_moments, level_range, sample_top_projection
-from lamcap._validation import check_finite_array, check_integer, check_real
+from lamcap._validation import check_integer, check_real
 from lamcap.geometry import project_onto_cone
+from lamcap.theory._law import Law
 from lamcap.theory.hinge_sums import target_level_cdf
 
-__all__ = ["ScoreLaw", "ScoreSample", "sample_scores", "score_law"]
+__all__ = [
+    "GapLaw",
+    "ScoreLaw",
+    "ScoreSample",
+    "TargetScoreLaw",
+    "TopRemainingLaw",
+    "sample_scores",
+    "score_law",
+]
 
 FloatArray = NDArray[np.float64]
 ComplexArray = NDArray[np.complex128]
@@ -76,6 +86,8 @@ _T_MAX = 12.0
 _PANELS = 24
 _PANEL_NODES = 16
 _DIRECT_PROJECTION_MAX_P = 4096
+#: Largest complex array (level nodes x points x t nodes) built at once by the gap law.
+_BLOCK_ELEMENTS = 4_000_000
 #: Mass of the law of the level left outside its quadrature range, on each side.
 _LOG_LEVEL_TAIL = math.log(1e-16)
 
@@ -142,7 +154,11 @@ def _gauss_panels(low: float, high: float) -> tuple[FloatArray, FloatArray]:
 class ScoreLaw:
     r"""Exact finite-``p`` law of the projected normalised scores :math:`\Pi_{K_m}(g)`.
 
-    Build it with :func:`score_law`.  All methods take array_like arguments.
+    Build it with :func:`score_law`.  Its parts are law objects (``pdf``, ``cdf``,
+    ``sf``, ``ppf``, ``rvs``, ``support``, ``moment``): :attr:`target` (the target
+    score :math:`\ell^*`), :attr:`top_remaining` (the largest remaining competitor
+    :math:`Y`) and :attr:`gap` (:math:`\Gamma = \ell^* - Y`);
+    :meth:`active_probabilities` is the law of :math:`|A|`.
     """
 
     p: int
@@ -157,100 +173,94 @@ class ScoreLaw:
     def _n(self) -> int:
         return self.p - 1
 
-    def target_pdf(self, x: ArrayLike) -> Any:
-        r"""Density of the target score :math:`\ell^*`.
+    @property
+    def target(self) -> TargetScoreLaw:
+        r"""Law of the target score :math:`\ell^*`."""
+        return TargetScoreLaw(self)
 
-        Below :attr:`level_range` the trapezoid step is refined for the lowest
-        point (its aliasing period must cover the hinge sums there).
-        """
-        points = check_finite_array("x", x)
+    @property
+    def top_remaining(self) -> TopRemainingLaw:
+        r"""Law of the largest remaining competitor :math:`Y` (atom at :math:`-\infty`)."""
+        return TopRemainingLaw(self)
+
+    @property
+    def gap(self) -> GapLaw:
+        r"""Law of the gap :math:`\Gamma = \ell^* - Y` (atom at :math:`+\infty`)."""
+        return GapLaw(self)
+
+    def _draw(self, size: tuple[int, ...], rng: np.random.Generator) -> ScoreSample:
+        """``prod(size)`` projected score vectors (the samplers of :func:`sample_scores`)."""
+        return _sample(rng, self.p, int(np.prod(size, dtype=np.int64)), self.margin)
+
+    def _target_density(self, points: FloatArray) -> FloatArray:
+        r"""Density of :math:`\ell^*` at finite points (step refined below the level range)."""
         a = special.ndtr(points - self.margin)
         step = self.step
         if points.size and float(points.min()) < self.level_range[0]:
             step = min(step, _t_step(self.p, self.margin, float(points.min())))
         return _joint_density(points, a, self._n, self.margin, step)
 
-    def target_cdf(self, x: ArrayLike) -> Any:
-        r""":math:`P(\ell^* \le x)` (:func:`lamcap.theory.hinge_sums.target_level_cdf`)."""
-        return target_level_cdf(x, self.p, self.margin)
-
-    def target_mean(self) -> float:
-        r""":math:`E[\ell^*]`."""
-        return float(np.sum(self._weights * self._nodes * self._density))
-
-    def target_quantile(self, probability: ArrayLike) -> Any:
-        r"""Quantile of :math:`\ell^*` by bisection on :meth:`target_cdf` (to ``1e-12``)."""
-        u = check_finite_array("probability", probability, minimum=0.0, maximum=1.0, closed="()")
-        low = np.full(u.shape, self.level_range[0] - 5.0)
-        high = np.full(u.shape, self.level_range[1] + 5.0)
-        while np.max(high - low) > 1e-12:
-            middle = 0.5 * (low + high)
-            below = np.asarray(self.target_cdf(middle)) < u
-            low = np.where(below, middle, low)
-            high = np.where(below, high, middle)
-        return 0.5 * (low + high)
-
-    def competitor_cdf(self, y: ArrayLike) -> Any:
-        r""":math:`P(Y \le y)` for the largest remaining competitor (atom :math:`P(|A| = p-1)` at :math:`-\infty`)."""
-        points = check_finite_array("y", y)
-        out = np.empty(points.shape)
-        for index, value in np.ndenumerate(points):
-            shifted = value + self.margin
-            below = float(self.target_cdf(min(shifted, self.level_range[1] + 10.0)))
-            low = max(shifted, self.level_range[0])
-            if low >= self.level_range[1]:
-                out[index] = below
-                continue
-            x, w = _gauss_panels(low, self.level_range[1])
-            joint = _joint_density(
-                x, np.asarray(special.ndtr(float(value))), self._n, self.margin, self.step
+    def _remaining_cdf(self, value: float) -> float:
+        r""":math:`P(Y \le y)` at one point (``-inf`` gives the atom :math:`P(|A| = p - 1)`)."""
+        shifted = value + self.margin
+        below = 0.0
+        if shifted > -math.inf:
+            below = float(
+                target_level_cdf(min(shifted, self.level_range[1] + 10.0), self.p, self.margin)
             )
-            out[index] = below + float(np.sum(w * joint))
-        return out if points.ndim else float(out)
+        low = max(shifted, self.level_range[0])
+        if low >= self.level_range[1]:
+            return below
+        x, w = _gauss_panels(low, self.level_range[1])
+        a = np.asarray(special.ndtr(value))
+        return below + float(np.sum(w * _joint_density(x, a, self._n, self.margin, self.step)))
 
-    def competitor_pdf(self, y: ArrayLike) -> Any:
-        r"""Density of the largest remaining competitor :math:`Y`."""
-        points = check_finite_array("y", y)
-        out = np.empty(points.shape)
-        for index, value in np.ndenumerate(points):
-            low = max(value + self.margin, self.level_range[0])
-            if low >= self.level_range[1]:
-                out[index] = 0.0
-                continue
-            x, w = _gauss_panels(low, self.level_range[1])
+    def _remaining_pdf(self, value: float) -> float:
+        """Density of :math:`Y` at one point."""
+        low = max(value + self.margin, self.level_range[0])
+        if low >= self.level_range[1] or not math.isfinite(value):
+            return 0.0
+        x, w = _gauss_panels(low, self.level_range[1])
+        a = np.asarray(special.ndtr(value))
+        joint = _joint_density(x, a, self._n, self.margin, self.step, derivative=True)
+        return math.exp(-0.5 * value * value) / math.sqrt(2 * math.pi) * float(np.sum(w * joint))
+
+    def _gap_sf(self, gap: FloatArray) -> FloatArray:
+        r""":math:`P(\Gamma > \gamma)` (1 up to the margin; ``+inf`` gives the atom)."""
+        x = self._nodes[:, None]
+
+        def block(points: FloatArray) -> FloatArray:
+            a = special.ndtr(x - points[None, :])
+            joint = _joint_density(x, a, self._n, self.margin, self.step)
+            return np.asarray(np.sum(self._weights[:, None] * joint, axis=0), dtype=np.float64)
+
+        value = np.clip(self._over_points(block, gap), 0.0, 1.0)
+        return np.asarray(np.where(gap <= self.margin, 1.0, value), dtype=np.float64)
+
+    def _gap_pdf(self, gap: FloatArray) -> FloatArray:
+        finite = np.where(np.isfinite(gap), gap, self.margin - 1.0)
+        x = self._nodes[:, None]
+
+        def block(points: FloatArray) -> FloatArray:
+            y = x - points[None, :]
             joint = _joint_density(
-                x,
-                np.asarray(special.ndtr(float(value))),
-                self._n,
-                self.margin,
-                self.step,
-                derivative=True,
+                x, special.ndtr(y), self._n, self.margin, self.step, derivative=True
             )
-            density = math.exp(-0.5 * value * value) / math.sqrt(2 * math.pi)
-            out[index] = density * float(np.sum(w * joint))
-        return out if points.ndim else float(out)
+            joint = joint * np.exp(-0.5 * y * y) / math.sqrt(2 * math.pi)
+            return np.asarray(np.sum(self._weights[:, None] * joint, axis=0), dtype=np.float64)
 
-    def gap_survival(self, gap: ArrayLike) -> Any:
-        r""":math:`P(\Gamma > \gamma)`, :math:`\Gamma = \ell^* - Y` (1 below the margin; atom at :math:`+\infty`)."""
-        points = check_finite_array("gap", gap)
-        x = self._nodes[:, None]
-        joint = _joint_density(
-            x, special.ndtr(x - points.ravel()[None, :]), self._n, self.margin, self.step
-        )
-        value = np.sum(self._weights[:, None] * joint, axis=0).reshape(points.shape)
-        value = np.where(points < self.margin, 1.0, value)
-        return value if points.ndim else float(value)
+        value = self._over_points(block, finite)
+        return np.asarray(np.where(finite < self.margin, 0.0, value), dtype=np.float64)
 
-    def gap_pdf(self, gap: ArrayLike) -> Any:
-        r"""Density of the gap :math:`\Gamma` (for :math:`\gamma > m`)."""
-        points = check_finite_array("gap", gap)
-        x = self._nodes[:, None]
-        y = x - points.ravel()[None, :]
-        joint = _joint_density(x, special.ndtr(y), self._n, self.margin, self.step, derivative=True)
-        joint = joint * np.exp(-0.5 * y * y) / math.sqrt(2 * math.pi)
-        value = np.sum(self._weights[:, None] * joint, axis=0).reshape(points.shape)
-        value = np.where(points < self.margin, 0.0, value)
-        return value if points.ndim else float(value)
+    def _over_points(self, block: Any, points: FloatArray) -> FloatArray:
+        """``block`` on chunks of the flattened points: level nodes x points x t nodes stay
+        below :data:`_BLOCK_ELEMENTS` complex numbers."""
+        flat = points.ravel()
+        t_nodes = int(_T_MAX / self.step) + 2
+        chunk = max(1, _BLOCK_ELEMENTS // (self._nodes.size * t_nodes))
+        parts = [block(flat[i : i + chunk]) for i in range(0, flat.size, chunk)]
+        values = np.concatenate(parts) if parts else np.empty(0)
+        return values.reshape(points.shape)
 
     def active_probabilities(self, kmax: int | None = None) -> FloatArray:
         r""":math:`P(|A| = k)` for ``k = 0..kmax`` (default: until the terms fall below ``1e-16``).
@@ -325,7 +335,7 @@ def score_law(p: int, *, margin: float = 0.0) -> ScoreLaw:
     Examples
     --------
     >>> law = score_law(2)
-    >>> round(law.target_mean(), 10)  # E max(g_t, (g_t + g_c)/2) = 1/(2 sqrt(pi))
+    >>> round(float(law.target.mean()), 10)  # E max(g_t, (g_t + g_c)/2) = 1/(2 sqrt(pi))
     0.2820947918
     >>> [round(float(v), 10) for v in law.active_probabilities()]
     [0.5, 0.5]
@@ -387,6 +397,198 @@ def _sample_top(rng: np.random.Generator, p: int, size: int, margin: float) -> S
     return ScoreSample(level, remaining, level - remaining, active.astype(np.int64), margin)
 
 
+def _sample(rng: np.random.Generator, p: int, size: int, margin: float) -> ScoreSample:
+    """Direct projection up to ``p = 4096``, the top-order-statistics sampler beyond."""
+    if p <= _DIRECT_PROJECTION_MAX_P:
+        return _sample_direct(rng, p, size, margin)
+    return _sample_top(rng, p, size, margin)
+
+
+_SCORE_ROUTES = (
+    "Routes: the joint law of the module docstring (Fourier inversion in the hinge "
+    "sums, composite Gauss-Legendre over the level), about 1e-12 absolute for "
+    "probabilities; ``ppf`` by safeguarded Newton on the cdf; ``rvs`` draws projected "
+    "score vectors (:func:`sample_scores`: direct projection up to p = 4096, top order "
+    "statistics beyond), a simulation independent of the formulas."
+)
+
+
+class TargetScoreLaw(Law):
+    r"""Law of the target score :math:`\ell^*`, the level of the projection onto :math:`K_m`.
+
+    :math:`\ell^* = g_t + \sum_{\rho \ne t}(g_\rho + m - \ell^*)_+`; its cdf is
+    :func:`lamcap.theory.hinge_sums.target_level_cdf`.  Built by
+    :attr:`ScoreLaw.target`.
+    """
+
+    _doc_fields: ClassVar[dict[str, str]] = {
+        "variable": r"the normalised target score :math:`\ell^*` at the optimum",
+        "support": "the real line",
+        "routes": _SCORE_ROUTES
+        + "  ``moment`` from the quadrature of the law; ``dps=`` on ``cdf`` and ``sf``.",
+        "reference": "docs/theory/mechanism.md, arXiv:2605.10795",
+        "examples": (
+            ">>> law = score_law(2).target\n"
+            ">>> round(float(law.mean()), 10)  # E max(g_t, (g_t + g_c)/2) = 1/(2 sqrt(pi))\n"
+            "0.2820947918\n"
+            ">>> round(float(law.cdf(0.0)), 12)  # P(g <= 0, g + Z <= 0)\n"
+            "0.375"
+        ),
+    }
+
+    _cdf_accuracy: ClassVar[float] = 1e-13
+
+    def __init__(self, law: ScoreLaw) -> None:
+        self._law = law
+
+    def __repr__(self) -> str:
+        return f"score_law({self._law.p}, margin={self._law.margin!r}).target"
+
+    def _support(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    def _bracket(self) -> tuple[float, float]:
+        low, high = self._law.level_range
+        return low - 5.0, high + 5.0
+
+    def _pdf(self, x: FloatArray) -> FloatArray:
+        """0 beyond 5 of the level range (where the law has mass below 1e-16 on each side)."""
+        low, high = self._bracket()
+        inside = (x > low) & (x < high)
+        out = np.zeros(x.shape)
+        out[inside] = self._law._target_density(x[inside])
+        return out
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        finite = np.isfinite(x)
+        out = np.where(x > 0, 1.0, 0.0)
+        if np.any(finite):
+            out[finite] = target_level_cdf(x[finite], self._law.p, self._law.margin)
+        return out
+
+    def _mp_cdf(self, value: Any) -> Any:
+        return target_level_cdf(value, self._law.p, self._law.margin, dps=mpmath.mp.dps)
+
+    def _moment(self, order: int) -> float:
+        law = self._law
+        return float(np.sum(law._weights * law._nodes**order * law._density))
+
+    def _var(self) -> float:
+        law = self._law
+        centred = law._nodes - self._moment(1)
+        return float(np.sum(law._weights * centred**2 * law._density))
+
+    def _rvs(self, size: tuple[int, ...], rng: np.random.Generator) -> FloatArray:
+        return self._law._draw(size, rng).target.reshape(size)
+
+
+class TopRemainingLaw(Law):
+    r"""Law of the largest remaining competitor :math:`Y = \max\{g_\rho : g_\rho + m \le \ell^*\}`.
+
+    :math:`Y = -\infty` when every competitor is active, an atom of mass
+    :math:`P(|A| = p - 1)` (``cdf(-inf)``; ``ppf`` of smaller probabilities is
+    :math:`-\infty` and the moments are infinite).  Built by
+    :attr:`ScoreLaw.top_remaining`.
+    """
+
+    _doc_fields: ClassVar[dict[str, str]] = {
+        "variable": r"the largest remaining (inactive) competitor :math:`Y` at the optimum",
+        "support": r"the real line, with an atom at :math:`-\infty`",
+        "routes": _SCORE_ROUTES + "  About 0.2 s per point of ``pdf`` or ``cdf``.",
+        "reference": "docs/theory/mechanism.md, arXiv:2605.10795",
+        "examples": (
+            ">>> law = score_law(2).top_remaining\n"
+            ">>> round(float(law.cdf(0.0)), 12)  # 1/2 (atom) + P(g_c <= min(0, g_t))\n"
+            "0.875\n"
+            ">>> float(law.ppf(0.25))  # below the atom\n"
+            "-inf"
+        ),
+    }
+
+    _cdf_accuracy: ClassVar[float] = 1e-13
+
+    def __init__(self, law: ScoreLaw) -> None:
+        self._law = law
+
+    def __repr__(self) -> str:
+        return f"score_law({self._law.p}, margin={self._law.margin!r}).top_remaining"
+
+    def _support(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    def _bracket(self) -> tuple[float, float]:
+        return -40.0, self._law.level_range[1] - self._law.margin
+
+    def _pdf(self, x: FloatArray) -> FloatArray:
+        return np.array([self._law._remaining_pdf(float(v)) for v in x.ravel()]).reshape(x.shape)
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        return np.array([self._law._remaining_cdf(float(v)) for v in x.ravel()]).reshape(x.shape)
+
+    def _moment(self, order: int) -> float:
+        return -math.inf if order % 2 else math.inf
+
+    def _rvs(self, size: tuple[int, ...], rng: np.random.Generator) -> FloatArray:
+        return self._law._draw(size, rng).competitor.reshape(size)
+
+
+class GapLaw(Law):
+    r"""Law of the gap :math:`\Gamma = \ell^* - Y \ge m` between the target and :math:`Y`.
+
+    :math:`\Gamma = +\infty` when every competitor is active, an atom of mass
+    :math:`P(|A| = p - 1)` (``ppf`` of larger probabilities is :math:`+\infty`,
+    the moments are infinite).  Built by :attr:`ScoreLaw.gap`.
+    """
+
+    _doc_fields: ClassVar[dict[str, str]] = {
+        "variable": r"the gap :math:`\Gamma = \ell^* - Y` at the optimum",
+        "support": r":math:`[m, \infty]`, with an atom at :math:`+\infty`",
+        "routes": _SCORE_ROUTES,
+        "reference": "docs/theory/mechanism.md, arXiv:2605.10795",
+        "examples": (
+            ">>> law = score_law(10, margin=0.5).gap\n"
+            ">>> float(law.sf(0.4)), float(law.cdf(0.5))  # Gamma >= m\n"
+            "(1.0, 0.0)"
+        ),
+    }
+
+    _cdf_accuracy: ClassVar[float] = 1e-13
+
+    def __init__(self, law: ScoreLaw) -> None:
+        self._law = law
+
+    def __repr__(self) -> str:
+        return f"score_law({self._law.p}, margin={self._law.margin!r}).gap"
+
+    def _support(self) -> tuple[float, float]:
+        return self._law.margin, math.inf
+
+    def _bracket(self) -> tuple[float, float]:
+        return self._law.margin, self._law.level_range[1] + 40.0
+
+    def _atom(self) -> float:
+        return float(self._law._gap_sf(np.array([math.inf]))[0])
+
+    def _pdf(self, x: FloatArray) -> FloatArray:
+        return self._law._gap_pdf(x)
+
+    def _sf(self, x: FloatArray) -> FloatArray:
+        return np.where(x == math.inf, 0.0, self._law._gap_sf(x))
+
+    def _cdf(self, x: FloatArray) -> FloatArray:
+        return 1.0 - self._sf(x)
+
+    def _ppf(self, q: FloatArray) -> FloatArray:
+        finite = super()._ppf(np.minimum(q, 1.0 - self._atom()))
+        return np.where(q >= 1.0 - self._atom(), math.inf, finite)
+
+    def _moment(self, order: int) -> float:  # noqa: ARG002  (every order >= 1 is infinite)
+        return math.inf
+
+    def _rvs(self, size: tuple[int, ...], rng: np.random.Generator) -> FloatArray:
+        return self._law._draw(size, rng).gap.reshape(size)
+
+
 def sample_scores(
     p: int, size: int, seed: int | np.random.Generator | None = None, *, margin: float = 0.0
 ) -> ScoreSample:
@@ -423,13 +625,10 @@ def sample_scores(
     Examples
     --------
     >>> sample = sample_scores(100, 2000, seed=1)
-    >>> bool(abs(sample.target.mean() - score_law(100).target_mean()) < 0.05)
+    >>> bool(abs(sample.target.mean() - score_law(100).target.mean()) < 0.05)
     True
     """
     p_value = check_integer("p", p, minimum=2)
     count = check_integer("size", size, minimum=1)
     margin_value = check_real("margin", margin, minimum=0.0)
-    rng = np.random.default_rng(seed)
-    if p_value <= _DIRECT_PROJECTION_MAX_P:
-        return _sample_direct(rng, p_value, count, margin_value)
-    return _sample_top(rng, p_value, count, margin_value)
+    return _sample(np.random.default_rng(seed), p_value, count, margin_value)

@@ -7,7 +7,7 @@ margin the score claim of ``lamcap reproduce`` uses,
 :math:`m =` :func:`lamcap.experiments.claims.score_margin` ``(d, p)`` =
 ``max_margin(p/d², p)`` (0 for any other matrix: the law at capacity); the
 legend prints it.  The target's density is the exact
-``score_law(p, margin=m).target_pdf``, the competitors' a Monte Carlo of the
+``score_law(p, margin=m).target.pdf``, the competitors' a Monte Carlo of the
 projection (:func:`lamcap.project_onto_cone` with ``margin=m``, 20 000 draws):
 the target sits at the common level, :math:`m` above the active competitors.  Right: the Hebbian matrix of the same
 instances, with ``hebbian_score_law(p, α, d=d)`` (target Gaussian with the
@@ -53,7 +53,7 @@ def theory_margin(sample: SolutionSample) -> float:
 def _target_pdf(p: int, margin: float, x: np.ndarray) -> np.ndarray:
     from lamcap import score_law  # noqa: PLC0415
 
-    return np.asarray(score_law(p, margin=margin).target_pdf(x), dtype=float)
+    return np.asarray(score_law(p, margin=margin).target.pdf(x), dtype=float)
 
 
 def _normal_pdf(x: np.ndarray, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
@@ -98,7 +98,7 @@ def draw(sample: SolutionSample, out: Path | None = None) -> Figure:
     hebbian = theory_or_none(lambda: _hebbian_law(sample))
     if hebbian is not None:
         right.plot(
-            centres, hebbian.target_pdf(centres), color="k", ls="--", label="Hebbian target law"
+            centres, hebbian.target.pdf(centres), color="k", ls="--", label="Hebbian target law"
         )
     left.legend(loc="upper left", title=f"law at m = {margin:.3f}")
     right.legend(loc="upper right")
