@@ -14,8 +14,11 @@ and writes
   ``d,model,p_c,p_c_low,p_c_high,instances`` (95% profile-likelihood intervals),
   written by :func:`lamcap.experiments.transitions.op_vs_dp_csv`, the code of
   ``lamcap results transitions --op-vs-dp`` (which also writes capacity.csv);
-* ``docs/measurements/op_vs_dp_ratio.csv`` — ``d,ratio,ratio_low,ratio_high,instances``
-  (joint profile-likelihood interval of p_c(OP)/p_c(DP));
+* ``docs/measurements/op_vs_dp_ratio.csv`` — ``d,ratio,ratio_low,ratio_high,instances,lr_cutoff``
+  (joint profile-likelihood interval of p_c(OP)/p_c(DP) with the likelihood-ratio
+  cutoff calibrated by a parametric bootstrap, ``--draws`` redraws per generating law:
+  ``lamcap.experiments.model_comparison.calibrated_cutoff``; ``--draws 0`` gives the
+  chi-square cutoff 3.841);
 * ``docs/measurements/op_vs_dp.png`` — the ratio against d with the fitted trends;
 
 and prints the trend fits (extrapolated ratio at d → ∞ with its 95% interval).
@@ -66,27 +69,27 @@ def _merged_cells(databases: list[str]) -> dict:
 def _write_ratios(ratios: list[ModelRatio], path: Path) -> None:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["d", "ratio", "ratio_low", "ratio_high", "instances"])
+        writer.writerow(["d", "ratio", "ratio_low", "ratio_high", "instances", "lr_cutoff"])
         for r in ratios:
-            writer.writerow(
-                [r.cell.d, f"{r.ratio:.4f}", f"{r.low:.4f}", f"{r.high:.4f}", r.instances]
-            )
+            bounds = (f"{r.ratio:.4f}", f"{r.low:.4f}", f"{r.high:.4f}")
+            writer.writerow([r.cell.d, *bounds, r.instances, f"{r.cutoff:.2f}"])
 
 
 def _markdown(fits: dict, ratios: list[ModelRatio]) -> None:
     """The table of docs/measurements/op_vs_dp.md."""
     by_model = {(cell.d, cell.model): fit for cell, fit in fits.items()}
     print(
-        "| d | DP p_c [95% CI] | OP p_c [95% CI] | `critical_p(d)` | OP/DP [95% CI] | instances |"
+        "| d | DP p_c [95% CI] | OP p_c [95% CI] | `critical_p(d)` | OP/DP [95% CI] "
+        "| LR cutoff | instances |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for r in ratios:
         dp, op = by_model[(r.cell.d, "decoupled")], by_model[(r.cell.d, "original")]
         print(
             f"| {r.cell.d} | {dp.p_c:.2f} [{dp.low:.2f}, {dp.high:.2f}] "
             f"| {op.p_c:.2f} [{op.low:.2f}, {op.high:.2f}] "
             f"| {float(critical_p(r.cell.d)):.2f} "
-            f"| {r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}] | {r.instances} |"
+            f"| {r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}] | {r.cutoff:.2f} | {r.instances} |"
         )
 
 
@@ -167,13 +170,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("databases", nargs="+", help="results databases with both models")
     parser.add_argument("--out", type=Path, default=DOCS, help="folder for the CSVs and the plot")
+    parser.add_argument(
+        "--draws", type=int, default=300, help="bootstrap redraws per law and d (0: chi-square)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the bootstrap redraws")
     arguments = parser.parse_args()
     cells = _merged_cells(arguments.databases)
     fits = {cell: data.fit() for cell, data in cells.items()}  # one fit per cell
     arguments.out.mkdir(parents=True, exist_ok=True)
     # the same writer as `lamcap results transitions --op-vs-dp` (one code path)
     (arguments.out / "op_vs_dp.csv").write_text(op_vs_dp_csv(cells), encoding="utf-8")
-    ratios = model_ratios(cells)
+    ratios = model_ratios(cells, draws=arguments.draws, seed=arguments.seed)
     _write_ratios(ratios, arguments.out / "op_vs_dp_ratio.csv")
     _markdown(fits, ratios)
     trends = _report(ratios)

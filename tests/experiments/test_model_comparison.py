@@ -8,19 +8,25 @@ import numpy as np
 import pytest
 
 from lamcap.experiments.analysis import CellData
+from lamcap.experiments.fitting import CHI2_95
 from lamcap.experiments.model_comparison import (
     ModelRatio,
+    calibrated_cutoff,
     constant_ratio,
+    generating_law,
     model_ratios,
     ratio_power_law,
+    ratio_statistics,
     ratio_trend,
     trend_variable,
 )
 from lamcap.experiments.sweep import Cell
 
 
-def _cell_data(cell: Cell, p_c: float, rng: np.random.Generator, m: int = 400) -> CellData:
-    ps = np.unique(np.round(p_c * np.linspace(0.85, 1.15, 13)).astype(np.int64))
+def _cell_data(
+    cell: Cell, p_c: float, rng: np.random.Generator, m: int = 400, points: int = 13
+) -> CellData:
+    ps = np.unique(np.round(p_c * np.linspace(0.85, 1.15, points)).astype(np.int64))
     probability = 1 / (1 + np.exp(-25.0 * (math.log(p_c) - np.log(ps))))
     feasible = rng.binomial(m, probability)
     decided = np.full(ps.size, m)
@@ -96,3 +102,51 @@ def test_through_one_rejects_a_constant_offset_and_accepts_its_own_law() -> None
     level = constant_ratio(flat)
     assert math.exp(level.slope) == pytest.approx(1.04, rel=1e-12)
     assert level.p_value == pytest.approx(1.0)
+
+
+def _pair(d: int, ratio: float, m: int, points: int = 13) -> tuple[CellData, CellData]:
+    rng = np.random.default_rng(d)
+    op = _cell_data(Cell(d, 1.0, "original", "auto"), 4.0 * d * ratio, rng, m, points)
+    dp = _cell_data(Cell(d, 1.0, "decoupled", "auto"), 4.0 * d, rng, m, points)
+    return op, dp
+
+
+def test_ratio_statistic_follows_wilks_with_many_instances() -> None:
+    # 400 instances at each of 13 points: the profile statistic at the true ratio
+    # is close to chi-square with one degree of freedom (mean 1, 95% below 3.84).
+    op, dp = _pair(16, 1.04, 400)
+    statistics = ratio_statistics(op, dp, "logistic", draws=120, seed=1)
+    assert np.all(statistics >= -1e-9)
+    assert 0.6 < float(np.mean(statistics)) < 1.5
+    covered = int(np.sum(statistics <= CHI2_95))
+    assert covered >= 106  # 114 expected; P(<= 105) < 1% for a true 95% interval
+
+
+def test_generating_laws_reproduce_the_fitted_transitions() -> None:
+    op, dp = _pair(16, 1.04, 400)
+    (op_law, dp_law), truth = generating_law("logistic", op, dp)
+    assert truth == pytest.approx(math.log(1.04), abs=0.005)
+    for law, data in ((op_law, op), (dp_law, dp)):
+        assert np.all(np.diff(law) < 0)
+        observed = data.feasible / data.decided
+        assert float(np.max(np.abs(law - observed))) < 0.1  # 400 instances per point
+    (op_law, dp_law), truth = generating_law("crofton", op, dp)
+    assert truth == pytest.approx(math.log(1.04), abs=0.01)
+    assert np.all((op_law >= 0) & (op_law <= 1))
+    assert np.all(np.diff(dp_law) <= 0)
+    with pytest.raises(ValueError, match="law must be one of"):
+        generating_law("probit", op, dp)
+
+
+def test_calibrated_cutoff_widens_the_interval_never_narrows_it() -> None:
+    op, dp = _pair(12, 1.04, 6, points=7)  # few instances: far from Wilks' regime
+    cutoff = calibrated_cutoff(op, dp, draws=40, seed=2)
+    assert cutoff >= CHI2_95
+    cells = {op.cell: op, dp.cell: dp}
+    (plain,) = model_ratios(cells)
+    (calibrated,) = model_ratios(cells, draws=40, seed=2)
+    assert plain.cutoff == CHI2_95
+    assert calibrated.cutoff == cutoff
+    assert calibrated.ratio == plain.ratio
+    assert calibrated.low <= plain.low
+    assert calibrated.high >= plain.high

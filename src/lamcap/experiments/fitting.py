@@ -42,6 +42,7 @@ __all__ = [
     "fit_transition",
     "fit_transition_ratio",
     "fit_trend",
+    "ratio_profile",
     "wilson_interval",
 ]
 
@@ -115,11 +116,12 @@ def _plausible_range(
     k: NDArray[np.float64],
     m: NDArray[np.float64],
     slopes: NDArray[np.float64],
+    cutoff: float = CHI2_95,
 ) -> tuple[float, float]:
-    """Range of mu whose coarse profile is within the 95% level (plus one unit) of the best."""
+    """Range of mu whose coarse profile is within ``cutoff``/2 (plus one unit) of the best."""
     coarse = np.arange(x[0] - _SPAN, x[-1] + _SPAN + _STEP, 20 * _STEP)
     profile, _ = _profile(x, k, m, coarse, slopes)
-    inside = coarse[profile >= profile.max() - CHI2_95 / 2 - 1.0]
+    inside = coarse[profile >= profile.max() - cutoff / 2 - 1.0]
     return float(inside.min()), float(inside.max())
 
 
@@ -173,40 +175,38 @@ class RatioFit:
     denominator: TransitionFit
 
 
-def fit_transition_ratio(
+def ratio_profile(
     numerator: tuple[ArrayLike, ArrayLike, ArrayLike],
     denominator: tuple[ArrayLike, ArrayLike, ArrayLike],
     *,
     slope_max: float = 400.0,
-) -> RatioFit:
-    r"""Ratio of two independent transitions with a joint profile-likelihood interval.
-
-    Each data set ``(p, feasible, total)`` follows its own logistic model
-    (:func:`fit_transition`), with location :math:`\mu_1` (numerator) and
-    :math:`\mu_2` (denominator) and free slopes.  The log-ratio
-    :math:`\delta = \mu_1 - \mu_2 = \log(p_{c,1}/p_{c,2})` is profiled:
+    cutoff: float = CHI2_95,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Profile log-likelihood of the log-ratio of two independent logistic transitions.
 
     .. math::
 
         \ell(\delta) = \max_{\mu}\bigl[\ell_2(\mu) + \ell_1(\mu + \delta)\bigr],
         \qquad \ell_i(\mu) = \max_{\beta}\ell_i(\mu, \beta),
 
-    and the 95% interval is :math:`\{\delta : 2[\max\ell - \ell(\delta)] \le
-    \chi^2_{1,0.95}\}`, on a grid of :math:`5\cdot 10^{-4}` in :math:`\log p`
-    (the ratio's resolution is 0.05%).  This is the likelihood-ratio interval of
-    the two-model fit, so it stays sensible when either data set is separated.
+    :math:`\delta = \mu_1 - \mu_2 = \log(p_{c,1}/p_{c,2})`, on a grid of
+    :math:`5\cdot 10^{-4}` in :math:`\log p` (coarser when the plausible
+    ranges are very wide).  The grid covers every :math:`\delta` with
+    :math:`2[\max\ell - \ell(\delta)] \le` ``cutoff``; beyond it
+    :math:`\ell` is not computed.  Returns ``(deltas, loglik)``; see
+    :func:`fit_transition_ratio`.
 
     Examples
     --------
     >>> one = ([10, 20, 30, 40], [10, 8, 2, 0], [10, 10, 10, 10])
     >>> two = ([20, 40, 60, 80], [10, 8, 2, 0], [10, 10, 10, 10])
-    >>> fit = fit_transition_ratio(two, one)
-    >>> round(fit.ratio, 2), bool(fit.low < 2 < fit.high)
-    (2.0, True)
+    >>> deltas, loglik = ratio_profile(two, one)
+    >>> round(float(np.exp(deltas[np.argmax(loglik)])), 2)
+    2.0
     """
     slopes = _slopes(slope_max)
     data = [_prepared(*numerator), _prepared(*denominator)]
-    ranges = [_plausible_range(*item, slopes) for item in data]
+    ranges = [_plausible_range(*item, slopes, cutoff) for item in data]
     step = max(_STEP, max(high - low for low, high in ranges) / 2000)
     grids = [
         np.arange(np.floor(low / step) - 20, np.ceil(high / step) + 21) * step
@@ -219,9 +219,41 @@ def fit_transition_ratio(
     lowest = offsets.min()
     best = np.full(offsets.max() - lowest + 1, -np.inf)
     np.maximum.at(best, (offsets - lowest).ravel(), pair.ravel())
-    deltas = (np.arange(best.size) + lowest) * step
+    return (np.arange(best.size) + lowest) * step, best
+
+
+def fit_transition_ratio(
+    numerator: tuple[ArrayLike, ArrayLike, ArrayLike],
+    denominator: tuple[ArrayLike, ArrayLike, ArrayLike],
+    *,
+    slope_max: float = 400.0,
+    cutoff: float = CHI2_95,
+) -> RatioFit:
+    r"""Ratio of two independent transitions with a joint profile-likelihood interval.
+
+    Each data set ``(p, feasible, total)`` follows its own logistic model
+    (:func:`fit_transition`), with location :math:`\mu_1` (numerator) and
+    :math:`\mu_2` (denominator) and free slopes.  The log-ratio
+    :math:`\delta = \mu_1 - \mu_2 = \log(p_{c,1}/p_{c,2})` is profiled
+    (:func:`ratio_profile`) and the interval is :math:`\{\delta :
+    2[\max\ell - \ell(\delta)] \le c\}` with ``cutoff`` :math:`c`: by
+    default :math:`\chi^2_{1,0.95}` (95% asymptotically), on a grid of
+    :math:`5\cdot 10^{-4}` in :math:`\log p` (the ratio's resolution is
+    0.05%).  With a few instances per point the :math:`\chi^2` cutoff can be
+    too small; :func:`lamcap.experiments.model_comparison.calibrated_cutoff`
+    gives one from a parametric bootstrap.
+
+    Examples
+    --------
+    >>> one = ([10, 20, 30, 40], [10, 8, 2, 0], [10, 10, 10, 10])
+    >>> two = ([20, 40, 60, 80], [10, 8, 2, 0], [10, 10, 10, 10])
+    >>> fit = fit_transition_ratio(two, one)
+    >>> round(fit.ratio, 2), bool(fit.low < 2 < fit.high)
+    (2.0, True)
+    """
+    deltas, best = ratio_profile(numerator, denominator, slope_max=slope_max, cutoff=cutoff)
     top = np.flatnonzero(best >= best.max() - 1e-9)
-    accepted = deltas[best >= best.max() - CHI2_95 / 2]
+    accepted = deltas[best >= best.max() - cutoff / 2]
     return RatioFit(
         ratio=float(np.exp(deltas[top[top.size // 2]])),
         low=float(np.exp(accepted.min())),
