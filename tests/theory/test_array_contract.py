@@ -38,6 +38,7 @@ from lamcap.theory import (
     margin,
     rank,
     replica,
+    spectrum,
     width,
 )
 
@@ -325,6 +326,73 @@ CASES: dict[str, Case] = {
         {"d": [8, 16], "kappa": [0.25, 0.5, 1.0]},
         bad=(({"kappa": 1.5}, r"kappa must .*\(0\.0, 1\.0\].*got 1\.5"),),
     ),
+    "singular_value_density": Case(
+        spectrum.singular_value_density,
+        {"s": 1.0, "kappa": 0.5},
+        {"s": [0.5, 1.0, 1.5], "kappa": [0.5, 1.0]},
+        dps=1e-14,  # "a few ulp away from the support edges"
+        bad=(
+            (
+                {"kappa": [0.5, 1.5]},
+                r"kappa must contain finite values in \(0\.0, 1\.0\], got 1\.5 \(element 1\)",
+            ),
+        ),
+    ),
+    "singular_value_density_finite": Case(
+        spectrum.singular_value_density,
+        {"s": 1.0, "kappa": 1.0, "d": 32, "p": 170},
+        {"s": [0.8, 1.2], "d": [32, 33], "p": [150, 170]},
+        dps=NO_ROUTE,  # "float64 only"
+        bad=(({"p": 20}, r"p must be an integer in \[137, 182\] .*got 20"),),
+    ),
+    "singular_value_cdf": Case(
+        spectrum.singular_value_cdf,
+        {"s": 1.0, "kappa": 0.5},
+        {"s": [0.5, 1.0, 1.5], "kappa": [0.5, 1.0]},
+        dps_atol=1e-15,  # "~1e-15 absolute"
+        bad=(({"s": [1.0, np.nan]}, r"s must not contain NaN, got nan \(element 1\)"),),
+    ),
+    "singular_value_cdf_finite": Case(
+        spectrum.singular_value_cdf,
+        {"s": 1.0, "kappa": 1.0, "d": 32, "p": 170},
+        {"s": [0.8, 1.2], "d": [32, 33], "p": [150, 170]},
+        rtol=1e-12,  # "about 1e-12"; the panels are shared by all points of one call
+        bad=(({"d": 4}, r"d must be an integer in \[8, 1024\], got 4"),),
+    ),
+    "singular_value_quantile": Case(
+        spectrum.singular_value_quantile,
+        {"probability": 0.3, "kappa": 0.5},
+        {"probability": [0.0, 0.3, 0.9], "kappa": [0.5, 1.0]},
+        dps=1e-14,  # cdf(quantile(u)) = u to ~1e-15
+        bad=(
+            (
+                {"probability": [0.5, 1.5]},
+                (
+                    r"probability must contain finite values in \[0\.0, 1\.0\], "
+                    r"got 1\.5 \(element 1\)"
+                ),
+            ),
+        ),
+    ),
+    "singular_value_quantile_finite": Case(
+        spectrum.singular_value_quantile,
+        {"probability": 0.3, "kappa": 1.0, "d": 32, "p": 170},
+        {"probability": [0.3, 0.9], "d": [32, 33], "p": [150, 170]},
+        rtol=1e-12,
+        bad=(({"kappa": 0.5}, r"kappa must be 1 when d and p are given"),),
+    ),
+    "singular_value_moment": Case(
+        spectrum.singular_value_moment,
+        {"order": 4, "kappa": 0.5},
+        {"order": [2, 3, 4], "kappa": [0.5, 1.0]},
+        bad=(({"order": -1}, r"order must be an integer >= 0, got -1"),),
+    ),
+    "singular_value_moment_finite": Case(
+        spectrum.singular_value_moment,
+        {"order": 4, "kappa": 1.0, "d": 32, "p": 170},
+        {"order": [2, 4], "d": [32, 33], "p": [150, 170]},
+        bad=(({"order": 3}, r"order must be 0, 2 or 4 when d and p are given, got 3"),),
+    ),
 }
 
 #: Public theory callables outside the elementwise contract, and why.
@@ -337,10 +405,6 @@ NOT_ELEMENTWISE = {
     "score_law": "constructs a law object (its methods follow the contract)",
     "hebbian_score_law": "constructs a law object (its methods follow the contract)",
     "singular_value_law": "constructs a law object (its methods follow the contract)",
-    "singular_value_density": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
-    "singular_value_cdf": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
-    "singular_value_quantile": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
-    "singular_value_moment": "broadcasts s (order) and kappa; d, p (one finite-size law) stay scalars",
     "singular_value_support": "returns the pair (lower, upper)",
 }
 
@@ -387,7 +451,8 @@ def test_every_numeric_argument_is_listed() -> None:
         listed.setdefault(case.function, set()).update(case.arrays)
         assert set(case.arrays) <= set(case.scalars)
     for function, names in listed.items():
-        numeric = set(inspect.signature(function).parameters) - _OPTIONS
+        parameters = set(inspect.signature(function).parameters)
+        numeric = (parameters - _OPTIONS) | (parameters & names)  # order: a moment's k
         assert numeric == names, function.__name__
 
 

@@ -278,7 +278,8 @@ def check_points(name: str, value: ArrayLike) -> FloatArray:
         raise ValueError(msg) from None
     if np.any(np.isnan(array)):
         position = np.argwhere(np.isnan(array))[0]
-        where = "" if array.ndim == 0 else f" (element {tuple(int(i) for i in position)})"
+        index = int(position[0]) if array.ndim == 1 else tuple(int(i) for i in position)
+        where = "" if array.ndim == 0 else f" (element {index})"
         msg = f"{name} must not contain NaN, got nan{where}"
         raise ValueError(msg)
     return array

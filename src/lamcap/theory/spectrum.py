@@ -1107,23 +1107,37 @@ def _check_finite_size_options(kappa: ArrayLike, normalization: str, law: str) -
     return kappas
 
 
-def _over_kappa(
+def _over_parameters(
     method: str, points: ArrayLike, kappa: ArrayLike, options: dict[str, Any], **call: Any
 ) -> Any:
-    """``singular_value_law(k, **options).<method>(points)``, broadcast over ``kappa``.
+    """``singular_value_law(k, d=..., p=..., **options).<method>(points)``, broadcast.
 
-    One law per distinct ``kappa``; a scalar ``kappa`` calls the law directly.
+    ``points``, ``kappa``, ``d`` and ``p`` broadcast together; one law per distinct
+    ``(kappa, d, p)``.  All parameters scalar: the law is called directly.
     """
     kappas = check_kappa(kappa)
-    if kappas.ndim == 0:
+    d, p = options["d"], options["p"]
+    if kappas.ndim == 0 and np.ndim(d) == 0 and np.ndim(p) == 0:
         return getattr(singular_value_law(float(kappas), **options), method)(points, **call)
-    values, kappa_b = broadcast(points, kappas)
-    out = np.empty(values.shape, dtype=object if call.get("dps") is not None else np.float64)
-    for value in np.unique(kappa_b):
-        mask = kappa_b == value
-        law = singular_value_law(float(value), **options)
-        out[mask] = getattr(law, method)(values[mask], **call)
-    return out
+    values, kappa_b, d_b, p_b = broadcast(points, kappas, _parameter(d), _parameter(p))
+    out = np.empty(values.size, dtype=object if call.get("dps") is not None else np.float64)
+    flat = values.reshape(-1)
+    positions: dict[tuple[Any, ...], list[int]] = {}
+    keys = zip(kappa_b.ravel().tolist(), d_b.ravel().tolist(), p_b.ravel().tolist(), strict=True)
+    for index, key in enumerate(keys):
+        positions.setdefault(key, []).append(index)
+    for (rank, dimension, outputs), where in positions.items():
+        law = singular_value_law(rank, **{**options, "d": dimension, "p": outputs})
+        chosen = np.array(where, dtype=np.int64)
+        out[chosen] = getattr(law, method)(flat[chosen], **call)
+    return out.reshape(values.shape)
+
+
+def _parameter(value: Any) -> NDArray[Any]:
+    """``d`` or ``p`` as an array to broadcast (``None`` kept as an object)."""
+    if value is None:
+        return np.array(None, dtype=object)
+    return np.asarray(value)
 
 
 # ----------------------------------------------------------------------------
@@ -1138,8 +1152,8 @@ def singular_value_density(
     normalization: str = "frobenius",
     law: str = "optimum",
     dps: int | None = None,
-    d: int | None = None,
-    p: int | None = None,
+    d: ArrayLike | None = None,
+    p: ArrayLike | None = None,
 ) -> Any:
     r"""Density of the non-zero singular values of the memory matrix.
 
@@ -1204,7 +1218,7 @@ def singular_value_density(
     True
     """
     options = {"normalization": normalization, "law": law, "d": d, "p": p}
-    return _over_kappa("pdf", check_points("s", s), kappa, options, dps=dps)
+    return _over_parameters("pdf", check_points("s", s), kappa, options, dps=dps)
 
 
 def singular_value_cdf(
@@ -1214,8 +1228,8 @@ def singular_value_cdf(
     normalization: str = "frobenius",
     law: str = "optimum",
     dps: int | None = None,
-    d: int | None = None,
-    p: int | None = None,
+    d: ArrayLike | None = None,
+    p: ArrayLike | None = None,
 ) -> Any:
     r"""Cumulative distribution of the non-zero singular values.
 
@@ -1258,7 +1272,7 @@ def singular_value_cdf(
     1.0
     """
     options = {"normalization": normalization, "law": law, "d": d, "p": p}
-    return _over_kappa("cdf", check_points("s", s), kappa, options, dps=dps)
+    return _over_parameters("cdf", check_points("s", s), kappa, options, dps=dps)
 
 
 def singular_value_quantile(
@@ -1268,8 +1282,8 @@ def singular_value_quantile(
     normalization: str = "frobenius",
     law: str = "optimum",
     dps: int | None = None,
-    d: int | None = None,
-    p: int | None = None,
+    d: ArrayLike | None = None,
+    p: ArrayLike | None = None,
 ) -> Any:
     r"""Inverse of :func:`singular_value_cdf`.
 
@@ -1306,7 +1320,7 @@ def singular_value_quantile(
     """
     u = check_finite_array("probability", probability, minimum=0.0, maximum=1.0)
     options = {"normalization": normalization, "law": law, "d": d, "p": p}
-    return _over_kappa("ppf", u, kappa, options, dps=dps)
+    return _over_parameters("ppf", u, kappa, options, dps=dps)
 
 
 def singular_value_support(
@@ -1356,8 +1370,8 @@ def singular_value_moment(
     *,
     normalization: str = "frobenius",
     law: str = "optimum",
-    d: int | None = None,
-    p: int | None = None,
+    d: ArrayLike | None = None,
+    p: ArrayLike | None = None,
 ) -> Any:
     r"""Moment :math:`E[s^k]` of the singular-value law, asymptotic or at finite ``(d, p)``.
 
@@ -1432,13 +1446,13 @@ def singular_value_moment(
         check_integer("order", value, minimum=0)
     options = {"normalization": normalization, "law": law, "d": d, "p": p}
 
-    def one(power: int, rank: float) -> Any:
-        resolved = singular_value_law(rank, **options)  # type: ignore[arg-type]
+    def one(power: int, rank: float, dimension: Any, outputs: Any) -> Any:
+        resolved = singular_value_law(rank, **{**options, "d": dimension, "p": outputs})
         if isinstance(resolved, FiniteSizeSingularValueLaw):
             return resolved.finite_d_moment(power)
         return resolved.moment(power)
 
-    return elementwise(one, order, kappa)
+    return elementwise(one, order, kappa, _parameter(d), _parameter(p))
 
 
 def sample_singular_values(
