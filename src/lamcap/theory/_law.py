@@ -43,6 +43,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, ClassVar
 
@@ -98,7 +99,7 @@ class Law:
         super().__init_subclass__(**kwargs)
         fields = dict(cls.__dict__.get("_doc_fields", {}))
         if fields:
-            summary = (cls.__doc__ or "").strip()
+            summary = inspect.cleandoc(cls.__doc__ or "")
             cls.__doc__ = CLASS_TEMPLATE.format(summary=summary, **fields)
 
     # -- what a law implements ------------------------------------------------
