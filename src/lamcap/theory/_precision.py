@@ -24,7 +24,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-__all__ = ["GUARD_DIGITS", "guarded", "map_mp", "rounded", "working_dps"]
+__all__ = ["GUARD_DIGITS", "guarded", "map_mp", "rounded", "secant_root", "working_dps"]
 
 #: Decimal digits carried beyond the requested ``dps`` inside every mpmath route.
 GUARD_DIGITS = 10
@@ -40,6 +40,36 @@ def guarded(dps: int) -> Iterator[None]:
     """``mpmath.workdps(working_dps(dps))``."""
     with mpmath.workdps(working_dps(dps)):
         yield
+
+
+#: Most secant steps a root polish may take (from a float64 root they need about 3-5).
+SECANT_STEPS = 20
+
+
+def secant_root(function: Callable[[Any], Any], first: Any, second: Any, dps: int) -> Any:
+    """Root of ``function`` by mpmath's secant solver started at ``first`` and ``second``.
+
+    Stops when a step is below :math:`10^{-\\mathrm{dps}}\\max(1, |x|)`; a run that has
+    not converged after :data:`SECANT_STEPS` steps, or whose value at the root is not
+    small, raises ``RuntimeError``.  Used to polish a float64 root to ``dps`` digits.
+
+    Examples
+    --------
+    >>> with mpmath.workdps(30):
+    ...     print(mpmath.nstr(secant_root(lambda x: x * x - 2, 1.4, 1.5, 30), 25))
+    1.414213562373095048801689
+    """
+    try:
+        return mpmath.findroot(
+            function,
+            (mpmath.mpf(first), mpmath.mpf(second)),
+            solver="secant",
+            tol=mpmath.mpf(10) ** -dps,
+            maxsteps=SECANT_STEPS,
+        )
+    except (ValueError, ZeroDivisionError) as error:
+        msg = f"the secant steps did not converge at dps={dps}: {error}"
+        raise RuntimeError(msg) from error
 
 
 def rounded(value: Any, dps: int) -> Any:

@@ -64,7 +64,6 @@ exponent there (docs/theory/hebbian.md).  :math:`n\,p^{-e(\alpha)} \to 0` iff
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -82,7 +81,7 @@ from lamcap._validation import (
 )
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
 from lamcap.theory._law import Law
-from lamcap.theory._precision import working_dps
+from lamcap.theory._precision import secant_root, working_dps
 
 __all__ = [
     "HEBBIAN_CAPACITY",
@@ -113,8 +112,6 @@ _PANEL_NODES = 20
 _FINITE_PANEL_NODES = 12
 _CHI_NODES = 8
 _FINITE_Z_LIMIT = 10.0
-#: Secant steps allowed in the mpmath route of :func:`hebbian_critical_load` (4-6 are needed).
-_SECANT_STEPS = 20
 #: Panels of the moments of the top competitor (its density narrows like 1/sqrt(2 log p)).
 _MAXIMUM_PANEL_WIDTH = 0.125
 
@@ -517,25 +514,9 @@ def hebbian_critical_load(
             return recall - target
 
         start = mpmath.log(one_problem(p_value, target, n_value))
-        return mpmath.exp(_secant(gap, start, start + mpmath.mpf(10) ** -8, work))
+        return mpmath.exp(secant_root(gap, start, start + mpmath.mpf(10) ** -8, work))
 
     return elementwise(one_mp, outputs, probabilities, counts, dps=digits)
-
-
-def _secant(function: Callable[[Any], Any], first: Any, second: Any, dps: int) -> Any:
-    """Root of ``function`` by secant steps from ``first`` and ``second`` until a step < 10^-dps."""
-    previous, current = first, second
-    value_previous, value_current = function(previous), function(current)
-    tolerance = mpmath.mpf(10) ** -dps
-    for _ in range(_SECANT_STEPS):
-        step = value_current * (current - previous) / (value_current - value_previous)
-        previous, value_previous = current, value_current
-        current -= step
-        if abs(step) <= tolerance * max(abs(current), 1):
-            return current
-        value_current = function(current)
-    msg = f"the secant steps did not converge at dps={dps}"
-    raise RuntimeError(msg)
 
 
 class NormalLaw(Law):

@@ -44,13 +44,10 @@ from scipy import optimize, special
 
 from lamcap._validation import check_dps, check_finite_array, check_integer_array, plain
 from lamcap.theory._arrays import broadcast, elementwise, float_result
-from lamcap.theory._precision import working_dps
+from lamcap.theory._precision import secant_root, working_dps
 from lamcap.theory.cone import _exact_mp, statistical_dimension
 
 __all__ = ["density_at_margin", "gardner_density", "max_margin"]
-
-#: Secant steps allowed in the mpmath route of :func:`max_margin` (4-6 are needed).
-_SECANT_STEPS = 20
 
 
 def _gardner_second_moment(stability: ArrayLike) -> Any:
@@ -163,21 +160,12 @@ def _solve_margin_mp(density: float, p: int, critical: float, dps: int) -> Any:
     def excess(m: Any) -> Any:
         return _squared_distance_mp(p, m, dps) - target
 
-    previous = mpmath.mpf(_solve_margin(min(density, critical), p, critical))
-    if previous == 0:
-        previous = mpmath.mpf(10) ** -8
-    current = previous * (1 + mpmath.mpf(10) ** -8)
-    excess_previous, excess_current = excess(previous), excess(current)
-    tolerance = mpmath.mpf(10) ** -dps
-    for _ in range(_SECANT_STEPS):
-        step = excess_current * (current - previous) / (excess_current - excess_previous)
-        previous, excess_previous = current, excess_current
-        current -= step
-        if abs(step) <= tolerance * abs(current):
-            return current
-        excess_current = excess(current)
-    msg = f"max_margin: the secant steps did not converge at dps={dps}, p={p}"
-    raise RuntimeError(msg)
+    scale = mpmath.mpf(_solve_margin(min(density, critical), p, critical))
+    if scale == 0:
+        scale = mpmath.mpf(10) ** -8
+    # in units of the float64 root, so the secant's stopping rule is relative to the margin
+    ratio = secant_root(lambda t: excess(scale * t), 1, 1 + mpmath.mpf(10) ** -8, dps)
+    return scale * ratio
 
 
 def max_margin(density: ArrayLike, p: ArrayLike, *, dps: int | None = None) -> Any:
