@@ -23,19 +23,11 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from _timing import best_seconds
 from scipy import special
 
 from lamcap.theory.cone import _exact_float, active_set_law, statistical_dimension
 from lamcap.theory.hinge_sums import log_mgf_excess, sum_cdf, sum_cdf_mp_many
-
-
-def _seconds(function: object, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()  # type: ignore[operator]
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _monte_carlo_for_precision(p: int, relative_error: float) -> tuple[float, float]:
@@ -52,7 +44,7 @@ def main() -> None:
     print(f"{'p':>12} {'E[C_p]':>20} {'exact s':>9} {'MC s (1e-3)':>12} {'ratio':>8}")
     for p in (10**3, 10**6, 10**9):
         value = _exact_float(p, 0.0)
-        exact_seconds = _seconds(lambda p=p: _exact_float(p, 0.0))
+        exact_seconds = best_seconds(lambda p=p: _exact_float(p, 0.0))
         mc_seconds, achieved = _monte_carlo_for_precision(p, 1e-3)
         print(
             f"{p:>12} {value:>20.14f} {exact_seconds:>9.3f} {mc_seconds:>12.2f} "
@@ -115,7 +107,7 @@ def _erfc_gil_pelaez(x: float, y: float, count: int, step: float, terms: int) ->
 def _mpmath_rows() -> None:
     # one quadrature panel: 20 points share the frequency grid of the recursion
     points = [3.0 + 0.01 * j for j in range(20)]
-    ours = _seconds(lambda: sum_cdf_mp_many(points, points, 1000, dps=30), repeat=1)
+    ours = best_seconds(lambda: sum_cdf_mp_many(points, points, 1000, dps=30), repeat=1)
     with mpmath.workdps(45):
         start = time.perf_counter()
         for u in points:
@@ -180,7 +172,7 @@ def _law_rows() -> None:
     print(f"{'p':>12} {'law size':>9} {'all k s':>9} {'per k s':>9} {'ratio':>7} {'max diff':>9}")
     for p in (40, 5468, 10**6, 10**9):
         law = active_set_law(p)
-        ours = _seconds(lambda p=p: active_set_law(p))
+        ours = best_seconds(lambda p=p: active_set_law(p))
         start = time.perf_counter()
         per_k = _law_one_k_at_a_time(p, law.size)
         theirs = time.perf_counter() - start

@@ -19,26 +19,15 @@ the ratios within one run are the result.
 
 from __future__ import annotations
 
-import math
-import time
 import warnings
-from collections.abc import Callable
 
 import numpy as np
+from _timing import best_seconds
 from scipy import stats
 
 from lamcap.theory.spectrum import SingularValueLaw
 
 KAPPA = 0.5
-
-
-def _seconds(function: Callable[[], object], repeat: int = 3) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _scipy_law(law: SingularValueLaw) -> stats.rv_continuous:
@@ -60,8 +49,8 @@ def main() -> None:
     law.ppf(q)  # compile and warm the numba kernels
     rows: list[tuple[str, str, str, str]] = []
 
-    mine = _seconds(lambda: law.ppf(q))
-    theirs = _seconds(lambda: generic.ppf(q), repeat=1)
+    mine = best_seconds(lambda: law.ppf(q))
+    theirs = best_seconds(lambda: generic.ppf(q), repeat=1)
     error_mine = float(np.max(np.abs(law.cdf(law.ppf(q)) - q)))
     error_theirs = float(np.max(np.abs(law.cdf(generic.ppf(q)) - q)))
     rows.append(
@@ -73,10 +62,10 @@ def main() -> None:
         )
     )
     for order in (1, 2, 4, 7):
-        mine = _seconds(lambda k=order: law.moment(k))
+        mine = best_seconds(lambda k=order: law.moment(k))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            theirs = _seconds(lambda k=order: generic.moment(k), repeat=1)
+            theirs = best_seconds(lambda k=order: generic.moment(k), repeat=1)
             difference = abs(float(law.moment(order)) / generic.moment(order) - 1.0)
         rows.append(
             (
@@ -86,11 +75,11 @@ def main() -> None:
                 f"{theirs / mine:.0f}x",
             )
         )
-    mine = _seconds(lambda: law.rvs(2_000, seed=1))
-    theirs = _seconds(lambda: generic.rvs(size=2_000, random_state=1), repeat=1)
+    mine = best_seconds(lambda: law.rvs(2_000, seed=1))
+    theirs = best_seconds(lambda: generic.rvs(size=2_000, random_state=1), repeat=1)
     rows.append(("rvs, 2000 draws", f"{mine:.2e} s", f"{theirs:.2e} s", f"{theirs / mine:.0f}x"))
-    mine = _seconds(lambda: SingularValueLaw(KAPPA, normalization="raw"), repeat=20)
-    theirs = _seconds(lambda: _scipy_law(law), repeat=20)
+    mine = best_seconds(lambda: SingularValueLaw(KAPPA, normalization="raw"), repeat=20)
+    theirs = best_seconds(lambda: _scipy_law(law), repeat=20)
     rows.append(("build one law", f"{mine:.2e} s", f"{theirs:.2e} s", f"{theirs / mine:.0f}x"))
 
     print(f"truncated quarter circle, kappa = {KAPPA} (raw units)")

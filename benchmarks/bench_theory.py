@@ -27,10 +27,10 @@ import math
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 
 import mpmath
 import numpy as np
+from _timing import best_seconds
 from scipy import integrate, optimize, signal
 
 from lamcap.theory import capacity as capacity_module
@@ -38,15 +38,6 @@ from lamcap.theory import crofton as crofton_module
 from lamcap.theory.capacity import capacity, critical_p
 from lamcap.theory.cone import active_set_law, statistical_dimension
 from lamcap.theory.crofton import feasibility_probability
-
-
-def _seconds(function: Callable[[], object], repeat: int = 3) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _quarter_circle_capacity(kappa: float) -> float:
@@ -83,7 +74,7 @@ def _row(name: str, ours: float, theirs: float, note: str) -> None:
 def _bench_capacity_float() -> None:
     kappas = np.random.default_rng(0).uniform(1e-9, 1.0, 1_000_000)
     capacity(kappas[:10])  # compile / load the numba kernel
-    ours = _seconds(lambda: capacity(kappas))
+    ours = best_seconds(lambda: capacity(kappas))
     subset = kappas[:300]
     start = time.perf_counter()
     naive_values = np.array([_quarter_circle_capacity(float(k)) for k in subset])
@@ -100,8 +91,8 @@ def _bench_capacity_float() -> None:
 
 def _bench_capacity_mp() -> None:
     capacity("0.3", dps=50)
-    ours = _seconds(lambda: capacity("0.3", dps=50), repeat=5)
-    naive = _seconds(lambda: _mpmath_capacity("0.3"), repeat=1)
+    ours = best_seconds(lambda: capacity("0.3", dps=50), repeat=5)
+    naive = best_seconds(lambda: _mpmath_capacity("0.3"), repeat=1)
     with mpmath.workdps(60):
         gap = abs(capacity("0.3", dps=50) / _mpmath_capacity("0.3") - 1)
     _row(
@@ -136,7 +127,7 @@ def _bench_feasibility() -> None:
     start = time.perf_counter()
     curve = feasibility_probability(d, outputs)
     cold = time.perf_counter() - start
-    warm = _seconds(lambda: feasibility_probability(d, outputs))
+    warm = best_seconds(lambda: feasibility_probability(d, outputs))
     start = time.perf_counter()
     law = active_set_law(int(outputs[0]))
     power = _full_power(law, int(outputs[0]))
@@ -170,7 +161,7 @@ def _bench_critical_p() -> None:
     start = time.perf_counter()
     critical_p(dimensions)
     cold = time.perf_counter() - start
-    warm = _seconds(lambda: critical_p(dimensions), repeat=1)
+    warm = best_seconds(lambda: critical_p(dimensions), repeat=1)
     sample = (8, 64, 256)
     start = time.perf_counter()
     for d in sample:
@@ -202,7 +193,7 @@ _FRESH_CALLS = {
 }
 
 
-def _fresh_process_seconds(setup: str, call: str) -> tuple[float, float]:
+def _fresh_processbest_seconds(setup: str, call: str) -> tuple[float, float]:
     """(seconds of ``call`` alone, seconds of imports + setup + call) in a new interpreter."""
     script = (
         "import time; t0 = time.perf_counter(); "
@@ -218,7 +209,7 @@ def _fresh_process_seconds(setup: str, call: str) -> tuple[float, float]:
 def _bench_fresh_processes() -> None:
     print(f"{'cold, fresh process':<44} {'now s':>11} {'before s':>12} {'ratio':>9}  notes")
     for name, (setup, call, before) in _FRESH_CALLS.items():
-        alone, total = _fresh_process_seconds(setup, call)
+        alone, total = _fresh_processbest_seconds(setup, call)
         _row(name, alone, before, f"with imports and setup {total:.2f} s; before: commit 5c8a797")
 
 
