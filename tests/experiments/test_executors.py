@@ -70,6 +70,40 @@ def test_interrupted_pool_ends_its_busy_workers_instead_of_waiting() -> None:
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is restored
 
 
+def _busy_pool_cancels_waiting_work_then_receives_sigterm(seen: dict[str, Any]) -> None:
+    """As a sweep does on Ctrl-C: cancel the work not yet started, then the pool is ended."""
+    import signal
+    import time
+
+    with open_executor(workers=1, grace=30) as executor:
+        busy = executor.submit(time.sleep, 600)
+        waiting = [executor.submit(time.sleep, 600) for _ in range(4)]
+        while not busy.running():
+            time.sleep(0.01)
+        time.sleep(0.5)  # the pool's manager thread has taken its wake-ups and sleeps
+        seen["workers"] = list(executor._processes.values())
+        seen["cancelled"] = [future.cancel() for future in waiting]
+        signal.raise_signal(signal.SIGTERM)
+
+
+def test_interrupted_pool_with_cancelled_work_winds_down_without_a_thread_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import signal
+    import threading
+
+    from lamcap.experiments.executors import Terminated
+
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+    seen: dict[str, Any] = {}
+    with pytest.raises(Terminated):
+        _busy_pool_cancels_waiting_work_then_receives_sigterm(seen)
+    assert any(seen["cancelled"])  # some work was still waiting in the pool's table
+    assert errors == []  # the pool's manager thread did not crash on a cancelled future
+    assert [worker.exitcode for worker in seen["workers"]] == [-signal.SIGTERM]
+
+
 def test_bad_executor_arguments() -> None:
     with (
         pytest.raises(ValueError, match="not both"),

@@ -40,8 +40,10 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from multiprocessing.connection import wait
 from types import FrameType
 from typing import Any, ParamSpec, TypeVar
 
@@ -106,18 +108,68 @@ _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def _end_workers(executor: ProcessPoolExecutor, grace: float) -> int:
-    """Terminate and join the pool's worker processes; return how many were still alive."""
+    """Terminate the pool's workers, wait until they have exited, and let the pool wind down.
+
+    The pool's manager thread reaps its workers too, so a worker's exit is read
+    from its sentinel (closed by the kernel at exit, whoever reaps it), never
+    from ``Process.is_alive`` racing that thread; the manager thread is then
+    joined, so every worker's ``exitcode`` is set when this returns.  Work the
+    caller cancelled is first withdrawn (see :class:`_Withdrawn`).  Returns how
+    many workers were running.
+    """
     processes = list((executor._processes or {}).values())  # the pool has no public handle
-    alive = [process for process in processes if process.is_alive()]
-    for process in alive:
+    manager: threading.Thread | None = executor._executor_manager_thread  # type: ignore[assignment]
+    _withdraw_cancelled(executor)
+    running = _still_running(processes, timeout=0.0)
+    for process in running:
         process.terminate()
-    for process in alive:
+    for process in _still_running(running, timeout=grace):
+        process.kill()
+    _still_running(running, timeout=grace)
+    executor.shutdown(wait=False)
+    if manager is not None:
+        manager.join(grace)
+    for process in processes:
         process.join(grace)
-        if process.is_alive():
-            process.kill()
-            process.join()
-    executor.shutdown(wait=False, cancel_futures=True)
-    return len(alive)
+    return len(running)
+
+
+class _Withdrawn(Future[Any]):
+    """A cancelled stand-in future whose ``set_exception`` does nothing.
+
+    Python 3.11's pool fails every pending future when a worker dies and
+    crashes its manager thread with ``InvalidStateError`` on one that was
+    cancelled (3.12 ignores those); cancelled work keeps its place in the pool's
+    table but gets this stand-in, so the pool winds down cleanly.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancel()
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        """Ignore the failure: nobody waits on withdrawn work."""
+
+
+def _withdraw_cancelled(executor: ProcessPoolExecutor) -> None:
+    """Give each cancelled future in the pool's table of unsent work a :class:`_Withdrawn` stand-in."""
+    for item in list(executor._pending_work_items.values()):
+        if item.future.cancelled():
+            item.future = _Withdrawn()
+
+
+def _still_running(processes: list[Any], timeout: float) -> list[Any]:
+    """The processes that have not exited after waiting up to ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    running = list(processes)
+    while running:
+        ready = set(
+            wait([process.sentinel for process in running], max(0.0, deadline - time.monotonic()))
+        )
+        running = [process for process in running if process.sentinel not in ready]
+        if time.monotonic() >= deadline:
+            break
+    return running
 
 
 def default_workers() -> int:
