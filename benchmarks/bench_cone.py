@@ -26,8 +26,8 @@ import numpy as np
 from _timing import best_seconds
 from scipy import special
 
-from lamcap.theory.cone import _exact_float, active_set_law, statistical_dimension
-from lamcap.theory.hinge_sums import log_mgf_excess, sum_cdf, sum_cdf_mp_many
+from lamcap.theory._cone import _exact_float, active_set_law, statistical_dimension
+from lamcap.theory._hinge_sums import log_mgf_excess, sum_cdf, sum_cdf_mp_many
 
 
 def _monte_carlo_for_precision(p: int, relative_error: float) -> tuple[float, float]:

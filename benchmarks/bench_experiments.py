@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lamcap.experiments.fitting import fit_transition
-from lamcap.experiments.runner import run_sweep
-from lamcap.experiments.sweep import Cell, Sweep
-from lamcap.experiments.trials import synthetic_transition, synthetic_trial
+from lamcap.experiments._fitting import fit_transition
+from lamcap.experiments._runner import run_sweep
+from lamcap.experiments._sweep import Cell, Sweep
+from lamcap.experiments._trials import synthetic_transition, synthetic_trial
 
 
 def _guess(cell: Cell) -> float:

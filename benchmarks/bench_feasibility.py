@@ -54,7 +54,7 @@ import numpy as np
 import lamcap
 from lamcap.problems import Instance
 from lamcap.solvers import solve, verify
-from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
 
 
 @dataclass

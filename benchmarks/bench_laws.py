@@ -25,7 +25,7 @@ import numpy as np
 from _timing import best_seconds
 from scipy import stats
 
-from lamcap.theory.spectrum import SingularValueLaw
+from lamcap.theory._spectrum import SingularValueLaw
 
 KAPPA = 0.5
 

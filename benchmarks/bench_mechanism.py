@@ -14,8 +14,8 @@ import time
 import numpy as np
 from scipy import integrate, optimize, special
 
-from lamcap.theory.hebbian import hebbian_recall
-from lamcap.theory.spectrum import (
+from lamcap.theory._hebbian import hebbian_recall
+from lamcap.theory._spectrum import (
     singular_value_cdf,
     singular_value_density,
     singular_value_quantile,

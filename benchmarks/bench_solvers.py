@@ -62,8 +62,8 @@ import numpy as np
 
 import lamcap
 from lamcap.solvers import solve, verify
-from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
-from lamcap.solvers.full_lp import all_constraints, constraint_rows, new_highs
+from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers._full_lp import all_constraints, constraint_rows, new_highs
 
 
 def _critical_p(d: int) -> int:
@@ -94,7 +94,7 @@ def _run(instance: Any, method: str, max_seconds: float) -> Any:
 
 
 def _has_adam() -> bool:
-    return importlib.util.find_spec("lamcap.solvers.baselines") is not None
+    return importlib.util.find_spec("lamcap.solvers._baselines") is not None
 
 
 def compare(

@@ -23,9 +23,9 @@ import time
 import numpy as np
 from scipy import optimize
 
-from lamcap.theory import replica
-from lamcap.theory.asymptotics import statistical_dimension_series
-from lamcap.theory.cone import statistical_dimension
+from lamcap.theory import _replica as replica
+from lamcap.theory._asymptotics import statistical_dimension_series
+from lamcap.theory._cone import statistical_dimension
 
 
 def _import_seconds(statement: str) -> float:

@@ -33,11 +33,11 @@ import numpy as np
 from _timing import best_seconds
 from scipy import integrate, optimize, signal
 
-from lamcap.theory import capacity as capacity_module
-from lamcap.theory import crofton as crofton_module
-from lamcap.theory.capacity import capacity, critical_p
-from lamcap.theory.cone import active_set_law, statistical_dimension
-from lamcap.theory.crofton import feasibility_probability
+from lamcap.theory import _capacity as capacity_module
+from lamcap.theory import _crofton as crofton_module
+from lamcap.theory._capacity import capacity, critical_p
+from lamcap.theory._cone import active_set_law, statistical_dimension
+from lamcap.theory._crofton import feasibility_probability
 
 
 def _quarter_circle_capacity(kappa: float) -> float:

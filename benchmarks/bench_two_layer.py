@@ -31,8 +31,8 @@ import time
 from collections.abc import Sequence
 
 import lamcap
-from lamcap.solvers.baselines import solve_adam_cross_entropy
-from lamcap.solvers.two_layer import solve_rank_constrained
+from lamcap.solvers._baselines import solve_adam_cross_entropy
+from lamcap.solvers._two_layer import solve_rank_constrained
 
 KAPPAS = (0.25, 0.5, 1.0)
 FRACTIONS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25)

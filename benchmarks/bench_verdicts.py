@@ -39,8 +39,8 @@ import numpy as np
 
 import lamcap
 from lamcap.solvers import FarkasCertificate
-from lamcap.solvers.certificates import certificate_bound, check_margins
-from lamcap.solvers.infeasibility import (
+from lamcap.solvers._certificates import certificate_bound, check_margins
+from lamcap.solvers._infeasibility import (
     _exact_proof,
     _perturbation_proof,
     _support,

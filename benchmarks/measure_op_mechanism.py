@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 import lamcap
-from lamcap.experiments.analysis import cell_data
-from lamcap.experiments.fitting import fit_transition, fit_transition_ratio
+from lamcap.experiments._analysis import cell_data
+from lamcap.experiments._fitting import fit_transition, fit_transition_ratio
 
 VARIANTS = ("whitened", "shared-competitors")
 

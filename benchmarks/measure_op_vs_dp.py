@@ -12,12 +12,12 @@ and writes
 
 * ``docs/measurements/op_vs_dp.csv`` — one fitted transition per (d, model):
   ``d,model,p_c,p_c_low,p_c_high,instances`` (95% profile-likelihood intervals),
-  written by :func:`lamcap.experiments.transitions.op_vs_dp_csv`, the code of
+  written by :func:`lamcap.experiments.op_vs_dp_csv`, the code of
   ``lamcap results transitions --op-vs-dp`` (which also writes capacity.csv);
 * ``docs/measurements/op_vs_dp_ratio.csv`` — ``d,ratio,ratio_low,ratio_high,instances,lr_cutoff``
   (joint profile-likelihood interval of p_c(OP)/p_c(DP) with the likelihood-ratio
   cutoff calibrated by a parametric bootstrap, ``--draws`` redraws per generating law:
-  ``lamcap.experiments.model_comparison.calibrated_cutoff``; ``--draws 0`` gives the
+  ``lamcap.experiments.calibrated_cutoff``; ``--draws 0`` gives the
   chi-square cutoff 3.841);
 * ``docs/measurements/op_vs_dp.png`` — the ratio against d with the fitted trends;
 
@@ -38,9 +38,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lamcap import critical_p
-from lamcap.experiments.analysis import cell_data
-from lamcap.experiments.fitting import Trend
-from lamcap.experiments.model_comparison import (
+from lamcap.experiments._analysis import cell_data
+from lamcap.experiments._fitting import Trend
+from lamcap.experiments._model_comparison import (
     ModelRatio,
     constant_ratio,
     model_ratios,
@@ -48,7 +48,7 @@ from lamcap.experiments.model_comparison import (
     ratio_trend,
     trend_variable,
 )
-from lamcap.experiments.transitions import op_vs_dp_csv
+from lamcap.experiments._transitions import op_vs_dp_csv
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "measurements"
 

@@ -6,14 +6,14 @@ decided instances per p (the design is kept, as in the shift test's parametric
 bootstrap), and the ratio is refitted.  Two generating laws:
 
 * ``logistic`` — each model's fitted logistic transition (p_c and slope of
-  ``lamcap.experiments.fitting.fit_transition``): the model the interval assumes;
+  ``lamcap.experiments.fit_transition``): the model the interval assumes;
 * ``crofton`` — the decoupled Crofton law ``feasibility_probability(d, p)`` moved
-  along log p to each model's measured transition (``lamcap.experiments.shift``):
+  along log p to each model's measured transition (``lamcap.experiments._shift``):
   the finite-size shape, which the interval does not assume.
 
 For each redraw the script records the profile likelihood-ratio statistic at the
 true log ratio, T = 2[max l - l(delta_true)]
-(``lamcap.experiments.model_comparison.ratio_statistics``); the chi-square interval
+(``lamcap.experiments._model_comparison.ratio_statistics``); the chi-square interval
 covers the truth when T <= 3.841, an interval with cutoff c when T <= c.  It prints
 the coverage with its 95% Wilson interval per d and law, for the chi-square cutoff and,
 with ``--cutoffs``, for the cutoffs in the ``lr_cutoff`` column of a ratio CSV
@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lamcap.experiments.analysis import CellData, cell_data
-from lamcap.experiments.fitting import CHI2_95, wilson_interval
-from lamcap.experiments.model_comparison import GENERATING_LAWS, ratio_statistics
+from lamcap.experiments._analysis import CellData, cell_data
+from lamcap.experiments._fitting import CHI2_95, wilson_interval
+from lamcap.experiments._model_comparison import GENERATING_LAWS, ratio_statistics
 
 
 def _cells(databases: list[str]) -> dict[tuple[int, str], CellData]:

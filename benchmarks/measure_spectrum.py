@@ -23,7 +23,7 @@ Solution types (decoupled instances, ``lamcap.make_instance(d, p, seed=s)``):
     all :math:`n(p-1)` raw constraints:
     ``lamcap.solve(instance, objective="max_margin", tolerance=...)``, certified
     by its relative duality gap :math:`g`
-    (:mod:`lamcap.solvers.optimality`); the reported ``dist`` is the bound
+    (:mod:`lamcap.solvers._optimality`); the reported ``dist`` is the bound
     :math:`\|W - W^*\|_F/\|W\|_F \le \sqrt g`.
 ``first_feasible``
     (b) ``lamcap.solve(instance)`` (cutting-plane method, first feasible ``W``).
@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 
 import lamcap
 from lamcap.empirical import empirical_spectrum
-from lamcap.solvers.optimality import MarginDual
+from lamcap.solvers._optimality import MarginDual
 
 FloatArray = NDArray[np.float64]
 SOLUTIONS = ("maxmargin", "first_feasible", "adam_ce", "hebbian")

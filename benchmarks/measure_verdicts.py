@@ -1,7 +1,7 @@
 r"""Measure how often ``lamcap reproduce`` calls a true claim "inconsistent" in a whole run.
 
 Every simulated run is the quick (or full) plan with every claim true
-(:mod:`lamcap.experiments.calibration`): transitions drawn instance by instance
+(:mod:`lamcap.experiments._calibration`): transitions drawn instance by instance
 from their finite-size laws through the runner's adaptive design, OP/DP ratios
 that tend to 1, per-matrix statistics around their predictions.  Each run is
 judged by the code of a real run (claims, tests, Holm's rule), so a run with
@@ -21,9 +21,9 @@ import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from lamcap.experiments.calibration import CalibrationResult, false_inconsistent_rate
-from lamcap.experiments.fitting import wilson_interval
-from lamcap.experiments.reproduce import FULL, QUICK
+from lamcap.experiments._calibration import CalibrationResult, false_inconsistent_rate
+from lamcap.experiments._fitting import wilson_interval
+from lamcap.experiments._reproduce import FULL, QUICK
 
 
 def _batch(arguments: tuple[str, int, int]) -> CalibrationResult:

@@ -50,8 +50,8 @@ from scipy import optimize, stats
 
 import lamcap
 from lamcap.empirical import empirical_spectrum
-from lamcap.experiments.figures import style
-from lamcap.theory.spectrum import _fourth_moment, _residual_moments
+from lamcap.experiments.figures import _style as style
+from lamcap.theory._spectrum import _fourth_moment, _residual_moments
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CSV = ROOT / "docs/measurements/spectrum_finite_size.csv"
@@ -213,7 +213,7 @@ def resolved(path: Path) -> str:
 
 def margin_summary(points: list[Point]) -> str:
     """Per point with recorded margins: own margins, the law at them, and the law at m = 0."""
-    from lamcap.theory.margin import max_margin  # noqa: PLC0415
+    from lamcap.theory._margin import max_margin  # noqa: PLC0415
 
     header = (
         "| d | p | matrices | law's m | mean m_i (range) | law at m | mean law at m_i | law at m = 0 "

@@ -6,8 +6,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lamcap.experiments import derivation_tables as tables
-from lamcap.symbolic import codegen
+from lamcap.experiments import _derivation_tables as tables
+from lamcap.symbolic import _codegen as codegen
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "derivations"

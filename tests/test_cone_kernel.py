@@ -10,7 +10,7 @@ from scipy import stats
 
 from lamcap import _cone_kernel as kernel
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.hinge_sums import target_level_cdf
+from lamcap.theory._hinge_sums import target_level_cdf
 
 
 def test_compiled_rule_matches_its_python_source() -> None:

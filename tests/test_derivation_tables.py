@@ -31,6 +31,6 @@ def test_check_fails_on_a_stale_table(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_monte_carlo_dimension_is_deterministic() -> None:
-    from lamcap.experiments.derivation_tables import monte_carlo_dimension
+    from lamcap.experiments._derivation_tables import monte_carlo_dimension
 
     assert monte_carlo_dimension(1000, 2000, 3) == monte_carlo_dimension(1000, 2000, 3)

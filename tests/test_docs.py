@@ -121,9 +121,9 @@ def test_public_api_index_lists_every_export() -> None:
 @needs_mkdocs
 def test_links_to_missing_module_pages_degrade_to_text() -> None:
     hook = _load_hook()
-    text = "[`capacity`](../reference/lamcap.theory.capacity.md) and [x](../reference/lamcap.nope.md#a)"
-    out = hook.unlink_missing_modules(text, ["lamcap.theory.capacity"])
-    assert out == "[`capacity`](../reference/lamcap.theory.capacity.md) and x"
+    text = "[`capacity`](../reference/lamcap.theory._capacity.md) and [x](../reference/lamcap.nope.md#a)"
+    out = hook.unlink_missing_modules(text, ["lamcap.theory._capacity"])
+    assert out == "[`capacity`](../reference/lamcap.theory._capacity.md) and x"
 
 
 # ------------------------------------------------------------------------- figures
@@ -228,7 +228,8 @@ def test_site_builds_strictly_without_importing_lamcap(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-4000:]
     assert (tmp_path / "index.html").is_file()
-    assert (tmp_path / "reference" / "lamcap.theory.capacity" / "index.html").is_file()
+    assert (tmp_path / "reference" / "lamcap.theory" / "index.html").is_file()
+    assert not (tmp_path / "reference" / "lamcap.theory._capacity").exists()  # private
     _assert_served_from_the_site(tmp_path)
 
 

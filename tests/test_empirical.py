@@ -10,8 +10,8 @@ from scipy import stats
 
 from lamcap.empirical import empirical_spectrum, normalized_scores
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.scores import score_law
-from lamcap.theory.spectrum import singular_value_cdf
+from lamcap.theory._scores import score_law
+from lamcap.theory._spectrum import singular_value_cdf
 
 
 def test_spectrum_of_scaled_gaussian_matrix_is_quarter_circle():

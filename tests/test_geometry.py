@@ -112,7 +112,7 @@ def test_bad_input(kwargs: dict, match: str) -> None:
 def test_compiled_kernel_matches_its_python_source() -> None:
     # Guards against miscompilation: the numba kernel and its interpreted source
     # must agree exactly on rows with many candidates (heavy tails, ties, margins).
-    from lamcap.geometry import project_row_inplace
+    from lamcap._cone_kernel import project_row_inplace
 
     rng = np.random.default_rng(3)
     for trial in range(300):

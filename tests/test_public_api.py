@@ -43,6 +43,22 @@ def _module_source(module: str) -> Path | None:
     return None
 
 
+def _defining_source(module: str, name: str) -> Path:
+    """The source file that assigns ``name``: ``module``'s own, or the private module it
+    re-exports ``name`` from (``from lamcap.theory._capacity import CAPACITY``)."""
+    source = _module_source(module)
+    assert source is not None
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and any((alias.asname or alias.name) == name for alias in node.names)
+        ):
+            return _defining_source(node.module, name)
+    return source
+
+
 NAMES = sorted(EXPORTS)
 FUNCTIONS = [name for name in NAMES if not name[0].isupper()]
 CLASSES = [name for name in NAMES if name[0].isupper() and not name.isupper()]
@@ -170,8 +186,7 @@ def _attribute_doc(lines: list[str], body: list[ast.stmt], index: int) -> str:
 def test_constant_is_a_number_with_an_attribute_docstring(name: str) -> None:
     value = getattr(lamcap, name)
     assert isinstance(value, int | float)
-    source = _module_source(EXPORTS[name])
-    assert source is not None
+    source = _defining_source(EXPORTS[name], name)
     text = source.read_text(encoding="utf-8")
     body = ast.parse(text).body
     for index, node in enumerate(body):
@@ -291,3 +306,72 @@ def test_cited_theory_pages_exist() -> None:
     assert cited, "no docs/theory page is cited"
     missing = sorted(page for page in cited if not (REPO / page).is_file())
     assert not missing, f"cited theory pages that do not exist: {missing}"
+
+
+# ------------------------------------------------------------- public and private modules
+
+#: The public modules: every other module of the package has an underscored name (or
+#: sits in an underscored package) and may change without notice.
+PUBLIC_MODULES = (
+    "lamcap",
+    "lamcap.cli",
+    "lamcap.empirical",
+    "lamcap.experiments",
+    "lamcap.experiments.figures",
+    "lamcap.geometry",
+    "lamcap.problems",
+    "lamcap.solvers",
+    "lamcap.symbolic",
+    "lamcap.theory",
+)
+
+
+def _package_modules() -> list[tuple[str, Path]]:
+    package = SRC / "lamcap"
+    modules = []
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        if parts[-1] in {"__init__", "__main__"}:
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+        modules.append((".".join(parts), path))
+    return modules
+
+
+def _is_private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split("."))
+
+
+def _assigns_all(path: Path) -> bool:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
+            return True
+    return False
+
+
+def test_every_module_is_public_by_list_or_private_by_name() -> None:
+    public = {module for module, _ in _package_modules() if not _is_private(module)}
+    assert public == set(PUBLIC_MODULES)
+
+
+def test_only_public_modules_declare_all() -> None:
+    declaring = {module for module, path in _package_modules() if _assigns_all(path)}
+    assert declaring == set(PUBLIC_MODULES)
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES[1:])
+def test_all_holds_documented_public_names_only(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    assert module.__all__ == sorted(set(module.__all__), key=module.__all__.index)
+    for name in module.__all__:
+        assert not name.startswith("_"), name
+        value = getattr(module, name)  # resolves
+        if inspect.isfunction(value) or inspect.isclass(value):
+            assert (inspect.getdoc(value) or "").strip(), f"{module_name}.{name} has no docstring"
+
+
+def test_private_modules_are_not_named_in_all() -> None:
+    for module_name in PUBLIC_MODULES[1:]:
+        module = importlib.import_module(module_name)
+        exported = [getattr(module, name) for name in module.__all__]
+        assert not any(inspect.ismodule(value) for value in exported), module_name

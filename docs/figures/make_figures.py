@@ -8,7 +8,7 @@ Usage::
 
 Each figure is one small function that calls lamcap's public API only, so the
 figures show what the package computes, in the one style of every lamcap figure
-(``lamcap.experiments.figures.style``). The PNGs are small (about 30-120 kB) and
+(``lamcap.experiments.figures._style``). The PNGs are small (about 30-120 kB) and
 committed; the site build does not run this script (it stays static and fast).
 
 * theory pages: ``capacity``, ``cone``, ``crofton``, ``rank``, ``hebbian``,
@@ -46,16 +46,14 @@ from matplotlib.figure import Figure
 
 import lamcap
 from lamcap.experiments import Sweep, open_executor, run_sweep
-from lamcap.experiments.analysis import cell_data, hebbian_transition, transition_table
-from lamcap.experiments.figures import (
-    finite_size,
-    mechanism_samples,
-    rank_capacity,
-    scores,
-    spectrum,
-    storable_fraction,
-    style,
-)
+from lamcap.experiments._analysis import cell_data, hebbian_transition, transition_table
+from lamcap.experiments.figures import _finite_size as finite_size
+from lamcap.experiments.figures import _rank_capacity as rank_capacity
+from lamcap.experiments.figures import _scores as scores
+from lamcap.experiments.figures import _spectrum as spectrum
+from lamcap.experiments.figures import _storable_fraction as storable_fraction
+from lamcap.experiments.figures import _style as style
+from lamcap.experiments.figures import mechanism_samples
 
 HERE = Path(__file__).resolve().parent
 MEASUREMENTS = HERE.parent / "measurements" / "capacity.csv"

@@ -9,7 +9,7 @@ It does four things, all without importing lamcap (the build stays static):
    (``$$ ... $$`` and ``\\( ... \\)``). Cross-reference roles (``:func:``, ``:mod:``,
    ``:class:``, ...) become inline code.
 2. Generates one API reference page per public module found under ``src/lamcap``
-   (``::: lamcap.theory.capacity`` ...), plus an index of the names in
+   (``::: lamcap.theory._capacity`` ...), plus an index of the names in
    ``lamcap._EXPORTS`` read from ``src/lamcap/__init__.py`` with :mod:`ast`.
 3. Fills the "Derivations" section of the navigation with the pages that the symbolic
    layer writes to ``docs/derivations/`` (whatever exists at build time).
@@ -170,7 +170,17 @@ def _binding_kind(module: str, name: str) -> str | None:
             bound = [t.id for t in node.targets if isinstance(t, ast.Name)]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             bound = [node.target.id]
-        elif isinstance(node, ast.ImportFrom | ast.Import):
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if any((a.asname or a.name) == name for a in node.names):
+                # a public module re-exporting from a private one: the object is documented
+                # on the public page when the private module defines it
+                return (
+                    _binding_kind(node.module, name)
+                    if node.module.startswith("lamcap")
+                    else "value"
+                )
+            continue
+        elif isinstance(node, ast.Import):
             bound = [(a.asname or a.name).split(".")[0] for a in node.names]
         else:
             continue
@@ -282,7 +292,9 @@ def mathjax_files(root: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for part in MATHJAX_PARTS:
         source = root / part
-        paths = [source] if source.is_file() else sorted(p for p in source.rglob("*") if p.is_file())
+        paths = (
+            [source] if source.is_file() else sorted(p for p in source.rglob("*") if p.is_file())
+        )
         for path in paths:
             found[f"{MATHJAX_SITE_DIR}/{path.relative_to(root).as_posix()}"] = path
     return found

@@ -2,7 +2,7 @@ r"""The kernel of the recall cone: active-set rule, projection, top order statis
 
 Every layer that works with the cone :math:`K_m = \{\lambda : \lambda_t \ge
 \lambda_\rho + m\ \forall \rho \ne t\}` takes these four pieces from here
-(:mod:`lamcap.geometry`, :mod:`lamcap.theory` and :mod:`lamcap.experiments.derivation_tables`);
+(:mod:`lamcap.geometry`, :mod:`lamcap.theory` and :mod:`lamcap.experiments._derivation_tables`);
 nothing else writes them out again.  See docs/theory/cone.md and arXiv:2605.10795.
 
 * **Active-set rule.**  With the shifted competitors :math:`y_\rho = g_\rho + m`
@@ -21,8 +21,8 @@ nothing else writes them out again.  See docs/theory/cone.md and arXiv:2605.1079
   tails fall below a tolerance, by rigorous Chernoff bounds
   (:func:`log_tail_bounds`) on :math:`P(g_t + \sum_\rho (g_\rho + m - x)_+ \le x)`;
   their exponent :func:`chernoff_exponent` is the one the theory layer evaluates
-  for every such bound (integration ranges of :mod:`lamcap.theory.cone`, the law
-  of :math:`|A|`, the tail cuts of :mod:`lamcap.theory.hinge_sums`); the two
+  for every such bound (integration ranges of :mod:`lamcap.theory._cone`, the law
+  of :math:`|A|`, the tail cuts of :mod:`lamcap.theory._hinge_sums`); the two
   aliasing half-periods solve the same inequality for :math:`x` instead.
 """
 
@@ -39,26 +39,6 @@ from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
-
-__all__ = [
-    "CHERNOFF_EXPONENTS",
-    "TopOrderStatistics",
-    "active_prefix",
-    "bounds_from_tables",
-    "chernoff_exponent",
-    "default_top_length",
-    "draw_top",
-    "extend_top",
-    "hinge_moments",
-    "joins_active_set",
-    "level_range",
-    "log_mgf_hinge",
-    "log_tail_bounds",
-    "mgf_tables",
-    "project_row_inplace",
-    "project_rows",
-    "project_sorted",
-]
 
 # --------------------------------------------------------------------------
 # the active-set rule

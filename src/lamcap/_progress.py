@@ -28,8 +28,6 @@ import time
 from types import TracebackType
 from typing import Any, Self, TextIO
 
-__all__ = ["Progress"]
-
 
 def _duration(seconds: float) -> str:
     """``42 s``, ``3 min 05 s`` or ``2 h 07 min``."""

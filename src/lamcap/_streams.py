@@ -20,8 +20,6 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["draw_scored_outputs", "in_threads", "thread_count"]
-
 
 def thread_count() -> int:
     """Threads used for drawing: :func:`numba.get_num_threads`."""

@@ -24,16 +24,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = [
-    "check_dps",
-    "check_finite_array",
-    "check_integer",
-    "check_integer_array",
-    "check_kappa",
-    "check_real",
-    "plain",
-]
-
 
 def _describe_range(minimum: float | None, maximum: float | None, *, closed: str) -> str:
     """Human description of an interval, e.g. ``in (0, 1]`` (empty without bounds)."""

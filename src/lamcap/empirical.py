@@ -5,11 +5,11 @@ solvers, another library); this module does not import :mod:`lamcap.solvers`.
 
 * :func:`empirical_spectrum` — the non-zero singular values of ``W`` (or of
   ``Q Rᵀ`` given the factors), scaled like
-  :func:`lamcap.theory.spectrum.singular_value_density` (mean :math:`s^2 = 1`).
+  :func:`lamcap.theory.singular_value_density` (mean :math:`s^2 = 1`).
 * :func:`normalized_scores` — per association the target score, the largest
   remaining competitor, the gap and the number of competitors tied at the
   top, in units of the competitor spread, like
-  :func:`lamcap.theory.scores.score_law` (docs/theory/mechanism.md).
+  :func:`lamcap.theory.score_law` (docs/theory/mechanism.md).
 
 Examples
 --------
@@ -33,8 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from lamcap._validation import check_finite_array, check_integer, check_integer_array, check_real
-from lamcap.theory.scores import ScoreSample
-from lamcap.theory.spectrum import NORMALIZATIONS, singular_value_cdf
+from lamcap.theory._scores import ScoreSample
+from lamcap.theory._spectrum import NORMALIZATIONS, singular_value_cdf
 
 __all__ = ["EmpiricalSpectrum", "empirical_spectrum", "normalized_scores"]
 
@@ -161,7 +161,7 @@ def normalized_scores(
     margin: float | None = None,
     tolerance: float = 1e-6,
 ) -> ScoreSample:
-    r"""Summaries of a score matrix in the units of :func:`lamcap.theory.scores.score_law`.
+    r"""Summaries of a score matrix in the units of :func:`lamcap.theory.score_law`.
 
     Each row is centred at the median of its competitor scores and all rows
     are divided by the pooled competitor spread :math:`\hat\sigma` (median
@@ -188,16 +188,16 @@ def normalized_scores(
 
     Returns
     -------
-    lamcap.theory.scores.ScoreSample
+    lamcap.theory.ScoreSample
         ``target`` (:math:`\ell^*`), ``competitor`` (largest non-tied one,
         ``-inf`` if none), ``gap`` (target minus it), ``active`` (:math:`|A|`,
         the tied competitors), the margin used and the spread :math:`\hat\sigma`
-        (raw units); the type of :func:`lamcap.theory.scores.sample_scores`.
+        (raw units); the type of :func:`lamcap.theory.sample_scores`.
 
     Examples
     --------
     >>> from lamcap.geometry import project_onto_cone
-    >>> from lamcap.theory.scores import score_law
+    >>> from lamcap.theory._scores import score_law
     >>> g = np.random.default_rng(0).standard_normal((4000, 50))
     >>> optimal = 3.0 * project_onto_cone(g)[0] + 1.0  # any scale and offset
     >>> summary = normalized_scores(optimal, targets=0)

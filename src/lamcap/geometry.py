@@ -31,10 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._cone_kernel import project_row_inplace, project_rows
+from lamcap._cone_kernel import project_rows
 from lamcap._validation import check_finite_array, check_integer_array, check_real
 
-__all__ = ["project_onto_cone", "project_row_inplace"]
+__all__ = ["project_onto_cone"]
 
 
 def project_onto_cone(

@@ -52,11 +52,9 @@ from numpy.typing import ArrayLike, NDArray
 from lamcap._validation import check_finite_array, check_integer, check_integer_array
 
 __all__ = [
-    "CACHE_LIMIT",
     "MODELS",
     "Instance",
     "ScoredBlock",
-    "check_instance",
     "hebbian_weights",
     "make_instance",
     "recall_accuracy",

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from lamcap.cli import main
-from lamcap.experiments.store import SCHEMA_VERSION, ResultsStore
+from lamcap.experiments._store import SCHEMA_VERSION, ResultsStore
 
-SYNTHETIC = ["--trial", "lamcap.experiments.trials:synthetic_trial"]
+SYNTHETIC = ["--trial", "lamcap.experiments._trials:synthetic_trial"]
 
 
 def _count(path: Path) -> int:
@@ -137,7 +137,7 @@ def test_sigkill_midway_then_resume_stores_each_instance_once(tmp_path: Path) ->
         "--db",
         str(db),
         "--trial",
-        "lamcap.experiments.trials:slow_synthetic_trial",
+        "lamcap.experiments._trials:slow_synthetic_trial",
     ]
     total = 60
     process = subprocess.Popen(command, start_new_session=True)
@@ -416,14 +416,14 @@ def _alive(pid: int) -> bool:
 def test_stopped_sweep_ends_its_workers_and_resumes_to_the_full_rows(
     tmp_path: Path, stop: signal.Signals, code: int
 ) -> None:
-    from lamcap.experiments.runner import run_sweep
-    from lamcap.experiments.sweep import Sweep
-    from lamcap.experiments.trials import synthetic_trial
+    from lamcap.experiments._runner import run_sweep
+    from lamcap.experiments._sweep import Sweep
+    from lamcap.experiments._trials import synthetic_trial
 
     db = tmp_path / "r.sqlite"
     grid = ["--d", "8", "--p-grid", "12", "16", "20", "--seeds", "2", "--name", "stop"]
     command = [sys.executable, "-m", "lamcap", "sweep", *grid, "--workers", "2", "--quiet"]
-    command += ["--db", str(db), "--trial", "lamcap.experiments.trials:long_synthetic_trial"]
+    command += ["--db", str(db), "--trial", "lamcap.experiments._trials:long_synthetic_trial"]
     log = tmp_path / "stderr.txt"
     workers: dict[int, str] = {}
     with log.open("w") as stderr:

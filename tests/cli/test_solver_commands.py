@@ -16,7 +16,7 @@ import pytest
 
 from lamcap.cli import build_parser, main
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers.certificates import (
+from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lamcap.cli import build_parser, main, symbolic_commands
-from lamcap.experiments import derivation_tables as tables
-from lamcap.symbolic import codegen
+from lamcap.cli import _symbolic_commands as symbolic_commands
+from lamcap.cli import build_parser, main
+from lamcap.experiments import _derivation_tables as tables
+from lamcap.symbolic import _codegen as codegen
 
 FAKE_PYPROJECT = '[project]\nname = "lamcap"\nversion = "0"\n'
 STALE_BLOCK = f"{codegen.BEGIN_MARKER}\nOLD = 1\n{codegen.END_MARKER}\n"
@@ -52,7 +53,7 @@ def fast_series(monkeypatch: pytest.MonkeyPatch, series_pages: tables.Pages) -> 
 
 @pytest.fixture
 def installed_module() -> tuple[Path, bytes, int]:
-    import lamcap.theory.asymptotics as installed
+    import lamcap.theory._asymptotics as installed
 
     path = Path(installed.__file__)
     return path, path.read_bytes(), path.stat().st_mtime_ns

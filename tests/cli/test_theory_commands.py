@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from lamcap.cli import main
-from lamcap.cli.theory_commands import parse_integer_range
+from lamcap.cli._theory_commands import parse_integer_range
 
 
 def _run(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from lamcap.experiments.analysis import (
+from lamcap.experiments._analysis import (
     _integer_crossing,
     cell_data,
     crofton_median,
     load,
     transition_table,
 )
-from lamcap.experiments.store import ResultsStore
-from lamcap.experiments.sweep import Cell, Sweep
+from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._sweep import Cell, Sweep
 
 
 def _fill(path: Path, kappa: float, verdicts: dict[int, list[str]]) -> Cell:

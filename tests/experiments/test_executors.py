@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from lamcap.experiments.executors import InlineExecutor, default_workers, open_executor
-from lamcap.experiments.runner import run_sweep
-from lamcap.experiments.store import ResultsStore
-from lamcap.experiments.sweep import Sweep
-from lamcap.experiments.trials import solver_trial, synthetic_trial
+from lamcap.experiments._executors import InlineExecutor, default_workers, open_executor
+from lamcap.experiments._runner import run_sweep
+from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._sweep import Sweep
+from lamcap.experiments._trials import solver_trial, synthetic_trial
 
 _COLUMNS = ("d", "rank", "model", "method", "p", "replicate", "seed", "verdict", "n")
 
@@ -58,7 +58,7 @@ def _busy_pool_receives_sigterm(workers: list[Any]) -> None:
 def test_interrupted_pool_ends_its_busy_workers_instead_of_waiting() -> None:
     import signal
 
-    from lamcap.experiments.executors import Terminated
+    from lamcap.experiments._executors import Terminated
 
     before = signal.getsignal(signal.SIGTERM)
     workers: list[Any] = []
@@ -92,7 +92,7 @@ def test_interrupted_pool_with_cancelled_work_winds_down_without_a_thread_error(
     import signal
     import threading
 
-    from lamcap.experiments.executors import Terminated
+    from lamcap.experiments._executors import Terminated
 
     errors: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lamcap.experiments.fitting import (
+from lamcap.experiments._fitting import (
     fit_transition,
     fit_transition_ratio,
     fit_trend,

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from lamcap.experiments.analysis import CellData
-from lamcap.experiments.fitting import CHI2_95
-from lamcap.experiments.model_comparison import (
+from lamcap.experiments._analysis import CellData
+from lamcap.experiments._fitting import CHI2_95
+from lamcap.experiments._model_comparison import (
     ModelRatio,
     calibrated_cutoff,
     constant_ratio,
@@ -20,7 +20,7 @@ from lamcap.experiments.model_comparison import (
     ratio_trend,
     trend_variable,
 )
-from lamcap.experiments.sweep import Cell
+from lamcap.experiments._sweep import Cell
 
 
 def _cell_data(

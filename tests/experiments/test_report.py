@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from lamcap.experiments.analysis import TransitionRow
-from lamcap.experiments.report import (
+from lamcap.experiments._analysis import TransitionRow
+from lamcap.experiments._report import (
     Claim,
     claims_table,
     holm_adjusted,
@@ -17,7 +17,7 @@ from lamcap.experiments.report import (
     markdown_table,
     verdict_counts,
 )
-from lamcap.experiments.sweep import Cell
+from lamcap.experiments._sweep import Cell
 
 
 def _row(model: str, p_c: float, low: float, high: float, theory: float) -> TransitionRow:

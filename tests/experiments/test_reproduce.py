@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lamcap.experiments import reproduce as reproduce_module
-from lamcap.experiments.reproduce import Plan, reproduce, summary
-from lamcap.experiments.sweep import Sweep
+from lamcap.experiments import _reproduce as reproduce_module
+from lamcap.experiments._reproduce import Plan, reproduce, summary
+from lamcap.experiments._sweep import Sweep
 
 
 def test_blocking_stage_reports_while_it_runs(

@@ -13,9 +13,9 @@ import math
 import pytest
 from scipy import stats
 
-from lamcap.experiments.calibration import false_inconsistent_rate, simulate_claims
-from lamcap.experiments.reproduce import Plan
-from lamcap.experiments.sweep import Sweep
+from lamcap.experiments._calibration import false_inconsistent_rate, simulate_claims
+from lamcap.experiments._reproduce import Plan
+from lamcap.experiments._sweep import Sweep
 
 _PLAN = Plan(
     name="calibration",

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from lamcap.experiments.analysis import CellData
-from lamcap.experiments.claims import (
+from lamcap.experiments._analysis import CellData
+from lamcap.experiments._claims import (
     build_claims,
     hebbian_prediction,
     mean_test,
@@ -18,10 +18,10 @@ from lamcap.experiments.claims import (
     prediction_text,
     trend_claim,
 )
-from lamcap.experiments.mechanism import SolutionSample
-from lamcap.experiments.report import judge
-from lamcap.experiments.shift import TransitionLaw, shift_fit
-from lamcap.experiments.sweep import Cell
+from lamcap.experiments._mechanism import SolutionSample
+from lamcap.experiments._report import judge
+from lamcap.experiments._shift import TransitionLaw, shift_fit
+from lamcap.experiments._sweep import Cell
 
 
 def _logistic_law(p_c: float, slope: float = 12.0) -> TransitionLaw:
@@ -138,7 +138,7 @@ def test_prediction_text_prints_only_right_digits() -> None:
 
 def test_hebbian_prediction_precision_is_the_documented_probability_error() -> None:
     crossing, error = hebbian_prediction(32)
-    from lamcap.theory.hebbian import hebbian_recall_finite
+    from lamcap.theory._hebbian import hebbian_recall_finite
 
     below = math.floor(crossing)
     slope = hebbian_recall_finite(below, 32, all_associations=True) - hebbian_recall_finite(
@@ -181,8 +181,8 @@ def _cell_data(cell: Cell, law: TransitionLaw, ps: list[int], seeds: int, rng) -
 
 
 def test_build_claims_on_synthetic_data() -> None:
-    from lamcap.experiments.analysis import transition_rows
-    from lamcap.experiments.claims import transition_law
+    from lamcap.experiments._analysis import transition_rows
+    from lamcap.experiments._claims import transition_law
 
     rng = np.random.default_rng(0)
     cells = {}

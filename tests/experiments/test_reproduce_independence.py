@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from lamcap import critical_p
-from lamcap.experiments.claims import measured_law_text, op_dp_law
-from lamcap.experiments.mechanism import solution_tasks
-from lamcap.experiments.reproduce import FULL, QUICK, SEED, Plan, _mechanism_runs
-from lamcap.experiments.sweep import Sweep
+from lamcap.experiments._claims import measured_law_text, op_dp_law
+from lamcap.experiments._mechanism import solution_tasks
+from lamcap.experiments._reproduce import FULL, QUICK, SEED, Plan, _mechanism_runs
+from lamcap.experiments._sweep import Sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_LAW = ROOT / "docs" / "measurements" / "op_vs_dp.csv"
@@ -80,8 +80,8 @@ def test_the_independence_check_detects_shared_seeds() -> None:
 
 
 def test_reproduce_refuses_to_resume_a_run_drawn_with_another_seed(tmp_path: Path) -> None:
-    from lamcap.experiments.reproduce import reproduce
-    from lamcap.experiments.store import ResultsStore
+    from lamcap.experiments._reproduce import reproduce
+    from lamcap.experiments._store import ResultsStore
 
     out = tmp_path / "old-run"
     out.mkdir()

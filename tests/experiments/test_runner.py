@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from lamcap.experiments.runner import run_sweep
-from lamcap.experiments.store import ResultsStore
-from lamcap.experiments.sweep import Sweep, Task
-from lamcap.experiments.trials import synthetic_transition, synthetic_trial
+from lamcap.experiments._runner import run_sweep
+from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._sweep import Sweep, Task
+from lamcap.experiments._trials import synthetic_transition, synthetic_trial
 
 
 def _guess(cell: Any) -> float:
@@ -114,7 +114,7 @@ def _all_columns(path: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("count", [1, 3, 5])
 def test_merged_shards_equal_the_unsharded_run_row_for_row(tmp_path: Path, count: int) -> None:
-    from lamcap.experiments.store import merge_stores
+    from lamcap.experiments._store import merge_stores
 
     sweep = Sweep(
         dims=(8, 12), models=("decoupled", "original"), loads=(0.8, 1.0, 1.3), seeds_per_point=4

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lamcap.experiments.store import COLUMNS, SCHEMA_VERSION, ResultsStore, check_store
-from lamcap.experiments.sweep import Cell, Sweep
+from lamcap.experiments._store import COLUMNS, SCHEMA_VERSION, ResultsStore, check_store
+from lamcap.experiments._sweep import Cell, Sweep
 
 RECORD = {
     "verdict": "feasible",
@@ -100,8 +100,8 @@ def test_parquet_needs_pyarrow(tmp_path: Path) -> None:
 
 
 def _sharded(folder: Path, sweep: Sweep, count: int) -> list[Path]:
-    from lamcap.experiments.runner import run_sweep
-    from lamcap.experiments.trials import synthetic_trial
+    from lamcap.experiments._runner import run_sweep
+    from lamcap.experiments._trials import synthetic_trial
 
     paths = [folder / f"shard-{i}.sqlite" for i in range(1, count + 1)]
     for i, path in enumerate(paths, start=1):
@@ -113,7 +113,7 @@ GRID = Sweep(dims=(8, 10), p_grid=(12, 16, 20, 24), seeds_per_point=3, name="gri
 
 
 def test_merge_is_idempotent_and_reports_missing_shards(tmp_path: Path) -> None:
-    from lamcap.experiments.store import merge_stores
+    from lamcap.experiments._store import merge_stores
 
     shards = _sharded(tmp_path, GRID, 4)
     out = tmp_path / "all.sqlite"
@@ -137,7 +137,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def test_merge_refuses_stores_of_different_sweeps_and_writes_nothing(tmp_path: Path) -> None:
-    from lamcap.experiments.store import merge_stores
+    from lamcap.experiments._store import merge_stores
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -157,7 +157,7 @@ def test_merge_refuses_stores_of_different_sweeps_and_writes_nothing(tmp_path: P
 
 
 def test_merge_refuses_other_schema_versions_and_unknown_sweeps(tmp_path: Path) -> None:
-    from lamcap.experiments.store import merge_stores
+    from lamcap.experiments._store import merge_stores
 
     (shard,) = _sharded(tmp_path, GRID, 1)
     old = tmp_path / "old.sqlite"
@@ -221,8 +221,8 @@ def _keys(rows: list[dict]) -> list[tuple]:
 
 
 def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) -> None:
-    from lamcap.experiments.runner import run_sweep
-    from lamcap.experiments.trials import synthetic_trial
+    from lamcap.experiments._runner import run_sweep
+    from lamcap.experiments._trials import synthetic_trial
 
     reference = tmp_path / "ref.sqlite"
     run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lamcap.experiments.sweep import Cell, Sweep, instance_seed, p_from_load
+from lamcap.experiments._sweep import Cell, Sweep, instance_seed, p_from_load
 
 
 def test_seeds_depend_only_on_instance_identity() -> None:
@@ -86,7 +86,7 @@ def test_round_trip_through_mapping() -> None:
 
 
 def test_shards_are_disjoint_cover_the_grid_and_are_deterministic() -> None:
-    from lamcap.experiments.sweep import parse_shard
+    from lamcap.experiments._sweep import parse_shard
 
     sweep = Sweep(
         dims=(8, 12), models=("decoupled", "original"), loads=(0.8, 1.2), seeds_per_point=5
@@ -106,7 +106,7 @@ def test_shards_are_disjoint_cover_the_grid_and_are_deterministic() -> None:
 
 @pytest.mark.parametrize("text", ["0/4", "5/4", "1/0", "-1/4", "2", "a/b", "1/2/3", "1.5/2", ""])
 def test_bad_shard_is_a_value_error(text: str) -> None:
-    from lamcap.experiments.sweep import parse_shard
+    from lamcap.experiments._sweep import parse_shard
 
     with pytest.raises(ValueError, match=r"shard must be I/N with whole numbers 1 <= I <= N, got"):
         parse_shard(text)

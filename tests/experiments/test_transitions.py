@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 
 from lamcap.cli import main
-from lamcap.experiments.analysis import cell_data, infeasible_proofs, stored_rows
-from lamcap.experiments.fitting import fit_transition
-from lamcap.experiments.runner import run_sweep
-from lamcap.experiments.store import ResultsStore
-from lamcap.experiments.sweep import Sweep
-from lamcap.experiments.transitions import (
+from lamcap.experiments._analysis import cell_data, infeasible_proofs, stored_rows
+from lamcap.experiments._fitting import fit_transition
+from lamcap.experiments._runner import run_sweep
+from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._sweep import Sweep
+from lamcap.experiments._transitions import (
     CAPACITY_COLUMNS,
     OP_VS_DP_COLUMNS,
     capacity_csv,
     op_vs_dp_csv,
 )
-from lamcap.experiments.trials import synthetic_trial
+from lamcap.experiments._trials import synthetic_trial
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASUREMENTS = ROOT / "docs" / "measurements"

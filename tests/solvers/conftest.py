@@ -1,6 +1,6 @@
 """Independent references for the solver tests: plain loops over the instance, no lamcap checks.
 
-Verdicts are decided by ``lamcap.solvers.certificates`` (``check_margins``,
+Verdicts are decided by ``lamcap.solvers._certificates`` (``check_margins``,
 ``certificate_bound``); tests must not take their reference from the same
 code.  These fixtures recompute margins and Farkas bounds from
 ``instance.outputs`` and ``instance.inputs`` with one dense loop per

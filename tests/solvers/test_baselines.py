@@ -1,4 +1,4 @@
-"""Tests for lamcap.solvers.baselines (Hebbian rule, Adam on softmax cross-entropy).
+"""Tests for lamcap.solvers._baselines (Hebbian rule, Adam on softmax cross-entropy).
 
 Recall is re-checked by a direct loop over associations (argmax of the scores),
 independent of lamcap's margin code.
@@ -12,8 +12,8 @@ import pytest
 import lamcap
 from lamcap.problems import Instance, make_instance
 from lamcap.solvers import verify
-from lamcap.solvers.baselines import solve_adam_cross_entropy, solve_hebbian
-from lamcap.solvers.certificates import weights_matrix
+from lamcap.solvers._baselines import solve_adam_cross_entropy, solve_hebbian
+from lamcap.solvers._certificates import weights_matrix
 
 
 def _direct_raw_margins(instance: Instance, weights: object) -> np.ndarray:

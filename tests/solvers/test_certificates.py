@@ -1,4 +1,4 @@
-"""Tests for lamcap.solvers.certificates: margins and Farkas bounds, from first principles."""
+"""Tests for lamcap.solvers._certificates: margins and Farkas bounds, from first principles."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import lamcap
 from lamcap.problems import make_instance
-from lamcap.solvers.certificates import (
+from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,

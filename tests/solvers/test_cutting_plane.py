@@ -1,4 +1,4 @@
-"""Tests for the certified full-rank solver (lamcap.solvers.cutting_plane).
+"""Tests for the certified full-rank solver (lamcap.solvers._cutting_plane).
 
 References are independent of the code that decides verdicts: feasible ``W``
 are re-checked and certificates re-summed by the plain loops of
@@ -15,17 +15,18 @@ import numpy as np
 import pytest
 
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers import cutting_plane, verify
-from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE
-from lamcap.solvers.cutting_plane import (
+from lamcap.solvers import _cutting_plane as cutting_plane
+from lamcap.solvers import verify
+from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE
+from lamcap.solvers._cutting_plane import (
     CuttingPlaneOptions,
     _candidates,
     _min_norm_point,
     _WorkingSet,
     solve_cutting_plane,
 )
-from lamcap.solvers.full_lp import solve_full_lp
-from lamcap.solvers.result import SolveResult
+from lamcap.solvers._full_lp import solve_full_lp
+from lamcap.solvers._result import SolveResult
 
 Decided = Callable[[Instance, SolveResult], None]
 
@@ -203,7 +204,7 @@ def test_wolfe_stall_by_rounding_returns_the_current_point(
     stall exit the exact stage would call ``run`` forever (no time limit here): the
     test would then end at the pytest timeout.
     """
-    from lamcap.solvers import min_norm_point
+    from lamcap.solvers import _min_norm_point as min_norm_point
 
     statuses: list[str] = []
     run = min_norm_point.CorralState.run
@@ -236,7 +237,8 @@ def test_wolfe_stage_that_never_converges_ends_at_the_time_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A corral that never finishes, on a clock that advances 1 ms per reading (no wall clock)."""
-    from lamcap.solvers import cutting_plane, min_norm_point
+    from lamcap.solvers import _cutting_plane as cutting_plane
+    from lamcap.solvers import _min_norm_point as min_norm_point
 
     class Clock:
         now = 0.0

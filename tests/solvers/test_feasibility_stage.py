@@ -1,4 +1,4 @@
-"""Feasibility-first stage of the certified solver (lamcap.solvers.feasibility_stage).
+"""Feasibility-first stage of the certified solver (lamcap.solvers._feasibility_stage).
 
 References are independent: verdicts and margins are recomputed by
 ``lamcap.solvers.verify`` / ``certificates`` (plain numpy), the loss against
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from lamcap.problems import hebbian_weights, make_instance
-from lamcap.solvers import feasibility_stage as stage_module
+from lamcap.solvers import _feasibility_stage as stage_module
 from lamcap.solvers import solve, verify
-from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, min_margin
-from lamcap.solvers.cutting_plane import CuttingPlaneOptions, _score_pass, solve_cutting_plane
-from lamcap.solvers.feasibility_stage import (
+from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE, min_margin
+from lamcap.solvers._cutting_plane import CuttingPlaneOptions, _score_pass, solve_cutting_plane
+from lamcap.solvers._feasibility_stage import (
     FeasibilityOptions,
     _Memory,
     _smallest_first,

@@ -1,4 +1,4 @@
-"""Tests for the full-LP HiGHS baseline and LP helpers (lamcap.solvers.full_lp)."""
+"""Tests for the full-LP HiGHS baseline and LP helpers (lamcap.solvers._full_lp)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from lamcap.problems import make_instance
 from lamcap.solvers import solve, verify
-from lamcap.solvers.full_lp import (
+from lamcap.solvers._full_lp import (
     MarginLP,
     all_constraints,
     constraint_rows,
@@ -75,7 +75,7 @@ _FRESH_PROCESS_SOLVE = """
 import sys
 from lamcap.problems import make_instance
 from lamcap.solvers import solve
-from lamcap.solvers.full_lp import MarginLP
+from lamcap.solvers._full_lp import MarginLP
 import numpy as np
 result = solve(make_instance(4, 12, seed=0), method="full_lp")
 lp = MarginLP(2)

@@ -1,4 +1,4 @@
-"""Tests for lamcap.solvers.infeasibility: "infeasible" means no solution, or says what it proves.
+"""Tests for lamcap.solvers._infeasibility: "infeasible" means no solution, or says what it proves.
 
 Feasibility of the hand-built instances below is shown by an explicit W whose
 margins are computed in exact rational arithmetic (fractions), independently of
@@ -15,8 +15,9 @@ import pytest
 
 import lamcap
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers import FarkasCertificate, build_result, infeasibility, verify
-from lamcap.solvers.infeasibility import (
+from lamcap.solvers import FarkasCertificate, build_result, verify
+from lamcap.solvers import _infeasibility as infeasibility
+from lamcap.solvers._infeasibility import (
     _exact_proof,
     _perturbation_proof,
     _support,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lamcap.solvers.kernels import dual_epochs
+from lamcap.solvers._kernels import dual_epochs
 
 
 def _problem(d: int, n: int, per: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from lamcap.problems import make_instance
-from lamcap.solvers import cutting_plane, verify
-from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
-from lamcap.solvers.memory import available_memory, exact_stage_bytes
-from lamcap.solvers.min_norm_point import CorralState
+from lamcap.solvers import _cutting_plane as cutting_plane
+from lamcap.solvers import verify
+from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers._memory import available_memory, exact_stage_bytes
+from lamcap.solvers._min_norm_point import CorralState
 
 
 def _peak_bytes_of_wolfe(d: int, count: int, seed: int) -> tuple[int, int]:

@@ -7,7 +7,7 @@ import pytest
 from scipy.linalg import solve_triangular
 from scipy.optimize import nnls
 
-from lamcap.solvers.min_norm_point import (
+from lamcap.solvers._min_norm_point import (
     FORWARD_BLOCK,
     CorralState,
     _append_many,

@@ -1,4 +1,4 @@
-"""Tests for the max-margin objective of lamcap.solve and its certificate (lamcap.solvers.optimality).
+"""Tests for the max-margin objective of lamcap.solve and its certificate (lamcap.solvers._optimality).
 
 References are independent of lamcap's kernels: the constraint rows
 :math:`\\operatorname{vec}((u_t - u_\\rho) e_\\mu^\\top)` are built densely here
@@ -22,9 +22,9 @@ from scipy.optimize import nnls
 import lamcap
 from lamcap.problems import Instance, make_instance
 from lamcap.solvers import solve, verify
-from lamcap.solvers.certificates import FEASIBILITY_TOLERANCE, certificate_bound
-from lamcap.solvers.cutting_plane import CuttingPlaneOptions, solve_cutting_plane
-from lamcap.solvers.optimality import (
+from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE, certificate_bound
+from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
+from lamcap.solvers._optimality import (
     MarginDual,
     dual_value,
     optimality_gap,

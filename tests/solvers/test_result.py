@@ -1,4 +1,4 @@
-"""Tests for lamcap.solvers.result.build_result and lamcap.solvers.verify."""
+"""Tests for lamcap.solvers.build_result and lamcap.solvers.verify."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from lamcap.problems import hebbian_weights, make_instance
 from lamcap.solvers import verify
-from lamcap.solvers.certificates import FarkasCertificate
-from lamcap.solvers.result import build_result
+from lamcap.solvers._certificates import FarkasCertificate
+from lamcap.solvers._result import build_result
 
 
 def _clash():  # type: ignore[no-untyped-def]

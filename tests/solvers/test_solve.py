@@ -26,9 +26,9 @@ def test_auto_full_rank_uses_the_certified_solver() -> None:
 
 
 def test_registry_names_the_agreed_functions() -> None:
-    assert METHODS["hebbian"] == "lamcap.solvers.baselines:solve_hebbian"
-    assert METHODS["adam_ce"] == "lamcap.solvers.baselines:solve_adam_cross_entropy"
-    assert METHODS["two_layer"] == "lamcap.solvers.two_layer:solve_rank_constrained"
+    assert METHODS["hebbian"] == "lamcap.solvers._baselines:solve_hebbian"
+    assert METHODS["adam_ce"] == "lamcap.solvers._baselines:solve_adam_cross_entropy"
+    assert METHODS["two_layer"] == "lamcap.solvers._two_layer:solve_rank_constrained"
     for name in ("cutting_plane", "full_lp"):
         module, function = METHODS[name].split(":")
         assert callable(getattr(importlib.import_module(module), function))

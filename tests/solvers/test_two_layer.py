@@ -1,4 +1,4 @@
-"""Tests for lamcap.solvers.two_layer (rank-constrained trainer W = Q R^T).
+"""Tests for lamcap.solvers._two_layer (rank-constrained trainer W = Q R^T).
 
 Every feasible answer is re-checked here by a direct loop over associations
 (argmax of u_rho^T Q R^T e_mu), independent of lamcap's margin code.
@@ -12,7 +12,7 @@ import pytest
 import lamcap
 from lamcap.problems import Instance, make_instance
 from lamcap.solvers import verify
-from lamcap.solvers.two_layer import solve_rank_constrained, working_set_size
+from lamcap.solvers._two_layer import solve_rank_constrained, working_set_size
 
 
 def _direct_raw_margins(instance: Instance, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -170,7 +170,7 @@ def test_working_set_covers_typical_active_set() -> None:
 
 @pytest.mark.parametrize("model", ["decoupled", "original"])
 def test_raw_min_margin_is_the_smallest_direct_margin(model: str) -> None:
-    from lamcap.solvers.two_layer import raw_min_margin
+    from lamcap.solvers._two_layer import raw_min_margin
 
     instance = make_instance(9, 14, model=model, seed=5)
     left, right = np.random.default_rng(0).standard_normal((2, 9, 4))

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from lamcap.symbolic import free_entropy as symbolic
-from lamcap.theory import replica
+from lamcap.symbolic import _free_entropy as symbolic
+from lamcap.theory import _replica as replica
 
 
 def test_entropic_term_matches_numeric() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from lamcap.symbolic import hebbian
+from lamcap.symbolic import _hebbian as hebbian
 
 
 def test_thresholds() -> None:

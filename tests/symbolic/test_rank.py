@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 from scipy import integrate, optimize
 
-from lamcap.symbolic import rank
+from lamcap.symbolic import _rank as rank
 
 
 def _quarter_circle_capacity(kappa: float) -> float:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from lamcap.theory.asymptotics import (
+from lamcap.theory._asymptotics import (
     GUMBEL_COEFFICIENTS,
     capacity_series,
     gumbel_level,
@@ -18,7 +18,7 @@ POWERS = np.array([2, 3, 4, 5, 6, 9])
 
 @pytest.fixture(scope="module")
 def exact() -> np.ndarray:
-    from lamcap.theory.cone import statistical_dimension
+    from lamcap.theory._cone import statistical_dimension
 
     return np.array([float(statistical_dimension(10.0**k)) for k in POWERS])
 
@@ -105,7 +105,7 @@ def test_series_beyond_quadrature_against_poisson_monte_carlo(power: int) -> Non
 
 
 def test_gumbel_coefficients_match_sympy() -> None:
-    from lamcap.symbolic.series import gumbel_coefficients
+    from lamcap.symbolic._series import gumbel_coefficients
 
     assert tuple(float(c) for c in gumbel_coefficients(4)) == GUMBEL_COEFFICIENTS
 

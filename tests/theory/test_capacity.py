@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 import lamcap
-from lamcap.theory.capacity import (
+from lamcap.theory._capacity import (
     CAPACITY,
     _interpolated_dimension,
     _real_dimension,
     capacity,
     critical_p,
 )
-from lamcap.theory.cone import statistical_dimension
+from lamcap.theory._cone import statistical_dimension
 
 
 def test_constant_and_asymptotic_value() -> None:
@@ -115,8 +115,8 @@ def test_interpolation_between_grid_nodes(p: int) -> None:
 
 def test_p_beyond_int64() -> None:
     # capacity(p=1e300): log p / E[C_p] against the large-p series of
-    # lamcap.theory.asymptotics (error below the size of its last term).
-    from lamcap.theory.asymptotics import statistical_dimension_series
+    # lamcap.theory._asymptotics (error below the size of its last term).
+    from lamcap.theory._asymptotics import statistical_dimension_series
 
     value = float(capacity(p=1e300))
     series = [float(statistical_dimension_series(10**300, order=k)) for k in (3, 4)]

@@ -1,4 +1,4 @@
-"""Tests for lamcap.theory.cone, each against an independent route."""
+"""Tests for lamcap.theory._cone, each against an independent route."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from lamcap import project_onto_cone
-from lamcap.theory import cone
-from lamcap.theory.cone import MonteCarloEstimate, active_set_law, statistical_dimension
+from lamcap.theory import _cone as cone
+from lamcap.theory._cone import MonteCarloEstimate, active_set_law, statistical_dimension
 
 
 def test_p2_is_one_half() -> None:
@@ -84,7 +84,7 @@ def test_array_and_scalar_calls_agree_and_nodes_are_exact() -> None:
 def test_beyond_int64_and_integral_floats() -> None:
     # p = 1e100 (a Python int) and 1e30 (a float) take the quadrature; against the
     # large-p series, whose truncation error is below the size of its last term.
-    from lamcap.theory.asymptotics import statistical_dimension_series
+    from lamcap.theory._asymptotics import statistical_dimension_series
 
     for p in (10**100, 10**30):
         value = statistical_dimension(p)
@@ -102,7 +102,7 @@ def test_mpmath_route_beyond_int64() -> None:
     # statistical_dimension(10**100, dps=30) = 443.38240635834064475...: against the
     # large-p series (error below its last term, ~1e-5 here) and the float64
     # quadrature (3e-12 relative at this p; dps=40 agrees with dps=30 to 30 digits).
-    from lamcap.theory.asymptotics import statistical_dimension_series
+    from lamcap.theory._asymptotics import statistical_dimension_series
 
     value = statistical_dimension(10**100, dps=30)
     assert isinstance(value, mpmath.mpf)
@@ -280,8 +280,8 @@ def test_mpmath_route_against_float_and_higher_precision(p: int) -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("lamcap.theory.asymptotics") is None,
-    reason="lamcap.theory.asymptotics not written yet",
+    importlib.util.find_spec("lamcap.theory._asymptotics") is None,
+    reason="lamcap.theory._asymptotics not written yet",
 )
 def test_asymptotic_dispatch_is_close_at_large_p() -> None:
     series = float(statistical_dimension(10**9, method="asymptotic"))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from lamcap.theory.capacity import critical_p
-from lamcap.theory.crofton import (
+from lamcap.theory._capacity import critical_p
+from lamcap.theory._crofton import (
     _active_set_law,
     _exact_law,
     feasibility_probability,

@@ -1,4 +1,4 @@
-"""Tests of lamcap.theory.hebbian: quadrature vs mpmath, closed forms, actual Hebbian memories."""
+"""Tests of lamcap.theory._hebbian: quadrature vs mpmath, closed forms, actual Hebbian memories."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from lamcap.theory.hebbian import (
+from lamcap.theory._hebbian import (
     HEBBIAN_CAPACITY,
     hebbian_critical_load,
     hebbian_error_exponent,

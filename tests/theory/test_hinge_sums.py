@@ -1,4 +1,4 @@
-"""Tests for lamcap.theory.hinge_sums against mpmath, closed forms and simulation."""
+"""Tests for lamcap.theory._hinge_sums against mpmath, closed forms and simulation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from scipy import integrate, stats
 
 from lamcap import project_onto_cone
-from lamcap.theory.hinge_sums import hinge_sum_cdf, sum_cdf, sum_cdf_mp, target_level_cdf
+from lamcap.theory._hinge_sums import hinge_sum_cdf, sum_cdf, sum_cdf_mp, target_level_cdf
 
 # (x, y, count) covering negative / positive hinges and counts up to 1e9.
 CASES = [

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from lamcap.theory._hebbian import NormalLaw, NormalMaximumLaw, hebbian_score_law
 from lamcap.theory._law import CLASS_TEMPLATE, Law
-from lamcap.theory.hebbian import NormalLaw, NormalMaximumLaw, hebbian_score_law
-from lamcap.theory.scores import score_law
-from lamcap.theory.spectrum import (
+from lamcap.theory._scores import score_law
+from lamcap.theory._spectrum import (
     FiniteSizeSingularValueLaw,
     SingularValueLaw,
     singular_value_law,

@@ -1,4 +1,4 @@
-"""Tests of lamcap.theory.margin: Gardner's curve at p = 2, projections at p > 2."""
+"""Tests of lamcap.theory._margin: Gardner's curve at p = 2, projections at p > 2."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.margin import density_at_margin, gardner_density, max_margin
+from lamcap.theory._margin import density_at_margin, gardner_density, max_margin
 
 
 def _gardner_quadrature(stability):

@@ -6,7 +6,7 @@ import mpmath
 import numpy as np
 
 from lamcap.theory._precision import GUARD_DIGITS, map_mp, working_dps
-from lamcap.theory.rank import rank_capacity, singular_value_threshold, threshold_angle
+from lamcap.theory._rank import rank_capacity, singular_value_threshold, threshold_angle
 
 
 def test_scalars_give_mpf_and_arrays_object_arrays() -> None:

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lamcap
-from lamcap.theory.rank import (
+from lamcap.theory._rank import (
     rank_capacity,
     retained_energy,
     singular_value_threshold,

@@ -13,11 +13,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from lamcap.theory.capacity import capacity
-from lamcap.theory.cone import statistical_dimension
-from lamcap.theory.hebbian import hebbian_recall
-from lamcap.theory.hinge_sums import hinge_sum_cdf, target_level_cdf
-from lamcap.theory.rank import (
+from lamcap.theory._capacity import capacity
+from lamcap.theory._cone import statistical_dimension
+from lamcap.theory._hebbian import hebbian_recall
+from lamcap.theory._hinge_sums import hinge_sum_cdf, target_level_cdf
+from lamcap.theory._rank import (
     rank_capacity,
     retained_energy,
     singular_value_threshold,

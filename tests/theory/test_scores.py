@@ -1,4 +1,4 @@
-"""Tests of lamcap.theory.scores against direct projection of Gaussian vectors and cone laws."""
+"""Tests of lamcap.theory._scores against direct projection of Gaussian vectors and cone laws."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from scipy import integrate, stats
 
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.cone import active_set_law, statistical_dimension
-from lamcap.theory.scores import sample_scores, score_law
+from lamcap.theory._cone import active_set_law, statistical_dimension
+from lamcap.theory._scores import sample_scores, score_law
 
 SIZE = 20000
 KS_LIMIT = 1.95 / math.sqrt(SIZE)  # 0.1% critical value of the one-sample KS statistic
@@ -131,12 +131,12 @@ def test_two_outputs_closed_forms():
 
 def test_mean_target_level_follows_gumbel_level_of_asymptotics():
     # E l* sits well below sqrt(2 log p) (lower-order terms: -3/2 log(2 log p)/sqrt(2 log p)...),
-    # and approaches the reference level Y of lamcap.theory.asymptotics from below
+    # and approaches the reference level Y of lamcap.theory._asymptotics from below
     # (Y^2 + 3 log Y^2 = 2 log(p - 1) - log 2 pi): the differences are negative and shrink.
     # No threshold is fitted to their values (-0.29, -0.15, -0.085, -0.067 for the four p);
     # instead the law's mean at the largest p is checked against direct projection of
     # Gaussian vectors, to five standard errors of the Monte Carlo mean (about 0.02).
-    from lamcap.theory.asymptotics import gumbel_level
+    from lamcap.theory._asymptotics import gumbel_level
 
     differences = []
     for p in (10, 100, 1000, 3000):

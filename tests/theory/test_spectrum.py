@@ -1,4 +1,4 @@
-"""Tests of lamcap.theory.spectrum against quadrature, root finding and random matrices."""
+"""Tests of lamcap.theory._spectrum against quadrature, root finding and random matrices."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from lamcap.geometry import project_onto_cone
-from lamcap.theory.capacity import critical_p
-from lamcap.theory.cone import active_set_law, statistical_dimension
-from lamcap.theory.margin import max_margin
-from lamcap.theory.scores import score_law
-from lamcap.theory.spectrum import (
+from lamcap.theory._capacity import critical_p
+from lamcap.theory._cone import active_set_law, statistical_dimension
+from lamcap.theory._margin import max_margin
+from lamcap.theory._scores import score_law
+from lamcap.theory._spectrum import (
     _finite_size,
     _finite_size_cdf,
     _finite_size_density,

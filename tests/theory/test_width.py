@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from lamcap.theory.rank import retained_energy, singular_value_threshold
-from lamcap.theory.width import (
+from lamcap.theory._rank import retained_energy, singular_value_threshold
+from lamcap.theory._width import (
     _first_order_coefficient,
     gaussian_width_squared,
     retained_rank,
 )
 
-# Bound on |exact - expansion| documented in lamcap.theory.width for m >= d/4, d <= 64
+# Bound on |exact - expansion| documented in lamcap.theory._width for m >= d/4, d <= 64
 # (the exact value is the smaller one).  Why these tolerances:
 # * the upper side is 5 Monte Carlo standard errors, nothing more: the remainder of the
 #   expansion is negative (a Jensen gap: with N the number of squared singular values
@@ -25,7 +25,7 @@ from lamcap.theory.width import (
 # * the lower side is the documented bound itself: these tests check the documentation's
 #   claim (1.4 for m >= d/4, 2.1 at m = 1), not a tolerance fitted to the test's own
 #   run.  That claim is a measurement (Var(N) grows like log d with an O(1) constant
-#   lamcap does not compute), stated in lamcap.theory.width with its sample sizes.
+#   lamcap does not compute), stated in lamcap.theory._width with its sample sizes.
 DOCUMENTED_ERROR = 1.4
 
 

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 
 from lamcap import __version__
 
+__all__ = ["build_parser", "main"]
+
 COMMAND_MODULES = (
-    "lamcap.cli.theory_commands",
-    "lamcap.cli.symbolic_commands",
-    "lamcap.cli.solver_commands",
-    "lamcap.cli.experiment_commands",
+    "lamcap.cli._theory_commands",
+    "lamcap.cli._symbolic_commands",
+    "lamcap.cli._solver_commands",
+    "lamcap.cli._experiment_commands",
 )
 
 

@@ -1,52 +1,97 @@
 """Experiments: resumable capacity sweeps, transition analysis, figures, reproduction.
 
-* :mod:`~lamcap.experiments.sweep` — the :class:`Sweep` description and instance seeds,
-* :mod:`~lamcap.experiments.runner` — adaptive, resumable execution on any executor,
-* :mod:`~lamcap.experiments.executors` — in-process, process pool, Dask,
-* :mod:`~lamcap.experiments.store` — the SQLite results store, merging of shards,
-* :mod:`~lamcap.experiments.fitting`, :mod:`~lamcap.experiments.analysis` — transitions,
-* :mod:`~lamcap.experiments.transitions` — the committed transition tables (CSV),
-* :mod:`~lamcap.experiments.figures` — one module per figure,
-* :mod:`~lamcap.experiments.reproduce` — ``lamcap reproduce``.
+The public names, by topic (the implementation modules ``_sweep``, ``_runner``, ...
+are private):
 
-Submodules are imported on first use, so ``import lamcap.experiments`` is cheap.
+* sweeps: :class:`Sweep`, :class:`Cell`, :class:`Task`, :func:`instance_seed`,
+  :func:`run_sweep` (adaptive, resumable, any executor) and its :class:`SweepOutcome`,
+  the trials :func:`solver_trial` and :func:`synthetic_trial`;
+* executors: :func:`open_executor` (in-process, process pool, Dask),
+  :class:`InlineExecutor`, :func:`default_workers`, :class:`Terminated`;
+* the SQLite results store: :class:`ResultsStore`, :func:`merge_stores`,
+  :class:`MergeOutcome`, :func:`check_store`, :class:`IncompatibleStoreError`;
+* transitions: :func:`fit_transition` (:class:`TransitionFit`),
+  :func:`fit_transition_ratio` (:class:`RatioFit`), :func:`fit_trend` (:class:`Trend`),
+  :func:`wilson_interval`, :func:`transition_table` (:class:`TransitionRow`), the
+  committed tables :func:`capacity_csv` and :func:`op_vs_dp_csv`;
+* OP against DP: :func:`model_ratios` (:class:`ModelRatio`), :func:`calibrated_cutoff`;
+* mechanism: :func:`collect_solutions` (:class:`SolutionSample`);
+* reproduction: :func:`reproduce`, its claims (:class:`Claim`, :func:`judge`,
+  :func:`holm_adjusted`);
+* figures: :mod:`lamcap.experiments.figures`.
+
+Examples
+--------
+>>> from lamcap.experiments import Sweep
+>>> len(Sweep(dims=(8,), p_grid=(10, 20), seeds_per_point=2).fixed_tasks())
+4
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "Sweep": "lamcap.experiments.sweep",
-    "run_sweep": "lamcap.experiments.runner",
-    "ResultsStore": "lamcap.experiments.store",
-    "merge_stores": "lamcap.experiments.store",
-    "open_executor": "lamcap.experiments.executors",
-    "fit_transition": "lamcap.experiments.fitting",
-    "transition_table": "lamcap.experiments.analysis",
-    "reproduce": "lamcap.experiments.reproduce",
-}
+from lamcap.experiments._analysis import TransitionRow, transition_table
+from lamcap.experiments._executors import InlineExecutor, Terminated, default_workers, open_executor
+from lamcap.experiments._fitting import (
+    RatioFit,
+    TransitionFit,
+    Trend,
+    fit_transition,
+    fit_transition_ratio,
+    fit_trend,
+    wilson_interval,
+)
+from lamcap.experiments._mechanism import SolutionSample, collect_solutions
+from lamcap.experiments._model_comparison import ModelRatio, calibrated_cutoff, model_ratios
+from lamcap.experiments._report import Claim, holm_adjusted, judge
+from lamcap.experiments._reproduce import reproduce
+from lamcap.experiments._runner import SweepOutcome, run_sweep
+from lamcap.experiments._store import (
+    IncompatibleStoreError,
+    MergeOutcome,
+    ResultsStore,
+    check_store,
+    merge_stores,
+)
+from lamcap.experiments._sweep import Cell, Sweep, Task, instance_seed
+from lamcap.experiments._transitions import capacity_csv, op_vs_dp_csv
+from lamcap.experiments._trials import solver_trial, synthetic_trial
 
 __all__ = [
+    "Cell",
+    "Claim",
+    "IncompatibleStoreError",
+    "InlineExecutor",
+    "MergeOutcome",
+    "ModelRatio",
+    "RatioFit",
     "ResultsStore",
+    "SolutionSample",
     "Sweep",
+    "SweepOutcome",
+    "Task",
+    "Terminated",
+    "TransitionFit",
+    "TransitionRow",
+    "Trend",
+    "calibrated_cutoff",
+    "capacity_csv",
+    "check_store",
+    "collect_solutions",
+    "default_workers",
     "fit_transition",
+    "fit_transition_ratio",
+    "fit_trend",
+    "holm_adjusted",
+    "instance_seed",
+    "judge",
     "merge_stores",
+    "model_ratios",
+    "op_vs_dp_csv",
     "open_executor",
     "reproduce",
     "run_sweep",
+    "solver_trial",
+    "synthetic_trial",
     "transition_table",
+    "wilson_interval",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        msg = f"module 'lamcap.experiments' has no attribute {name!r}"
-        raise AttributeError(msg)
-    return getattr(importlib.import_module(module_name), name)
-
-
-def __dir__() -> list[str]:
-    return __all__

@@ -2,6 +2,133 @@
 
 Pure functions of numbers and arrays (numpy float64, or mpmath with ``dps=``) under
 one array contract (docs/howto/precision.md): every numeric argument broadcasts and
-a scalar gives a ``numpy.float64``.
+a scalar gives a ``numpy.float64``.  This module is the layer's public face: every
+name users call is imported here from the implementation modules (``_capacity``,
+``_cone``, ``_spectrum``, ...), whose contents may change without notice.  The
+derivations behind each name are on the docs/theory pages.
+
 This layer never imports :mod:`lamcap.solvers` or :mod:`lamcap.experiments`.
+
+Examples
+--------
+>>> from lamcap.theory import capacity, critical_p
+>>> float(capacity(1.0))
+0.5
 """
+
+from lamcap.theory._asymptotics import (
+    GUMBEL_COEFFICIENTS,
+    capacity_series,
+    gumbel_level,
+    statistical_dimension_series,
+)
+from lamcap.theory._capacity import CAPACITY, capacity, critical_p
+from lamcap.theory._cone import MonteCarloEstimate, active_set_law, statistical_dimension
+from lamcap.theory._crofton import feasibility_probability, sum_law_window
+from lamcap.theory._hebbian import (
+    HEBBIAN_CAPACITY,
+    HebbianScoreLaw,
+    NormalLaw,
+    NormalMaximumLaw,
+    hebbian_critical_load,
+    hebbian_error_exponent,
+    hebbian_recall,
+    hebbian_recall_finite,
+    hebbian_score_law,
+)
+from lamcap.theory._hinge_sums import hinge_sum_cdf, target_level_cdf
+from lamcap.theory._law import Law
+from lamcap.theory._margin import density_at_margin, gardner_density, max_margin
+from lamcap.theory._rank import (
+    rank_capacity,
+    retained_energy,
+    singular_value_threshold,
+    threshold_angle,
+)
+from lamcap.theory._replica import (
+    critical_density,
+    energetic_term,
+    entropic_term,
+    free_entropy,
+    log_volume,
+    solve_saddle_point,
+)
+from lamcap.theory._scores import (
+    GapLaw,
+    ScoreLaw,
+    ScoreSample,
+    TargetScoreLaw,
+    TopRemainingLaw,
+    sample_scores,
+    score_law,
+)
+from lamcap.theory._spectrum import (
+    FiniteSizeSingularValueLaw,
+    SingularValueLaw,
+    sample_singular_values,
+    singular_value_cdf,
+    singular_value_density,
+    singular_value_law,
+    singular_value_moment,
+    singular_value_quantile,
+    singular_value_support,
+)
+from lamcap.theory._width import gaussian_width_squared, retained_rank
+
+__all__ = [
+    "CAPACITY",
+    "GUMBEL_COEFFICIENTS",
+    "HEBBIAN_CAPACITY",
+    "FiniteSizeSingularValueLaw",
+    "GapLaw",
+    "HebbianScoreLaw",
+    "Law",
+    "MonteCarloEstimate",
+    "NormalLaw",
+    "NormalMaximumLaw",
+    "ScoreLaw",
+    "ScoreSample",
+    "SingularValueLaw",
+    "TargetScoreLaw",
+    "TopRemainingLaw",
+    "active_set_law",
+    "capacity",
+    "capacity_series",
+    "critical_density",
+    "critical_p",
+    "density_at_margin",
+    "energetic_term",
+    "entropic_term",
+    "feasibility_probability",
+    "free_entropy",
+    "gardner_density",
+    "gaussian_width_squared",
+    "gumbel_level",
+    "hebbian_critical_load",
+    "hebbian_error_exponent",
+    "hebbian_recall",
+    "hebbian_recall_finite",
+    "hebbian_score_law",
+    "hinge_sum_cdf",
+    "log_volume",
+    "max_margin",
+    "rank_capacity",
+    "retained_energy",
+    "retained_rank",
+    "sample_scores",
+    "sample_singular_values",
+    "score_law",
+    "singular_value_cdf",
+    "singular_value_density",
+    "singular_value_law",
+    "singular_value_moment",
+    "singular_value_quantile",
+    "singular_value_support",
+    "singular_value_threshold",
+    "solve_saddle_point",
+    "statistical_dimension",
+    "statistical_dimension_series",
+    "sum_law_window",
+    "target_level_cdf",
+    "threshold_angle",
+]

@@ -39,8 +39,6 @@ from lamcap.theory._precision import guarded, rounded
 
 FloatArray = NDArray[np.float64]
 
-__all__ = ["broadcast", "elementwise", "float_result", "grouped", "is_scalar", "mp_result"]
-
 
 def is_scalar(*values: Any) -> bool:
     """True if every value is a scalar: a Python or numpy number, an ``mpf`` or a 0-d array."""

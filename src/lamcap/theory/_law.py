@@ -1,8 +1,8 @@
 r"""One small base for lamcap's one-dimensional laws, in the manner of scipy.stats.
 
 Every law object of the theory layer (the singular-value laws of
-:mod:`lamcap.theory.spectrum`, the score laws of :mod:`lamcap.theory.scores` and
-:mod:`lamcap.theory.hebbian`) answers the same questions with the same names:
+:mod:`lamcap.theory._spectrum`, the score laws of :mod:`lamcap.theory._scores` and
+:mod:`lamcap.theory._hebbian`) answers the same questions with the same names:
 ``pdf``, ``cdf``, ``sf``, ``ppf``, ``rvs``, ``support``, ``moment``, ``mean`` and
 ``var``.  A law implements ``_support`` and ``_pdf``/``_cdf`` (float64 arrays in
 and out) from its closed forms; ``_sf``, ``_ppf``, ``_moment`` and ``_rvs`` have
@@ -33,7 +33,7 @@ So the base is lamcap's own and delegates to the closed forms.
 
 Examples
 --------
->>> from lamcap.theory.spectrum import singular_value_law
+>>> from lamcap.theory._spectrum import singular_value_law
 >>> law = singular_value_law(1.0, normalization="raw")
 >>> law.cdf(2.0), law.support()
 (np.float64(1.0), (np.float64(0.0), np.float64(2.0)))
@@ -54,8 +54,6 @@ from scipy import integrate
 from lamcap._validation import check_dps, check_finite_array, check_integer, plain
 from lamcap.theory._arrays import elementwise, float_result
 from lamcap.theory._precision import map_mp
-
-__all__ = ["CLASS_TEMPLATE", "Law", "check_points", "quadrature_moment"]
 
 FloatArray = NDArray[np.float64]
 

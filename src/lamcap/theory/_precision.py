@@ -24,8 +24,6 @@ from typing import Any
 import mpmath
 import numpy as np
 
-__all__ = ["GUARD_DIGITS", "guarded", "map_mp", "rounded", "secant_root", "working_dps"]
-
 #: Decimal digits carried beyond the requested ``dps`` inside every mpmath route.
 GUARD_DIGITS = 10
 

@@ -11,16 +11,14 @@ import numpy as np
 import pytest
 from scipy.special import lambertw
 
-from lamcap.experiments.analysis import CellData, TransitionRow
-from lamcap.experiments.figures import (
-    finite_size,
-    rank_capacity,
-    scores,
-    spectrum,
-    storable_fraction,
-)
-from lamcap.experiments.mechanism import SolutionSample
-from lamcap.experiments.sweep import Cell
+from lamcap.experiments._analysis import CellData, TransitionRow
+from lamcap.experiments._mechanism import SolutionSample
+from lamcap.experiments._sweep import Cell
+from lamcap.experiments.figures import _finite_size as finite_size
+from lamcap.experiments.figures import _rank_capacity as rank_capacity
+from lamcap.experiments.figures import _scores as scores
+from lamcap.experiments.figures import _spectrum as spectrum
+from lamcap.experiments.figures import _storable_fraction as storable_fraction
 
 
 def _cell_data(cell: Cell, ps: list[int], feasible: list[int], total: int) -> CellData:
@@ -195,8 +193,8 @@ def test_spectrum_and_scores_figures(tmp_path: Path) -> None:
 
 
 def test_max_margin_spectrum_shows_the_finite_size_law_and_labels_the_asymptote() -> None:
-    from lamcap.experiments.claims import spectrum_prediction
-    from lamcap.theory.spectrum import singular_value_moment
+    from lamcap.experiments._claims import spectrum_prediction
+    from lamcap.theory._spectrum import singular_value_moment
 
     figure = spectrum.draw([_sample(1.0, d=12, p=37, method="max_margin")])
     axis = figure.get_axes()[0]
@@ -220,7 +218,7 @@ def test_max_margin_spectrum_shows_the_finite_size_law_and_labels_the_asymptote(
 
 
 def test_score_figure_draws_the_law_at_the_margin_of_the_score_claim() -> None:
-    from lamcap.experiments.claims import score_prediction
+    from lamcap.experiments._claims import score_prediction
 
     figure = scores.draw(_sample(1.0, d=16, p=58, method="max_margin"))
     left = figure.get_axes()[0]
@@ -252,7 +250,7 @@ def test_at_full_rank_the_learnt_and_initial_laws_are_the_same() -> None:
 
 
 def test_one_style_for_every_figure() -> None:
-    from lamcap.experiments.figures import style
+    from lamcap.experiments.figures import _style as style
 
     assert style.new_figure(1)[0].get_figwidth() == style.COLUMN_WIDTH
     assert style.new_figure(3)[0].get_figwidth() == style.PAGE_WIDTH

@@ -13,7 +13,7 @@ module                   figure
 Each module has ``draw(data, out=None) -> Figure`` (matplotlib ``Figure``
 without pyplot, so headless) and writes ``<NAME>.png`` and ``<NAME>.pdf``
 with fixed metadata.  All of them share one look, defined once in
-:mod:`lamcap.experiments.figures.style` (journal widths, 8 pt text, the
+:mod:`lamcap.experiments.figures._style` (journal widths, 8 pt text, the
 Okabe–Ito colours, one colour per d for a measurement and its theory,
 asymptotes as labelled grey dashed lines, PNG at 300 dpi and PDF with
 embedded fonts).  :func:`draw_all` draws all five from a results database
@@ -32,15 +32,13 @@ from typing import ParamSpec, TypeVar
 import numpy as np
 
 from lamcap._progress import Progress
-from lamcap.experiments.analysis import cell_data, transition_table
-from lamcap.experiments.figures import (
-    finite_size,
-    rank_capacity,
-    scores,
-    spectrum,
-    storable_fraction,
-)
-from lamcap.experiments.mechanism import SolutionSample, collect_solutions
+from lamcap.experiments._analysis import cell_data, transition_table
+from lamcap.experiments._mechanism import SolutionSample, collect_solutions
+from lamcap.experiments.figures import _finite_size as finite_size
+from lamcap.experiments.figures import _rank_capacity as rank_capacity
+from lamcap.experiments.figures import _scores as scores
+from lamcap.experiments.figures import _spectrum as spectrum
+from lamcap.experiments.figures import _storable_fraction as storable_fraction
 
 __all__ = ["draw_all", "mechanism_samples", "save_samples"]
 
@@ -89,6 +87,13 @@ def mechanism_samples(
 
 
 def save_samples(samples: list[SolutionSample], path: Path) -> None:
+    """Write the arrays of ``samples`` (spectra and normalised scores) to one ``.npz`` file.
+
+    Each array is stored as ``d{d}_kappa{kappa}_p{p}_{field}`` for the fields
+    ``singular_values``, ``target``, ``competitors``, ``hebbian_target`` and
+    ``hebbian_competitors`` of :class:`~lamcap.experiments.SolutionSample`; the
+    parent folder of ``path`` is created if missing.
+    """
     arrays = {}
     for sample in samples:
         prefix = f"d{sample.d}_kappa{sample.kappa:g}_p{sample.p}"

@@ -1,7 +1,7 @@
 """Shared figure helpers that are not style: methods, loads, theory guards.
 
 The look of the figures (sizes, colours, output) lives in
-:mod:`lamcap.experiments.figures.style`.
+:mod:`lamcap.experiments.figures._style`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-
-__all__ = ["OPTIMAL_METHODS", "finite", "integer_grid", "load_of", "theory_or_none"]
 
 OPTIMAL_METHODS = ("auto", "cutting_plane", "full_lp", "two_layer", "adam_ce")
 """Solver methods that look for *some* storing W (as opposed to the Hebbian rule)."""

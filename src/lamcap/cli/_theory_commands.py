@@ -1,0 +1,219 @@
+"""Theory sub-commands of ``lamcap``: ``capacity``, ``critical-p``, ``feasibility``.
+
+Each prints a header line starting with ``#`` that names the columns, then one
+line of whitespace-separated plain numbers per result (the parameters first,
+the result last); ``--json`` prints one JSON object instead.  Bad input raises
+``ValueError``, which the dispatcher turns into a one-line message and exit
+code 2.
+
+Examples
+--------
+>>> from lamcap.cli import main
+>>> main(["capacity", "--kappa", "1"])
+# kappa capacity
+1.0 0.5
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from lamcap._validation import check_integer
+
+
+def parse_integer_range(name: str, text: str) -> list[int]:
+    """Parse ``start:stop[:step]`` (stop included) or a single integer.
+
+    Examples
+    --------
+    >>> parse_integer_range("p", "30:40:5")
+    [30, 35, 40]
+    >>> parse_integer_range("p", "7")
+    [7]
+    """
+    parts = text.split(":")
+    if not 1 <= len(parts) <= 3:
+        msg = f"{name} must be an integer or a range start:stop[:step], got {text!r}"
+        raise ValueError(msg)
+    values = [_parse_integer(name, part) for part in parts]
+    if len(values) == 1:
+        return values
+    start, stop = values[0], values[1]
+    step = values[2] if len(values) == 3 else 1
+    if step < 1 or stop < start:
+        msg = f"{name} range must have start <= stop and step >= 1, got {text!r}"
+        raise ValueError(msg)
+    return list(range(start, stop + 1, step))
+
+
+def _parse_integer(name: str, text: str, minimum: int | None = None) -> int:
+    try:
+        value: Any = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            msg = f"{name} must be an integer, got {text!r}"
+            raise ValueError(msg) from None
+    return check_integer(name, value, minimum=minimum)
+
+
+def _parse_real(name: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        msg = f"{name} must be a real number, got {text!r}"
+        raise ValueError(msg) from None
+
+
+def _format(value: Any, dps: int | None = None) -> str:
+    if isinstance(value, mpmath.mpf):
+        return str(mpmath.nstr(value, dps or mpmath.mp.dps))
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    return str(value)
+
+
+def _emit(
+    arguments: argparse.Namespace,
+    columns: Sequence[str],
+    rows: list[list[Any]],
+    parameters: dict[str, Any],
+    dps: int | None = None,
+) -> int:
+    if arguments.json:
+        records = [
+            {
+                column: (_format(value, dps) if isinstance(value, mpmath.mpf) else value)
+                for column, value in zip(columns, row, strict=True)
+            }
+            for row in rows
+        ]
+        print(
+            json.dumps(
+                {"command": arguments.command, "parameters": parameters, "results": records},
+                default=float,
+            )
+        )
+        return 0
+    print("# " + " ".join(columns))
+    for row in rows:
+        print(" ".join(_format(value, dps) for value in row))
+    return 0
+
+
+def _capacity(arguments: argparse.Namespace) -> int:
+    from lamcap.theory._capacity import capacity  # noqa: PLC0415 - keep CLI start-up light
+
+    dps = None if arguments.dps is None else _parse_integer("dps", arguments.dps, 1)
+    p = None if arguments.p is None else _parse_integer("p", arguments.p, 2)
+    d = None if arguments.d is None else _parse_integer("d", arguments.d, 1)
+    columns = ["kappa"] + (["p"] if p is not None else []) + (["d"] if d is not None else [])
+    sizes = [q for q in (p, d) if q is not None]
+    rows = []
+    for text in arguments.kappa:
+        number = _parse_real("kappa", text)
+        # with --dps the text itself goes to mpmath, so "0.1" means exactly 1/10
+        value = capacity(text if dps is not None else number, p=p, d=d, dps=dps)
+        rows.append([number, *sizes, value if dps is not None else float(value)])
+    return _emit(
+        arguments,
+        [*columns, "capacity"],
+        rows,
+        {"kappa": arguments.kappa, "p": p, "d": d, "dps": dps},
+        dps,
+    )
+
+
+def _critical_p(arguments: argparse.Namespace) -> int:
+    from lamcap.theory._capacity import critical_p  # noqa: PLC0415
+
+    kappa = _parse_real("kappa", arguments.kappa)
+    dimensions = [value for text in arguments.d for value in parse_integer_range("d", text)]
+    values = np.atleast_1d(critical_p(np.array(dimensions), kappa))
+    rows = [[d, kappa, float(value)] for d, value in zip(dimensions, values, strict=True)]
+    return _emit(arguments, ["d", "kappa", "critical_p"], rows, {"d": dimensions, "kappa": kappa})
+
+
+def _feasibility(arguments: argparse.Namespace) -> int:
+    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
+
+    d = _parse_integer("d", arguments.d, 1)
+    kappa = _parse_real("kappa", arguments.kappa)
+    outputs = parse_integer_range("p", arguments.p)
+    n = None if arguments.n is None else _parse_integer("n", arguments.n, 1)
+    values = np.atleast_1d(feasibility_probability(d, np.array(outputs), n=n, kappa=kappa))
+    rows = [
+        [d, q, q if n is None else n, kappa, float(value)]
+        for q, value in zip(outputs, values, strict=True)
+    ]
+    return _emit(
+        arguments,
+        ["d", "p", "n", "kappa", "feasibility_probability"],
+        rows,
+        {"d": d, "p": outputs, "n": n, "kappa": kappa},
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``capacity``, ``critical-p`` and ``feasibility`` sub-commands."""
+    parser = subparsers.add_parser(
+        "capacity",
+        help="capacity alpha_c (load p log p / d^2), asymptotic or finite size",
+        description="Capacity alpha_c(kappa) = F(kappa)/2, or log(p) w^2 / (d^2 E[C_p]) "
+        "with --p (and the finite-d width with --d).",
+    )
+    parser.add_argument(
+        "--kappa",
+        nargs="+",
+        default=["1.0"],
+        metavar="KAPPA",
+        help="rank ratio(s) m/d in (0, 1] (default 1)",
+    )
+    parser.add_argument("--p", help="number of outputs p >= 2 (finite-size capacity)")
+    parser.add_argument("--d", help="dimension d >= 1 (finite-d width; needs --p)")
+    parser.add_argument("--dps", help="mpmath digits: print the result to this many digits")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=_capacity)
+
+    parser = subparsers.add_parser(
+        "critical-p",
+        help="real p_c(d) solving p E[C_p] = w^2",
+        description="Critical number of outputs p_c(d) (n = p) where p E[C_p] equals the "
+        "squared Gaussian width of the rank-round(kappa d) matrices.",
+    )
+    parser.add_argument(
+        "--d",
+        nargs="+",
+        required=True,
+        metavar="D",
+        help="dimension(s): integers or ranges start:stop[:step], stop included",
+    )
+    _add_kappa_and_json(parser)
+    parser.set_defaults(handler=_critical_p)
+
+    parser = subparsers.add_parser(
+        "feasibility",
+        help="Crofton probability that n associations are storable",
+        description="Probability that n (default p) associations with p outputs each are "
+        "storable in a d x d map (Crofton formula, docs/theory/crofton.md).",
+    )
+    parser.add_argument("--d", required=True, help="dimension d >= 1")
+    parser.add_argument(
+        "--p", required=True, help="outputs: integer or range start:stop[:step], stop included"
+    )
+    parser.add_argument("--n", help="number of associations (default: n = p)")
+    _add_kappa_and_json(parser)
+    parser.set_defaults(handler=_feasibility)
+
+
+def _add_kappa_and_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kappa", default="1.0", help="rank ratio in (0, 1] (default 1)")
+    parser.add_argument("--json", action="store_true", help="print JSON")

@@ -1,0 +1,524 @@
+r"""``lamcap reproduce``: theory tables, sweeps, solutions, figures and a judged report.
+
+Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
+
+* ``tables/`` — the derivation tables of :mod:`lamcap.experiments._derivation_tables`
+  (``lamcap tables``), built on a worker while the sweeps run;
+* ``results.sqlite`` — every solved instance of the sweeps (rerunning resumes);
+* ``figures/`` — figures 1–5 (PNG + PDF) and ``mechanism_samples.npz``;
+* ``report.md`` — every claim with its finite-size prediction, the measurement,
+  a test and a verdict (:mod:`lamcap.experiments._claims`, judged with Holm's
+  rule over the whole run by :func:`lamcap.experiments.judge`), the
+  fitted transitions and the run's provenance (commit, workers, time).
+
+The quick plan runs d = 8–16 (decoupled and original problems), the Hebbian
+rule up to d = 64, κ ∈ {0.25, 0.5, 0.75} at d = 12 and the mechanism
+solutions at d = 8, 12, 16.  Its measured runtime is stated once, in
+docs/howto/reproduce.md ("Runtime"); every report records its own.  The full
+plan (d = 16–64, 16 seeds per point) takes one to two days on 2 cores; point
+it at a Dask cluster with ``--scheduler tcp://host:8786`` (every worker needs
+the same lamcap).  Rerun the same command after any interruption: finished
+sweep instances are skipped.
+
+Progress goes to stderr (:mod:`lamcap._progress`): a bar per stage on a
+terminal, whole lines in a log; stages that block (theory tables, predictions)
+report their elapsed time at least every :data:`PLAIN_INTERVAL` seconds;
+nothing with ``progress=False``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import os
+import platform
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from lamcap import __version__
+from lamcap._progress import Progress
+from lamcap.experiments._analysis import CellData, TransitionRow, cell_data, transition_rows
+from lamcap.experiments._claims import build_claims, op_dp_law
+from lamcap.experiments._executors import default_workers, open_executor
+from lamcap.experiments._mechanism import (
+    MAX_MARGIN_TOLERANCE,
+    SolutionSample,
+    pool_sample,
+    solution_tasks,
+    solution_trial,
+)
+from lamcap.experiments._report import (
+    LEVEL,
+    Claim,
+    claims_table,
+    judge,
+    markdown_table,
+    verdict_counts,
+)
+from lamcap.experiments._store import ResultsStore, check_store, git_commit
+from lamcap.experiments._sweep import Cell, Sweep
+
+_T = TypeVar("_T")
+
+PLAIN_INTERVAL = 15.0
+"""Seconds between two plain progress lines of one stage when stderr is not a terminal."""
+
+SEED = 260_510_795
+"""Sweep seed of every instance ``lamcap reproduce`` solves (sweeps and mechanism solutions).
+
+The measured laws a run is judged against (the OP/DP convergence law of
+docs/measurements/op_vs_dp.md, shipped with lamcap) come from sweeps with
+``lamcap sweep``'s default seed 0.  Instance seeds derive from the sweep seed
+(:func:`lamcap.experiments.instance_seed`), so with its own seed a run
+never re-solves an instance behind a law it is compared with: the comparison
+is between independent samples.
+"""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a reproduction runs.
+
+    ``mechanism_dims``: sizes at which the max-margin W (κ = 1) is solved at
+    ``critical_fraction`` × ``critical_p(d)`` (a fraction of the critical p, not a
+    load; ≥ 3 sizes give the quarter-circle trend); at the largest of them the
+    first-feasible and Adam/CE matrices of the same instances and the two-layer
+    trainer at κ = 0.5 are added as labelled comparisons.  ``seed``: the sweep
+    seed of the mechanism instances (the sweeps carry their own, :data:`SEED`
+    in both plans).
+    """
+
+    name: str
+    sweeps: tuple[Sweep, ...]
+    mechanism_dims: tuple[int, ...]
+    mechanism_seeds: int
+    critical_fraction: float = 0.95
+    seed: int = SEED
+
+
+QUICK = Plan(
+    name="quick",
+    sweeps=(
+        Sweep(
+            name="optimal",
+            dims=(8, 12, 16),
+            models=("decoupled", "original"),
+            seeds_per_point=8,
+            rounds=2,
+            seed=SEED,
+        ),
+        Sweep(
+            name="hebbian",
+            dims=(16, 32, 64),
+            methods=("hebbian",),
+            seeds_per_point=16,
+            rounds=2,
+            seed=SEED,
+        ),
+        Sweep(
+            name="rank",
+            dims=(12,),
+            kappas=(0.25, 0.5, 0.75),
+            seeds_per_point=6,
+            rounds=1,
+            seed=SEED,
+        ),
+    ),
+    mechanism_dims=(8, 12, 16),
+    mechanism_seeds=8,
+)
+
+FULL = Plan(
+    name="full",
+    sweeps=(
+        Sweep(
+            name="optimal",
+            dims=(16, 24, 32, 48, 64),
+            models=("decoupled", "original"),
+            seeds_per_point=16,
+            rounds=3,
+            seed=SEED,
+        ),
+        Sweep(
+            name="hebbian",
+            dims=(16, 32, 64, 128),
+            methods=("hebbian",),
+            seeds_per_point=20,
+            rounds=3,
+            seed=SEED,
+        ),
+        Sweep(
+            name="rank",
+            dims=(16, 24),
+            kappas=(0.25, 0.5, 0.75),
+            seeds_per_point=10,
+            rounds=2,
+            seed=SEED,
+        ),
+    ),
+    mechanism_dims=(16, 24, 32),
+    mechanism_seeds=16,
+)
+
+
+# -- progress ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _alive(bar: Progress) -> Iterator[Progress]:
+    """Keep ``bar`` talking during a blocking call (:meth:`lamcap._progress.Progress.heartbeat`).
+
+    The bar's elapsed time is refreshed every second on a terminal; in a log a
+    line is written every :data:`PLAIN_INTERVAL` seconds, so a long stage is
+    never silent.
+    """
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(1.0):
+            bar.heartbeat()
+
+    thread = threading.Thread(target=run, daemon=True)
+    if bar.enabled:
+        thread.start()
+    try:
+        yield bar
+    finally:
+        stop.set()
+        if thread.is_alive():
+            thread.join()
+
+
+def _staged(name: str, what: str, enabled: bool, function: Callable[[], _T]) -> _T:
+    """Run ``function`` as a one-step stage that reports its elapsed time while it runs."""
+    with (
+        Progress(
+            name, total=1, unit="steps", note=what, enabled=enabled, interval=PLAIN_INTERVAL
+        ) as bar,
+        _alive(bar),
+    ):
+        result = function()
+        bar.advance(note="done")
+    return result
+
+
+# -- stages ------------------------------------------------------------------------------------
+
+
+def build_tables() -> dict[str, str]:
+    """The derivation pages of ``lamcap tables`` (sympy; runs on a worker)."""
+    from lamcap.experiments import _derivation_tables as tables  # noqa: PLC0415
+
+    return dict(tables.build_all())
+
+
+def _write_tables(pages: dict[str, str], directory: Path) -> list[Path]:
+    written = []
+    for key, text in sorted(pages.items()):
+        if key.startswith("@"):  # a generated source block, not a table
+            continue
+        path = directory / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _mechanism_runs(plan: Plan) -> list[tuple[int, float, str]]:
+    """(d, κ, solution) of every sample: the max-margin W per size, comparisons at the largest."""
+    runs = [(d, 1.0, "max_margin") for d in plan.mechanism_dims]
+    largest = max(plan.mechanism_dims)
+    runs += [(largest, 1.0, "first_feasible"), (largest, 1.0, "adam_ce")]
+    runs.append((largest, 0.5, "two_layer"))
+    return runs
+
+
+def mechanism_samples(executor: Executor, plan: Plan, *, progress: bool) -> list[SolutionSample]:
+    """Solve every mechanism instance of ``plan`` on ``executor`` (all submitted at once)."""
+    from lamcap import critical_p  # noqa: PLC0415
+
+    runs = []
+    for d, kappa, solution in _mechanism_runs(plan):
+        p = max(2, int(plan.critical_fraction * float(critical_p(d, kappa=kappa))))
+        tasks = solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds, seed=plan.seed)
+        trial = functools.partial(solution_trial, solution=solution)
+        runs.append((d, kappa, p, solution, [executor.submit(trial, t) for t in tasks]))
+    pending = {f for *_, batch in runs for f in batch}
+    what = "max-margin W and comparisons near capacity"
+    with Progress(
+        "mechanism solutions",
+        total=len(pending),
+        unit="instances",
+        note=what,
+        enabled=progress,
+        interval=PLAIN_INTERVAL,
+    ) as bar:
+        while pending:
+            finished, pending = wait(pending, timeout=PLAIN_INTERVAL, return_when=FIRST_COMPLETED)
+            bar.advance(len(finished))
+    return [
+        pool_sample([f.result() for f in batch], d=d, kappa=kappa, p=p, solution=solution)
+        for d, kappa, p, solution, batch in runs
+    ]
+
+
+def _figure_samples(samples: list[SolutionSample]) -> list[SolutionSample]:
+    """The samples figures 4–5 draw: the judged matrix at the largest d, then κ < 1."""
+    largest = max(s.d for s in samples)
+    full = [s for s in samples if s.d == largest and s.kappa == 1.0]
+    return full[:1] + [s for s in samples if s.kappa < 1.0]
+
+
+# -- the report --------------------------------------------------------------------------------
+
+_COLUMNS = f"""\
+- **claim** — what arXiv:2605.10795 (or a lamcap finite-size law) says, at which size.
+  *OP* is the original problem: every association scores the same p outputs.
+  *DP* is the decoupled problem: every association has fresh outputs.  n = p.
+- **kind** — *finite-size*: a prediction at the size that was run; *asymptotic*: a
+  statement about d → ∞, judged by the trend across the run's sizes; *comparison*:
+  another matrix shown for reference, not judged.
+- **finite-size prediction** — printed to its precision: every digit is right unless a
+  ± error is given (the Hebbian law's P(all) = P₁ⁿ step, P₁ the recall of one
+  association, is accurate to about 0.3/d).
+  The spectrum's finite-size law is a model (docs/theory/spectrum-finite-size.md).
+- **measured [95% interval]** — transitions: the 50% point of the finite-size law's
+  curve moved along log p to fit the instances (maximum likelihood; likelihood-ratio
+  interval), with the number of instances; matrices: the mean over the storing W of a
+  per-matrix statistic with its t interval; trends: the value extrapolated to d → ∞ in
+  x = 1/d and in x = 1/log critical_p(d).
+- **test** — *LR shift*: likelihood ratio of the law as it is against the law moved
+  along log p (χ²₁; below p = 0.05 a parametric bootstrap of 4000 redraws from the
+  law); *t*: one-sample t over the matrices (df = matrices − 1); *z*: normal test of a
+  log ratio; *WLS trend, IU*: weighted least-squares extrapolation in 1/d and in
+  1/log p, p the larger of the two (intersection–union: the claim fails only if both
+  exclude the limit on the same side; p = 1 when they fall on either side of it).
+- **z** — standardised distance (measured − predicted) / standard error (t for t tests;
+  the signed root of the LR statistic).
+- **p**, **Holm p** — two-sided p-value and its Holm adjustment over all tested claims.
+- **verdict** — *consistent* if Holm p > {LEVEL:g}, *inconsistent* otherwise; the chance
+  that a run calls any true claim inconsistent is at most {100 * LEVEL:g}% (Holm's rule,
+  valid for dependent tests; checked by simulating whole runs, benchmarks/
+  measure_verdicts.py and docs/howto/reproduce.md).  *consistent* means "not
+  contradicted at this precision": read the interval.  *not tested* says why."""
+
+
+def _where(workers: int | None, dask_local: bool, scheduler: str | None, executor: Executor) -> str:
+    """Where the run executed and with how many workers (as actually started)."""
+    if scheduler or dask_local:
+        client = getattr(executor, "_client", None)
+        try:
+            count = len(client.scheduler_info()["workers"]) if client is not None else None
+        except (AttributeError, KeyError, OSError):
+            count = None
+        what = f"Dask scheduler {scheduler}" if scheduler else "Dask LocalCluster"
+        return f"{what}, {'unknown' if count is None else count} workers at start"
+    count = default_workers() if workers is None else workers
+    if count == 0:
+        return "in-process (0 workers)"
+    return f"{count} local worker process{'es' if count != 1 else ''}"
+
+
+def _report(
+    plan: Plan,
+    rows: list[TransitionRow],
+    claims: list[Claim],
+    figures: list[Path],
+    tables: list[Path],
+    out: Path,
+    seconds: float,
+    where: str,
+) -> str:
+    figure_lines = "\n".join(
+        f"![{p.stem}](figures/{p.name})" for p in figures if p.suffix == ".png"
+    )
+    table_lines = "\n".join(
+        f"- [{p.relative_to(out)}]({p.relative_to(out)})" for p in tables if p.suffix == ".md"
+    )
+    counts = verdict_counts(claims)
+    verdicts = ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))
+    commit = git_commit()
+    provenance = f"commit {commit}" if commit else f"lamcap {__version__} (no git checkout)"
+    return f"""# lamcap reproduction ({plan.name})
+
+{provenance}, lamcap {__version__}, Python {platform.python_version()}; {where};
+{seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and the theory pages of the
+lamcap documentation.
+
+**{verdicts}.**  Verdicts are familywise: with Holm's rule over the {sum(c.tested for c in claims)}
+tested claims, the chance that this run calls any true claim "inconsistent" is at most
+{100 * LEVEL:g}%.  Mechanism claims (spectra, scores) are about the max-margin W,
+`lamcap.solve(instance, objective="max_margin")` with a certified relative gap
+≤ {MAX_MARGIN_TOLERANCE:g}; the first feasible W, the Adam/cross-entropy W and the
+two-layer trainer appear as labelled comparisons.
+
+## Claims
+
+{claims_table(claims)}
+
+### Columns
+
+{_COLUMNS}
+
+Measurements at larger sizes: docs/measurements/capacity.md (capacities, OP vs DP,
+Hebbian, rank), docs/measurements/spectrum.md (spectra of max-margin, first-feasible and
+Adam/CE matrices); the claims and tests are described in docs/howto/reproduce.md.
+
+## Fitted transitions
+
+p_c is where half the instances are storable (logistic fit, maximum
+likelihood; 95% profile-likelihood interval); α_c = p_c log p_c / d².
+"theory p" is `critical_p(d, κ)` (Hebbian: the d → ∞ law), "finite-size p" the
+Crofton median (Hebbian: the exact finite-d law).
+
+{markdown_table(rows)}
+
+## Figures
+
+Figures 4 and 5 show the max-margin W at κ = 1 (largest mechanism d) and the
+two-layer trainer at κ = 0.5; the legends name the matrix.  Figure 4 prints the
+measured E[s⁴]/E[s²]² next to the finite-size law at the same d and p (the spectrum
+claim's prediction) and draws the quarter circle as the d → ∞ asymptote.  Figure 5
+draws the score law Π_K_m(g) at the margin of the score claim, m = max_margin(p/d², p),
+printed in its legend.
+
+{figure_lines}
+
+## Theory tables
+
+{table_lines}
+
+Rerun the same command to resume; `lamcap results export --csv results.csv
+--db {out / "results.sqlite"}` exports every instance.
+"""
+
+
+def _check_seeds(database: Path, plan: Plan) -> None:
+    """Refuse to resume a run whose instances were drawn with another sweep seed (:data:`SEED`).
+
+    Earlier versions used seed 0, the seed of the sweeps behind the measured
+    OP/DP law; pooling those instances with new ones would make the comparison
+    partly a comparison of the law's data with themselves.
+    """
+    if not database.is_file() or database.stat().st_size == 0:
+        return
+    with ResultsStore(database, readonly=True) as store:
+        seeds = {int(json.loads(text).get("seed", 0)) for text in store.sweeps().values()}
+    foreign = sorted(seeds - {sweep.seed for sweep in plan.sweeps})
+    if foreign:
+        msg = (
+            f"out {str(database.parent)!r} holds sweeps with seed(s) {foreign} from an earlier "
+            f"lamcap; this version draws its instances with seed {plan.sweeps[0].seed} "
+            "(independent of the measured laws), so it cannot resume there: give a new out"
+        )
+        raise ValueError(msg)
+
+
+def evaluate(
+    cells: dict[Cell, CellData], samples: list[SolutionSample]
+) -> tuple[list[TransitionRow], list[Claim]]:
+    """Fitted transitions and judged claims of a run."""
+    rows = transition_rows(cells)
+    claims = build_claims(cells, rows, samples, law=op_dp_law())
+    return rows, judge(claims)
+
+
+def reproduce(
+    out: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    dask_local: bool = False,
+    scheduler: str | None = None,
+    progress: bool = True,
+    plan: Plan | None = None,
+    with_tables: bool = True,
+    connect_timeout: float = 5.0,
+) -> Path:
+    """Run a reproduction into ``out``; return the path of ``report.md``.
+
+    ``plan`` overrides the quick/full choice; ``with_tables=False`` skips the
+    sympy tables (tests).  ``progress`` writes per-stage progress to stderr.
+    """
+    from lamcap.experiments._runner import run_sweep  # noqa: PLC0415
+    from lamcap.experiments.figures import draw_all, save_samples  # noqa: PLC0415
+
+    chosen = plan if plan is not None else (QUICK if quick else FULL)
+    directory = Path(out)
+    database = directory / "results.sqlite"
+    if directory.exists() and not directory.is_dir():
+        msg = f"out must be a directory, got the file {str(directory)!r}"
+        raise ValueError(msg)
+    if directory.is_dir():
+        check_store(database)
+        _check_seeds(database, chosen)
+    started = time.perf_counter()
+    with open_executor(
+        workers=workers, dask_local=dask_local, scheduler=scheduler, connect_timeout=connect_timeout
+    ) as executor:
+        where = _where(workers, dask_local, scheduler, executor)
+        directory.mkdir(parents=True, exist_ok=True)
+        tables_future = executor.submit(build_tables) if with_tables else None
+        for sweep in chosen.sweeps:
+            run_sweep(sweep, database, executor=executor, progress=progress)
+        samples = mechanism_samples(executor, chosen, progress=progress)
+        save_samples(samples, directory / "figures" / "mechanism_samples.npz")
+        figures = draw_all(
+            database,
+            directory / "figures",
+            executor=executor,
+            samples=_figure_samples(samples),
+            progress=progress,
+        )
+        tables: list[Path] = []
+        if tables_future is not None:
+            pages = _staged("theory tables", "sympy, on a worker", progress, tables_future.result)
+            tables = _write_tables(pages, directory / "tables")
+    rows, claims = _staged(
+        "predictions and tests",
+        "finite-size laws, fits, Holm's rule",
+        progress,
+        lambda: evaluate(cell_data(database), samples),
+    )
+    report = directory / "report.md"
+    text = _report(
+        chosen,
+        rows,
+        claims,
+        figures,
+        tables,
+        directory,
+        time.perf_counter() - started,
+        where,
+    )
+    report.write_text(text, encoding="utf-8")
+    _write_claims(claims, directory / "claims.json")
+    return report
+
+
+def _write_claims(claims: list[Claim], path: Path) -> None:
+    """Every judged claim as JSON (NaN as null), for scripts and the CLI summary."""
+    records = [
+        {
+            key: (None if isinstance(value, float) and not math.isfinite(value) else value)
+            for key, value in dataclasses.asdict(claim).items()
+        }
+        for claim in claims
+    ]
+    path.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def summary(report: str | os.PathLike[str]) -> str:
+    """One line counting the verdicts of the run whose ``report.md`` is ``report``."""
+    records = json.loads((Path(report).parent / "claims.json").read_text(encoding="utf-8"))
+    claims = [Claim(**{k: math.nan if v is None else v for k, v in r.items()}) for r in records]  # type: ignore[arg-type]
+    counts = verdict_counts(claims)
+    return ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))

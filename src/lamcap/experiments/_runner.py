@@ -1,0 +1,350 @@
+r"""Run a :class:`~lamcap.experiments.Sweep` on any executor, resumably.
+
+Algorithm for each cell (d, κ, model, method), in rounds:
+
+1. **Bracket.**  Start from a guess :math:`p_0` of the transition
+   (:func:`theory_guess`: ``critical_p(d, κ)``, or the Hebbian prediction) and
+   solve ``seeds_per_point`` instances at :math:`p_0 \times` ``sweep.bracket``.
+   While the smallest p is mostly unstorable, add points below (×0.5, ×0.7);
+   while the largest is mostly storable, add points above (×1.4, ×2); at most
+   six extensions.
+2. **Refine** (``sweep.rounds`` times).  Fit the logistic model of
+   :mod:`lamcap.experiments._fitting` to all decided instances of the cell and
+   add ``seeds_per_point`` new replicates at the fitted 20%, 50% and 80%
+   points (the most informative p for location and slope).
+
+A round is planned only when the previous one is complete and only from the
+instances planned before it, so the trajectory is a deterministic function of
+the instance results: on a restart the runner replays it, skipping every
+instance already in the store, and ends with the same rows as an uninterrupted
+run.  Fixed grids (``p_grid`` / ``loads``) are a single round; with
+``shard=(I, N)`` only the I-th of N disjoint slices of that round runs
+(:meth:`~lamcap.experiments.Sweep.shard_keys`), for job arrays whose
+stores are joined afterwards by :func:`~lamcap.experiments.merge_stores`.
+Only this (parent) process writes to the store, one transaction per finished
+instance; the store records the sweep description (and the shard) it holds.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from lamcap.experiments import Sweep
+>>> from lamcap.experiments import synthetic_trial
+>>> from lamcap.experiments._trials import synthetic_transition
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
+>>> sweep = Sweep(dims=(8,), seeds_per_point=4, rounds=1)
+>>> outcome = run_sweep(sweep, path, trial=synthetic_trial, workers=0, progress=False,
+...                     guess=lambda cell: synthetic_transition(cell.d))
+>>> outcome.ran > 0, run_sweep(sweep, path, trial=synthetic_trial, workers=0,
+...     progress=False, guess=lambda cell: synthetic_transition(cell.d)).ran
+(True, 0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from lamcap._progress import Progress
+from lamcap.experiments._executors import open_executor
+from lamcap.experiments._fitting import TransitionFit, fit_transition
+from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._sweep import Cell, Sweep, Task, p_from_load
+from lamcap.experiments._trials import solver_trial
+
+TrialFunction = Callable[[Task], dict[str, Any]]
+Key = tuple[int, int, str, str, int, float, int]
+
+_MAX_EXTENSIONS = 6
+_REFINE_PROBABILITIES = (0.2, 0.5, 0.8)
+
+
+def theory_guess(cell: Cell) -> float:
+    """Theoretical transition used to start the bracket of ``cell``.
+
+    ``critical_p(d, κ)`` (docs/theory/capacity.md, docs/theory/rank.md) for the optimal solvers;
+    for ``method="hebbian"`` the p at which the exact finite-d Hebbian law
+    (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
+    all associations with probability 1/2.  If the theory layer
+    is unavailable, a load of 1 (full rank; κ-scaled) or 1/4 (Hebbian).
+    """
+    try:
+        if cell.method == "hebbian":
+            from lamcap.experiments._analysis import hebbian_transition  # noqa: PLC0415
+
+            return hebbian_transition(cell.d, finite=cell.model == "decoupled")
+        from lamcap import critical_p  # noqa: PLC0415
+
+        return float(critical_p(cell.d, kappa=cell.rank / cell.d))
+    except (ImportError, AttributeError):
+        load = 0.25 if cell.method == "hebbian" else min(1.0, 2.0 * cell.rank / cell.d)
+        return float(p_from_load(load, cell.d))
+
+
+@dataclass
+class CellState:
+    """Progress of one cell through its rounds (see the module docstring)."""
+
+    cell: Cell
+    sweep: Sweep
+    guess: float
+    planned: list[Task] = field(default_factory=list)
+    keep: frozenset[Key] | None = None
+    round_index: int = 0
+    extensions: int = 0
+    refinements: int = 0
+    finished: bool = False
+
+    def _counts(self, verdicts: dict[Key, str]) -> dict[int, tuple[int, int]]:
+        counts: dict[int, tuple[int, int]] = {}
+        for task in self.planned:
+            verdict = verdicts[task.key()]
+            if verdict == "undecided" and self.cell.kappa == 1.0:
+                continue  # as in lamcap.experiments._analysis: a failure only for κ < 1
+            feasible, total = counts.get(task.p, (0, 0))
+            counts[task.p] = (feasible + (verdict == "feasible"), total + 1)
+        return counts
+
+    def fit(self, verdicts: dict[Key, str]) -> TransitionFit | None:
+        """Logistic fit of the planned instances (None if nothing is decided)."""
+        counts = self._counts(verdicts)
+        if not counts:
+            return None
+        ps = sorted(counts)
+        return fit_transition(ps, [counts[p][0] for p in ps], [counts[p][1] for p in ps])
+
+    def _new_tasks(self, p_values: list[int]) -> list[Task]:
+        used: dict[int, int] = {}
+        for task in self.planned:
+            used[task.p] = max(used.get(task.p, 0), task.replicate + 1)
+        return [
+            self.sweep.task(self.cell, p, used.get(p, 0) + r)
+            for p in sorted(set(p_values))
+            for r in range(self.sweep.seeds_per_point)
+        ]
+
+    def next_round(self, verdicts: dict[Key, str]) -> list[Task]:
+        """Plan the next round from the finished ones; empty when the cell is done."""
+        if self.finished:
+            return []
+        tasks = self._plan(verdicts)
+        self.round_index += 1
+        if not tasks:
+            self.finished = True
+        self.planned += tasks
+        return tasks
+
+    def _plan(self, verdicts: dict[Key, str]) -> list[Task]:
+        if self.round_index == 0:
+            grid = self.sweep.fixed_grid(self.cell.d)
+            if grid:
+                tasks = self._new_tasks(list(grid))
+                return [t for t in tasks if self.keep is None or t.key() in self.keep]
+            return self._new_tasks([max(2, round(self.guess * f)) for f in self.sweep.bracket])
+        if not self.sweep.adaptive:
+            return []
+        counts = self._counts(verdicts)
+        if not counts:
+            return []
+        ps = sorted(counts)
+        low_fraction = counts[ps[0]][0] / counts[ps[0]][1]
+        high_fraction = counts[ps[-1]][0] / counts[ps[-1]][1]
+        need_lower = low_fraction < 0.5 and ps[0] > 2
+        need_higher = high_fraction > 0.5
+        if self.extensions < _MAX_EXTENSIONS and (need_lower or need_higher):
+            self.extensions += 1
+            extra = []
+            if need_lower:
+                extra += [max(2, math.floor(ps[0] * f)) for f in (0.5, 0.7)]
+            if need_higher:
+                extra += [math.ceil(ps[-1] * f) for f in (1.4, 2.0)]
+            extra = [p for p in extra if p not in counts]
+            if extra:
+                return self._new_tasks(extra)
+        if self.refinements >= self.sweep.rounds:
+            return []
+        self.refinements += 1
+        fit = self.fit(verdicts)
+        if fit is None:
+            return []
+        lowest, highest = ps[0], ps[-1]
+        targets = {
+            min(highest, max(lowest, 2, round(fit.quantile(q)))) for q in _REFINE_PROBABILITIES
+        }
+        return self._new_tasks(sorted(targets))
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What a call to :func:`run_sweep` did."""
+
+    ran: int
+    skipped: int
+    seconds: float
+    fits: dict[Cell, TransitionFit | None]
+
+
+class _SweepProgress:
+    """Instances done of those planned so far, and the round the slowest cell is in.
+
+    The total counts planned instances only (no estimate), so it never shrinks;
+    for adaptive sweeps the note says ``round k of K``: ``k`` is the round of the
+    slowest unfinished cell and ``K`` its planned rounds (bracket, extensions
+    so far, ``sweep.rounds`` refinements).  A cell may end before round K (when
+    nothing is left to refine); the last note then says how many rounds ran.
+    """
+
+    def __init__(self, enabled: bool, sweep: Sweep, states: list[CellState]) -> None:
+        self._sweep = sweep
+        self._states = states
+        self.bar = Progress(sweep.name, unit="instances", enabled=enabled)
+
+    def planned(self, tasks: int, already_done: int) -> None:
+        self.bar.grow(tasks, done=already_done)
+        self.update_note()
+
+    def update_note(self) -> None:
+        if not self._sweep.adaptive:
+            return
+        started = [state for state in self._states if state.round_index > 0]
+        running = [state for state in started if not state.finished]
+        if len(started) < len(self._states):
+            return  # the first rounds are still being planned
+        if running:
+            slowest = min(running, key=lambda state: state.round_index)
+            rounds = 1 + slowest.extensions + self._sweep.rounds
+            self.bar.note(f"round {slowest.round_index} of {rounds}")
+        else:
+            ran = sorted({state.round_index - 1 for state in self._states})
+            counts = str(ran[0]) if len(ran) == 1 else f"{ran[0]}-{ran[-1]}"
+            self.bar.note(f"done after {counts} rounds")
+
+
+def run_sweep(
+    sweep: Sweep,
+    database: str | os.PathLike[str],
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    trial: TrialFunction = solver_trial,
+    progress: bool = False,
+    guess: Callable[[Cell], float] = theory_guess,
+    shard: tuple[int, int] | None = None,
+) -> SweepOutcome:
+    """Run (or resume) ``sweep``, storing every finished instance in ``database``.
+
+    Parameters
+    ----------
+    sweep : the validated description.
+    database : SQLite results file (created if missing).
+    executor : where instances run; default a local process pool of ``workers``.
+    workers : local processes when ``executor`` is None (0: in-process).
+    trial : picklable ``trial(task) -> record`` (default :func:`solver_trial`).
+    progress : show progress on stderr (a bar with ETA on a terminal, plain
+        lines otherwise; see :mod:`lamcap._progress`).  Off by default.
+    guess : starting estimate of the transition of a cell (adaptive sweeps).
+    shard : ``(I, N)``: run only the I-th of N disjoint slices of a fixed-grid
+        sweep (``ValueError`` for an adaptive sweep or I outside 1..N); the
+        fits then describe this shard's instances only.
+    """
+    keep = None if shard is None else sweep.shard_keys(*shard)
+    with ResultsStore(database) as store:
+        store.record_sweep(sweep, shard)
+        if executor is not None:
+            return _run(sweep, store, executor, trial, progress, guess, keep)
+        with open_executor(workers=workers) as local:
+            return _run(sweep, store, local, trial, progress, guess, keep)
+
+
+def _drain(
+    pending: dict[Future[dict[str, Any]], tuple[int, Task]],
+    record: Callable[[Future[dict[str, Any]]], object],
+) -> None:
+    """On interruption: cancel what has not started, keep what already finished."""
+    for future in list(pending):
+        if not future.cancel() and future.done() and future in pending:
+            with contextlib.suppress(BaseException):
+                record(future)
+
+
+def _run(
+    sweep: Sweep,
+    store: ResultsStore,
+    executor: Executor,
+    trial: TrialFunction,
+    progress: bool,
+    guess: Callable[[Cell], float],
+    keep: frozenset[Key] | None,
+) -> SweepOutcome:
+    started = time.perf_counter()
+    verdicts: dict[Key, str] = {
+        (r["d"], r["rank"], r["model"], r["method"], r["p"], r["margin"], r["seed"]): r["verdict"]
+        for r in store.rows()
+    }
+    states = [
+        CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0, keep=keep)
+        for cell in sweep.cells()
+    ]
+    pending: dict[Future[dict[str, Any]], tuple[int, Task]] = {}
+    outstanding: dict[int, int] = {}
+    bar = _SweepProgress(progress, sweep, states)
+    ran = skipped = 0
+
+    def advance(index: int) -> None:
+        nonlocal skipped
+        state = states[index]
+        while True:
+            tasks = state.next_round(verdicts)
+            if not tasks:
+                bar.update_note()
+                return
+            todo = [task for task in tasks if task.key() not in verdicts]
+            skipped += len(tasks) - len(todo)
+            bar.planned(len(tasks), len(tasks) - len(todo))
+            if todo:
+                outstanding[index] = len(todo)
+                for task in todo:
+                    pending[executor.submit(trial, task)] = (index, task)
+                return
+
+    def record(future: Future[dict[str, Any]]) -> tuple[Task, BaseException] | None:
+        nonlocal ran
+        index, task = pending.pop(future)
+        error = future.exception()
+        if error is not None:
+            return task, error
+        result = future.result()
+        store.add(task, result, sweep=sweep.name)
+        verdicts[task.key()] = str(result["verdict"])
+        ran += 1
+        bar.bar.advance()
+        outstanding[index] -= 1
+        if outstanding[index] == 0:
+            advance(index)
+        return None
+
+    try:
+        for index in range(len(states)):
+            advance(index)
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            failures = [failure for future in finished if (failure := record(future)) is not None]
+            if failures:
+                task, error = failures[0]
+                msg = (
+                    f"{len(failures)} instance(s) failed, first {task}: "
+                    f"{type(error).__name__}: {error}"
+                )
+                raise RuntimeError(msg) from error
+    except BaseException:
+        _drain(pending, record)
+        bar.bar.close(interrupted=True)
+        raise
+    bar.bar.close()
+    fits = {state.cell: state.fit(verdicts) for state in states}
+    return SweepOutcome(ran=ran, skipped=skipped, seconds=time.perf_counter() - started, fits=fits)

@@ -1,0 +1,74 @@
+r"""Figure 3: measured critical load α_c(d) vs d, approaching 1/2, with the finite-size prediction.
+
+Points: measured :math:`\alpha_c(d) = p_c\log p_c/d^2` (full rank, decoupled
+and original problems, 95% intervals).  Lines: the finite-size threshold
+``critical_p(d)`` (docs/theory/capacity.md), the median of the Crofton law
+(§2 fact 5, at the measured d) and the asymptote 1/2: the approach is
+logarithmic in p, so at these sizes α_c is far above 1/2 (§2 fact 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from lamcap.experiments._analysis import TransitionRow
+from lamcap.experiments.figures._common import OPTIMAL_METHODS, load_of, theory_or_none
+from lamcap.experiments.figures._style import colour, mark_asymptote, new_figure, save, styled
+
+NAME = "fig3_finite_size"
+
+
+def _prediction(dims: np.ndarray) -> np.ndarray:
+    from lamcap import critical_p  # noqa: PLC0415
+
+    p_c = np.asarray(critical_p(dims), dtype=float)
+    return np.asarray(p_c * np.log(p_c) / dims.astype(float) ** 2, dtype=float)
+
+
+@styled
+def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
+    """Draw figure 3 from fitted transitions; save PNG + PDF into ``out`` if given."""
+    figure, (axis,) = new_figure(1)
+    chosen = [r for r in rows if r.cell.kappa == 1.0 and r.cell.method in OPTIMAL_METHODS]
+    largest = max([r.cell.d for r in chosen], default=64)
+    dims = np.unique(np.geomspace(4, max(256, 2 * largest), 60).round().astype(int))
+    prediction = theory_or_none(lambda: _prediction(dims))
+    if prediction is not None:
+        axis.plot(dims, prediction, color="k", label=r"finite-size law $p\,E[C_p] = w^2$")
+    mark_asymptote(axis, 0.5, r"asymptote $1/2$ ($d\to\infty$)")
+    for index, model in enumerate(("decoupled", "original")):
+        points = sorted((r for r in chosen if r.cell.model == model), key=lambda r: r.cell.d)
+        if not points:
+            continue
+        d = np.array([r.cell.d for r in points], dtype=float)
+        alpha = np.array([r.alpha for r in points]).reshape(-1, 3)
+        shift = 1.0 + 0.02 * index  # keep the two models' error bars apart
+        axis.errorbar(
+            d * shift,
+            alpha[:, 0],
+            yerr=[
+                np.maximum(alpha[:, 0] - alpha[:, 1], 0),
+                np.maximum(alpha[:, 2] - alpha[:, 0], 0),
+            ],
+            fmt="os"[index],
+            color=colour(index),
+            zorder=3,
+            label=f"measured, {model}",
+        )
+        crofton = [
+            load_of(r.finite_theory, r.cell.d) for r in points if np.isfinite(r.finite_theory)
+        ]
+        if index == 0 and len(crofton) == len(points):
+            axis.plot(d, crofton, "x", color="k", ms=4, label="Crofton median at measured d")
+    axis.set_xscale("log")
+    axis.set_xlabel("dimension d")
+    axis.set_ylabel(r"critical load $\alpha_c(d)$")
+    axis.set_ylim(0.4, None)
+    axis.legend(loc="upper right")
+    if out is not None:
+        save(figure, out, NAME)
+    return figure

@@ -1,0 +1,205 @@
+"""The :func:`solve` entry point and its registry of methods (re-exported by :mod:`lamcap.solvers`)."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+
+from lamcap._validation import check_integer, check_real
+from lamcap.problems import Instance, check_instance
+from lamcap.solvers._result import OBJECTIVES, SolveResult
+
+METHODS: dict[str, str] = {
+    "cutting_plane": "lamcap.solvers._cutting_plane:solve_cutting_plane",
+    "full_lp": "lamcap.solvers._full_lp:solve_full_lp",
+    "hebbian": "lamcap.solvers._baselines:solve_hebbian",
+    "adam_ce": "lamcap.solvers._baselines:solve_adam_cross_entropy",
+    "two_layer": "lamcap.solvers._two_layer:solve_rank_constrained",
+}
+"""Method name -> ``"module:function"`` (imported lazily on first use).
+
+``"auto"`` picks ``"cutting_plane"`` at full rank and ``"two_layer"`` for rank < d.
+"""
+
+_FULL_RANK_ONLY = ("cutting_plane", "full_lp")
+
+
+def _method_function(name: str) -> Callable[..., SolveResult]:
+    module_name, function_name = METHODS[name].split(":")
+    function: Callable[..., SolveResult] = getattr(
+        importlib.import_module(module_name), function_name
+    )
+    return function
+
+
+def _check_instance(instance: object) -> Instance:
+    return check_instance(instance)
+
+
+def _check_objective(objective: object, tolerance: object) -> tuple[str, float]:
+    if not isinstance(objective, str) or objective not in OBJECTIVES:
+        msg = f"objective must be one of {OBJECTIVES}, got {objective!r}"
+        raise ValueError(msg)
+    try:
+        value = float(tolerance)  # type: ignore[arg-type]
+        shown: object = value  # a plain float, not a numpy repr
+    except (TypeError, ValueError):
+        value, shown = math.nan, tolerance
+    if not (math.isfinite(value) and 0.0 < value < 1.0):
+        msg = f"tolerance must be a finite number in (0, 1), got {shown!r}"
+        raise ValueError(msg)
+    return objective, value
+
+
+def solve(
+    instance: Instance,
+    *,
+    rank: int | None = None,
+    method: str = "auto",
+    raw_margin: float = 1.0,
+    max_seconds: float | None = None,
+    seed: int | None = None,
+    objective: str = "feasible",
+    tolerance: float = 1e-4,
+) -> SolveResult:
+    r"""Decide whether ``W`` (rank ``<= rank``) can recall every association, with proof.
+
+    .. math::
+
+        \exists W,\ \operatorname{rank} W \le r:\quad
+        (u_t - u_\rho)^\top W e_\mu \ge c
+        \quad \forall \mu,\ \rho \ne t(\mu).
+
+    With ``objective="max_margin"`` (full rank) the answer is the optimal
+    (max-margin, minimum-norm) ``W`` itself,
+
+    .. math::
+
+        W^* = \operatorname*{arg\,min}_W \|W\|_F \quad\text{s.t.}\quad
+        (u_t - u_\rho)^\top W e_\mu \ge c
+        \quad \forall \mu,\ \rho \ne t(\mu),
+
+    certified by a duality gap (:mod:`lamcap.solvers`).  The
+    default ``objective="feasible"`` returns the **first** feasible ``W`` the
+    solver meets, which is not the max-margin one; the theory's predictions
+    of the learnt matrix (spectra, score laws; arXiv:2605.10795,
+    docs/theory/mechanism.md) describe the max-margin ``W``.
+
+    Parameters
+    ----------
+    instance : Instance
+        From :func:`lamcap.make_instance`.
+    rank : int, optional
+        In ``[1, d]``; default ``d`` (full rank, an LP).
+    method : str
+        ``"auto"`` or a key of :data:`METHODS`.  ``"auto"``: ``"cutting_plane"``
+        at full rank (numba first-order stage, then an exact min-norm-point
+        stage with column generation), ``"two_layer"`` below.
+    raw_margin : float
+        :math:`c > 0`, the right-hand side of every raw constraint (a scale at
+        full rank; default 1).  The max-margin ``W`` has smallest raw margin
+        :math:`c`.  This is not the theory's margin :math:`m` in
+        competitor-spread units (``margin=`` of :func:`lamcap.max_margin`,
+        :func:`lamcap.score_law`; docs/vocabulary.md).
+    max_seconds : float, optional
+        ``> 0``; on reaching it the result is ``"undecided"`` with the best
+        weights so far (with ``objective="max_margin"``: ``"feasible"`` with
+        the best verified ``W`` if one was found, and
+        ``details["gap_reached"]`` False).  Checked between rounds and between
+        slices of the exact stage (about 0.1 s each); a run may overrun it by
+        one score pass, one ascent round or the exact stage's warm start (a
+        Cholesky factorisation and minor cycles, seconds at d = 64).
+    seed : int, optional
+        For randomised methods (default 0).
+    objective : {"feasible", "max_margin"}
+        ``"feasible"`` (default): stop at the first verified ``W``.
+        ``"max_margin"``: the minimum-norm ``W`` above (full rank, method
+        ``"auto"`` or ``"cutting_plane"``).
+    tolerance : float
+        In ``(0, 1)``, for ``objective="max_margin"``: the run stops once the
+        certified relative gap :math:`g = (P - D)/P` between the primal value
+        :math:`P = \tfrac12\|W\|_F^2` and a dual lower bound :math:`D` on
+        :math:`\tfrac12\|W^*\|_F^2` is at most ``tolerance``.  Then
+        :math:`(1-g)\|W\|_F^2 \le \|W^*\|_F^2 \le \|W\|_F^2` and
+        :math:`\|W - W^*\|_F \le \sqrt g\,\|W\|_F`.
+
+    Returns
+    -------
+    SolveResult
+        ``"feasible"`` (verified ``W``: recomputed min normalised margin
+        :math:`> 10^{-9}` and above its proven rounding error),
+        ``"infeasible"`` (Farkas certificate with recomputed bound
+        :math:`\varepsilon \le 10^{-9}`) or ``"undecided"``.  An infeasible
+        verdict carries one of two proofs, stated by ``result.proven``:
+        *exact* when ``result.certificate.exact`` (no ``W`` recalls every
+        association, :math:`\gamma^* \le 0`; the supports the solvers find
+        near the transition are proven so up to d = 32, not at d = 48 and 64,
+        docs/benchmarks.md; above d = 64 the proof is not tried,
+        :data:`~lamcap.solvers._infeasibility.PERTURBATION_MAX_DIMENSION`), otherwise only
+        :math:`\gamma^* \le \varepsilon` (no ``W`` has a minimum normalised
+        margin above :math:`\varepsilon`).  With
+        ``objective="max_margin"``, ``details`` also holds ``"relative_gap"``
+        (recomputed from the instance on all :math:`n(p-1)` constraints),
+        ``"gap_reached"``, ``"dual"``, ``"dual_value"`` :math:`D`,
+        ``"primal_value"`` :math:`P`, ``"primal_norm"`` :math:`\|W\|_F` and
+        ``"raw_min_margin"`` (:math:`c` up to rounding, relative error at
+        most :math:`2\sqrt2(d+2)2^{-53}/\gamma` with :math:`\gamma` the
+        normalised margin).  Everything the gap rests on is stored and
+        re-checkable from the instance alone:
+        ``lamcap.solvers.optimality_gap(instance, result.weights,
+        result.details["dual"])`` recomputes :math:`P` (a full pass) and
+        :math:`D` (from the dual weights).  An infeasible instance gets
+        ``"infeasible"`` with its certificate, as for the default objective.
+
+    Examples
+    --------
+    >>> import lamcap
+    >>> instance = lamcap.make_instance(8, 4, n=3, seed=0)
+    >>> result = lamcap.solve(instance, method="full_lp")
+    >>> result.verdict, bool(lamcap.verify(instance, result))
+    ('feasible', True)
+    >>> best = lamcap.solve(instance, objective="max_margin", tolerance=1e-6)
+    >>> best.verdict, best.details["gap_reached"], round(best.details["raw_min_margin"], 9)
+    ('feasible', True, 1.0)
+    """
+    instance = _check_instance(instance)
+    objective, tolerance = _check_objective(objective, tolerance)
+    rank_value = (
+        instance.d if rank is None else check_integer("rank", rank, minimum=1, maximum=instance.d)
+    )
+    raw_margin_value = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
+    seconds = (
+        None
+        if max_seconds is None
+        else check_real("max_seconds", max_seconds, minimum=0.0, closed="()")
+    )
+    seed_value = 0 if seed is None else check_integer("seed", seed, minimum=0)
+    accepted = ("auto", *METHODS)
+    if method not in accepted:
+        msg = f"method must be one of {accepted}, got {method!r}"
+        raise ValueError(msg)
+    if method == "auto":
+        method = "cutting_plane" if rank_value == instance.d else "two_layer"
+    if method in _FULL_RANK_ONLY and rank_value != instance.d:
+        msg = (
+            f"rank must equal d = {instance.d} for method {method!r} (a full-rank LP), "
+            f"got {rank_value}"
+        )
+        raise ValueError(msg)
+    arguments: dict[str, object] = {
+        "rank": rank_value,
+        "raw_margin": raw_margin_value,
+        "max_seconds": seconds,
+        "seed": seed_value,
+    }
+    if objective == "max_margin":
+        if method != "cutting_plane" or rank_value != instance.d:
+            msg = (
+                "objective='max_margin' needs full rank (rank = d = "
+                f"{instance.d}) and method 'auto' or 'cutting_plane', got rank "
+                f"{rank_value} and method {method!r}"
+            )
+            raise ValueError(msg)
+        arguments.update(objective=objective, tolerance=tolerance)
+    return _method_function(method)(instance, **arguments)

@@ -1,0 +1,365 @@
+r"""Capacities: the asymptotic load, the finite-size load and the critical p.
+
+Full rank, the threshold of the approximate kinematic formula (docs/theory/capacity.md)
+is :math:`n\,\mathbb{E}[C_p] = d^2`; with :math:`n = p` and the load
+:math:`\alpha = p\log p/d^2` this is :math:`\alpha_c(p) = \log p/\mathbb{E}[C_p]
+\to 1/2`.  Rank :math:`r = \kappa d` replaces :math:`d^2` by the squared
+Gaussian width :math:`w_r^2` (docs/theory/rank.md), asymptotically :math:`d^2 F(\kappa)`:
+
+.. math::
+
+    \alpha_c(p, \kappa) = \frac{\log p}{\mathbb{E}[C_p]}\,\frac{w_r^2}{d^2},
+    \qquad \alpha_c(\kappa) = \lim_{p\to\infty} \alpha_c(p, \kappa) = \frac{F(\kappa)}2 .
+
+:func:`critical_p` solves :math:`p\,\mathbb{E}[C_p] = w_r^2` for a real
+:math:`p`.  :math:`\mathbb{E}[C_p]` comes from
+:func:`lamcap.statistical_dimension` (exact quadrature, relative error below
+1e-12) at integer :math:`p`; between integers it is interpolated, see
+:func:`critical_p`.
+
+Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+import mpmath
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap._validation import check_dps, check_integer_array, check_kappa, plain
+from lamcap.theory._arrays import elementwise, float_result
+from lamcap.theory._precision import working_dps
+from lamcap.theory._rank import rank_capacity, retained_energy
+from lamcap.theory._width import gaussian_width_squared, retained_rank
+
+#: Asymptotic capacity :math:`\alpha_c = \lim_{p\to\infty}\log p/\mathbb{E}[C_p] = 1/2`
+#: of a full-rank linear associative memory at load :math:`\alpha = p\log p/d^2`
+#: (arXiv:2605.10795; docs/theory/cone.md, fact 6).  The approach is logarithmic in p:
+#: finite-p values (:func:`capacity` with ``p``) are far above it.
+CAPACITY: Final[float] = 0.5
+
+FloatArray = NDArray[np.float64]
+
+# Interpolation grid for E[C_p] at real p: every integer up to 20, then integers
+# rounded from 20 * 1.1**j (spacing <= 10 % of p).
+_DENSE_GRID_END = 20
+_GRID_RATIO = 1.1
+
+
+@functools.lru_cache(maxsize=4096)
+def _statistical_dimension_at(p: int) -> float:
+    """Cached float64 :math:`\\mathbb{E}[C_p]` at an integer ``p`` (exact quadrature)."""
+    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415 - keep import light
+
+    return float(statistical_dimension(p))
+
+
+def _statistical_dimensions(p: NDArray[Any]) -> FloatArray:
+    r"""Float64 :math:`\mathbb{E}[C_p]` for an integer array (int64 or Python ints), vectorised."""
+    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415 - keep import light
+
+    return np.asarray(statistical_dimension(p.ravel()), dtype=np.float64).reshape(p.shape)
+
+
+def capacity(
+    kappa: ArrayLike = 1.0,
+    *,
+    p: ArrayLike | None = None,
+    d: ArrayLike | None = None,
+    dps: int | None = None,
+) -> Any:
+    r"""Capacity :math:`\alpha_c` (load :math:`p\log p/d^2`), asymptotic or at finite p and d.
+
+    .. math::
+
+        \alpha_c(\kappa) = \frac{F(\kappa)}{2} = \frac12 - \frac{\theta}{\pi}
+        + \frac{\sin 4\theta}{4\pi}, \quad
+        \kappa = 1 - \frac{2\theta + \sin 2\theta}{\pi};
+        \qquad
+        \alpha_c(p, \kappa) = \frac{\log p}{\mathbb{E}[C_p]}\,\frac{w^2}{d^2},
+
+    where :math:`w^2/d^2 = F(\kappa)` if ``d`` is None and the finite-d width
+    :func:`lamcap.gaussian_width_squared` divided by :math:`d^2`
+    (:math:`r = \operatorname{round}(\kappa d)`) otherwise.
+
+    Parameters
+    ----------
+    kappa : float or array in (0, 1]
+        Rank ratio :math:`r/d` (1 = full rank).
+    p : int or array of int >= 2, optional
+        Number of outputs (= number of associations).  None: the
+        :math:`p \to \infty` limit.
+    d : int or array of int >= 1, optional
+        Dimension; requires ``p``.  None: :math:`d \to \infty` at fixed
+        :math:`\kappa`.
+    dps : int >= 1, optional
+        Return mpmath numbers correct to ``dps`` digits.  Not available with a
+        finite ``d`` and :math:`r < d` (that width is an expansion, see
+        :func:`lamcap.gaussian_width_squared`).  ``kappa``, ``p`` and ``d``
+        broadcast together.
+
+    Returns
+    -------
+    float64 array (numpy scalar for scalar input), or ``mpf`` / object array.
+
+    Notes
+    -----
+    Asymptotic value: float64 relative error below 5e-16 (see
+    :mod:`lamcap.theory._rank`), :math:`> 10^6` values per second.  Finite p:
+    relative error below 1e-12 from :math:`\mathbb{E}[C_p]`, plus the error of
+    the finite-d width when ``d`` is given and :math:`r < d`.
+    Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
+
+    Examples
+    --------
+    >>> float(capacity())
+    0.5
+    >>> round(float(capacity(0.5)), 12)
+    0.446865396939
+    >>> round(float(capacity(p=1000)), 6)
+    0.850684
+    >>> round(float(capacity(0.5, p=1000, d=64)), 6)
+    0.761695
+    """
+    checked_dps = check_dps(dps)
+    if p is None:
+        if d is not None:
+            msg = f"d requires p (the finite-size capacity), got d={d!r} and p=None"
+            raise ValueError(msg)
+        return rank_capacity(kappa, dps=checked_dps)
+    outputs = check_integer_array("p", p, minimum=2)
+    if checked_dps is not None:
+        return _capacity_mp(kappa, outputs, d, checked_dps)
+    ratio = check_kappa(kappa)
+    if d is None:
+        width_ratio = retained_energy(ratio)
+    else:
+        dimension = check_integer_array("d", d, minimum=1).astype(np.float64)
+        width_ratio = gaussian_width_squared(dimension.astype(np.int64), ratio) / dimension**2
+    outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
+    result = np.log(outputs.astype(np.float64)) * width_ratio / _statistical_dimensions(outputs)
+    return float_result(result)
+
+
+def _capacity_mp(
+    kappa: ArrayLike, outputs: NDArray[np.int64], d: ArrayLike | None, dps: int
+) -> Any:
+    """mpmath branch of :func:`capacity` with finite ``p`` (``kappa``, ``p``, ``d`` broadcast)."""
+    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415
+
+    ratio = check_kappa(kappa)
+    dimension: NDArray[Any] = np.zeros((), dtype=np.int64)  # d -> infinity
+    if d is not None:
+        rank = retained_rank(d, ratio)
+        dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+        if np.any(rank < dimension):
+            msg = (
+                f"dps is not available with a finite d and rank r = round(kappa*d) < d "
+                f"(the finite-d width is an expansion), got kappa={plain(kappa)}, d={plain(d)}"
+            )
+            raise ValueError(msg)
+    work = working_dps(dps)
+
+    def one(k: float, q: int, _dimension: int) -> Any:
+        energy = 1 if d is not None else retained_energy(k, dps=work)
+        return mpmath.log(q) * energy / statistical_dimension(q, dps=work)
+
+    return elementwise(one, ratio, outputs, dimension, dps=dps)
+
+
+# --------------------------------------------------------------------------- critical p
+
+
+def _grid_node(j: int, ratio: float = _GRID_RATIO) -> int:
+    """j-th node of an interpolation grid in p (strictly increasing, node 0 is p = 2).
+
+    Every integer up to 20, then integers rounded from ``20 * ratio**k`` (``ratio >= 1.05``).
+    """
+    dense = _DENSE_GRID_END - 1
+    if j < dense:
+        return j + 2
+    return round(_DENSE_GRID_END * ratio ** (j - dense + 1))
+
+
+def _bracket_index(p: float, ratio: float = _GRID_RATIO) -> int:
+    """Largest j with grid node j <= p."""
+    if p < _DENSE_GRID_END:
+        return math.floor(p) - 2
+    j = _DENSE_GRID_END - 1 + math.floor(math.log(p / _DENSE_GRID_END) / math.log(ratio))
+    while _grid_node(j + 1, ratio) <= p:
+        j += 1
+    while _grid_node(j, ratio) > p:
+        j -= 1
+    return j
+
+
+def interpolation_stencil(p: float, ratio: float = _GRID_RATIO) -> tuple[list[int], list[float]]:
+    """Grid nodes and cubic Lagrange weights (in the variable log p) for a real p >= 2.
+
+    The four nodes are the two grid nodes on each side of ``p`` (the first four
+    when ``p < 3``); the weights sum to one and reduce to the identity at a node.
+    """
+    nodes = _stencil_nodes(_bracket_index(p, ratio), ratio)
+    return nodes, _lagrange_weights(math.log(p), [math.log(q) for q in nodes])
+
+
+def _stencil_nodes(bracket: int, ratio: float = _GRID_RATIO) -> list[int]:
+    """The four grid nodes of the interpolation stencil for p in [node(bracket), node(bracket+1))."""
+    first = max(0, bracket - 1)
+    return [_grid_node(i, ratio) for i in range(first, first + 4)]
+
+
+def _lagrange_weights(u: float, knots: list[float]) -> list[float]:
+    weights = []
+    for i, knot in enumerate(knots):
+        weight = 1.0
+        for k, other in enumerate(knots):
+            if k != i:
+                weight *= (u - other) / (knot - other)
+        weights.append(weight)
+    return weights
+
+
+def _interpolated_dimension(p: float) -> float:
+    """Cubic Lagrange interpolation of E[C_p] in log p through the 4 nearest grid nodes."""
+    nodes, weights = interpolation_stencil(p)
+    return sum(w * _statistical_dimension_at(q) for q, w in zip(nodes, weights, strict=True))
+
+
+def _node_load(j: int) -> float:
+    """:math:`p\\,\\mathbb{E}[C_p]` at grid node ``j``."""
+    node = _grid_node(j)
+    return node * _statistical_dimension_at(node)
+
+
+def _critical_p_one(width_squared: float) -> float:
+    """Real root of p E[C_p] = w^2 (p >= 2)."""
+    if width_squared <= _node_load(0):
+        return 2.0
+    # Start near the root (E[C_p] is about 1.2 log p here), then bracket by doubling steps.
+    guess = max(2.0, width_squared / 2.0)
+    for _ in range(8):
+        guess = max(2.0, width_squared / (1.2 * math.log(max(guess, 3.0))))
+    centre = max(0, _bracket_index(guess))
+    low, high, step = centre, centre + 1, 1
+    while low > 0 and _node_load(low) >= width_squared:
+        low, step = max(0, low - step), 2 * step
+    step = 1
+    while _node_load(high) < width_squared:
+        high, step = high + step, 2 * step
+    while high - low > 1:  # bisection over grid nodes
+        middle = (low + high) // 2
+        if _node_load(middle) < width_squared:
+            low = middle
+        else:
+            high = middle
+
+    def load_minus_width(q: float) -> float:
+        return q * _real_dimension(q) - width_squared
+
+    return _bisect_increasing(load_minus_width, float(_grid_node(low)), float(_grid_node(high)))
+
+
+def _real_dimension(p: float) -> float:
+    r""":math:`\mathbb{E}[C_p]` at a real ``p >= 2``.
+
+    For :math:`16 \le p \le 10^{18}` the interpolant in :math:`\log p` behind
+    :func:`lamcap.statistical_dimension` (relative error 2e-15; it equals the
+    integer values there); elsewhere :func:`_interpolated_dimension` (cubic, 1e-8).
+    """
+    from lamcap.theory._cone import _interpolate, _table_nodes  # noqa: PLC0415
+
+    nodes = _table_nodes()
+    if nodes[0] <= p <= nodes[-1]:
+        return float(_interpolate(np.array([p], dtype=np.float64))[0])
+    return _interpolated_dimension(p)
+
+
+def _bisect_increasing(function: Callable[[float], float], low: float, high: float) -> float:
+    """Root of an increasing function on ``[low, high]`` by bisection, to machine precision."""
+    while True:
+        middle = 0.5 * (low + high)
+        if not low < middle < high:
+            return middle
+        if function(middle) < 0.0:
+            low = middle
+        else:
+            high = middle
+
+
+def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
+    """:func:`lamcap.gaussian_width_squared` as a float64 array, d^2 where r = d.
+
+    Equal to it everywhere (it returns d^2 exactly at full rank), but its
+    expansion (numba; about 1 s to load in a fresh process) only runs for r < d.
+    """
+    rank = retained_rank(d, kappa)  # checks d, kappa and r >= 1
+    dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+    width = np.array(dimension, dtype=np.float64)
+    width *= width  # in place: stays an array for 0-d input
+    partial = rank != dimension
+    if np.any(partial):
+        ratio = np.broadcast_to(np.asarray(check_kappa(kappa), dtype=np.float64), rank.shape)
+        width[partial] = gaussian_width_squared(dimension[partial], ratio[partial])
+    return width
+
+
+def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
+    r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_r^2` (n = p).
+
+    .. math::
+
+        p_c\,\mathbb{E}[C_{p_c}] = w_r^2 = \mathbb{E}\Big[\sum_{i\le r}\sigma_i^2\Big],
+        \qquad r = \operatorname{round}(\kappa d),
+
+    the finite-size threshold of docs/theory/capacity.md and docs/theory/rank.md with as many
+    associations as outputs.  :math:`w_r^2 = d^2` at full rank; for
+    :math:`r < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
+
+    Parameters
+    ----------
+    d : int or array of int >= 1
+        Dimension (vectorised).
+    kappa : float or array in (0, 1]
+        Rank ratio, broadcast against ``d``.
+    dps : None
+        No high-precision route: :math:`p_c` is a real :math:`p`, and
+        :math:`\mathbb{E}[C_p]` between integers is the interpolant described
+        below, so a given ``dps`` raises ``ValueError`` (docs/howto/precision.md).
+
+    Returns
+    -------
+    float64 array (``numpy.float64`` for scalar input); :math:`p_c \ge 2`.
+
+    Notes
+    -----
+    :math:`\mathbb{E}[C_p]` at real p is the interpolant in :math:`\log p` behind
+    :func:`lamcap.statistical_dimension` for :math:`p \ge 16` (relative error
+    2e-15, docs of :mod:`lamcap.theory._cone`), so :math:`p_c` is accurate to
+    about 1e-14 relative there; below 16 (d up to about 4) it is the cubic
+    Lagrange interpolation in :math:`\log p` through the four nearest integers
+    (1e-8 relative).  The root is bracketed on a grid of integers p (every
+    integer up to 20, then integers rounded from :math:`20\cdot 1.1^j`) and found
+    by bisection.  Grid values are cached per process: the
+    first call over d = 8..256 evaluates about 80 statistical dimensions.
+    Reference: arXiv:2605.10795; docs/theory/capacity.md (d = 12 gives about 40).
+
+    Examples
+    --------
+    >>> round(float(critical_p(12)), 3)
+    39.997
+    >>> [round(float(q), 2) for q in critical_p([8, 16], kappa=0.5)]
+    [20.7, 56.93]
+    """
+    if check_dps(dps) is not None:
+        msg = (
+            f"critical_p has no dps route (got dps={plain(dps)}): p_c is a real p and "
+            "E[C_p] between integers is an interpolant in log p, exact only at integers"
+        )
+        raise ValueError(msg)
+    return elementwise(_critical_p_one, full_rank_width(d, kappa))

@@ -1,0 +1,163 @@
+r"""Finite-d Gaussian width of the rank-r matrices (docs/theory/rank.md).
+
+The squared Gaussian width of the unit-Frobenius matrices of rank at most
+:math:`r` in :math:`\mathbb{R}^{d\times d}` is
+
+.. math::
+
+    w_r^2 = \mathbb{E}\Big[\sum_{i \le r} \sigma_i^2(G)\Big],
+    \qquad G_{ij} \sim N(0, 1) \text{ iid},
+
+the expected sum of the :math:`r` largest eigenvalues of the real Wishart
+matrix :math:`G^\top G`.  It replaces :math:`d^2` in the finite-size threshold
+:math:`n\,\mathbb{E}[C_p] = w_r^2`.  :math:`w_d^2 = d^2` exactly.
+
+Expansion in 1/d
+----------------
+Write :math:`x = \lambda/d` for the eigenvalues.  The loop (Schwinger–Dyson)
+equation of the real Wishart ensemble :math:`(\beta = 1,\ n = d)` for the
+mean resolvent :math:`g(z) = \mathbb{E}\,\frac1d \operatorname{tr}(z - G^\top G/d)^{-1}`
+reads, up to :math:`O(d^{-2})`,
+
+.. math::
+
+    z g^2 - z g + 1 + \frac{1 - 2/\beta}{d}\,(z g)' = 0,
+
+whose solution gives the mean density
+:math:`\rho_d = \rho_{MP} + \rho_1/d + O(d^{-2})` with
+:math:`\rho_{MP}(x) = \sqrt{(4-x)/x}/(2\pi)` and, for :math:`\beta = 1`,
+
+.. math::
+
+    \rho_1(x) = \tfrac14\big[\delta(x) + \delta(x - 4)\big]
+              - \frac{1}{2\pi\sqrt{x(4-x)}} .
+
+(Its moments 0, 0, 1, 6 reproduce the exact :math:`\mathbb{E}\operatorname{tr}(G^\top G)^k
+= d^2,\ d^3 \cdot 2 + d^2,\ 5d^4 + 6d^3 + 4d^2` at orders :math:`k = 1, 2, 3`.)
+Integrating :math:`x` over the top :math:`r/d` of :math:`\rho_d` gives
+
+.. math::
+
+    w_r^2 = d^2 F(\kappa_r) + d\, G(\kappa_r) + O(\log d), \qquad \kappa_r = r/d,
+
+    G = \sin^2\tfrac{x}{2} - \frac{\sin x - x\cos x}{\pi}
+      = \sin^2\tfrac{y}{2} - \frac{\sin y - y\cos y}{\pi},
+
+with :math:`x = \pi - 2\theta`, :math:`y = 2\theta` the angles of
+:mod:`lamcap.theory._rank` and :math:`F` its retained energy.  The remainder
+contains the fluctuation of the number of eigenvalues above the cut (a
+Jensen gap, :math:`O(\log d)` in absolute terms, which makes the exact value
+slightly smaller) and :math:`O(1)` terms; near :math:`r = 1` the expansion is
+not uniform (Tracy–Widom edge).
+
+Measured precision (Monte Carlo, 40 000 matrices for d <= 16, 8 000 at d = 32,
+2 000 at d = 64): the exact value lies below the expansion by an amount growing
+slowly with d and with 1/kappa, e.g. 0.48 / 0.62 / 0.79 at r = d/2 and
+0.76 / 0.97 / 1.3 at r = d/4 for d = 8 / 16 / 32, and 0.9 / 1.3 / 1.8 / 2.1 at
+r = 1 for d = 8 / 16 / 32 / 64.  Absolute error below 1.4 for ``r >= d/4`` and
+d <= 64, below 2.1 at r = 1; relative error for ``r >= d/4`` below 2 % at
+d = 8, 0.6 % at d = 16, 0.2 % at d >= 32, and at r = 1 below 4 % (d = 8) and
+1 % (d = 64).  The leading term :math:`d^2 F` alone is off by
+:math:`d\,G(\kappa) + O(\log d)`; since :math:`G` is small for
+:math:`\kappa \ge 3/4`, there (and at d = 8) both are about equally accurate,
+while for :math:`\kappa \le 1/2`, d >= 16 the 1/d term halves the error or better.
+
+Reference: arXiv:2605.10795 (rank-constrained capacity); docs/theory/rank.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lamcap._validation import check_integer_array, check_kappa
+from lamcap.theory._rank import _angles_and_energy
+
+
+def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
+    r"""Rank :math:`r = \operatorname{round}(\kappa d)` used for a rank ratio ``kappa``.
+
+    Rounding is half-to-even (:func:`numpy.rint`).  Raises ``ValueError`` if
+    :math:`r = 0`, if ``d`` is not an integer >= 1 or ``kappa`` not in (0, 1].
+
+    Examples
+    --------
+    >>> retained_rank(12, 0.5).tolist()
+    6
+    >>> retained_rank([8, 16, 64], 0.25).tolist()
+    [2, 4, 16]
+    """
+    dimension = check_integer_array("d", d, minimum=1)
+    ratio = check_kappa(kappa)
+    rank: NDArray[np.int64] = np.rint(ratio * dimension.astype(np.float64)).astype(np.int64)
+    if np.any(rank == 0):
+        index = np.flatnonzero(rank == 0)[0]
+        bad_d = int(np.broadcast_to(dimension, rank.shape).flat[index])
+        bad_kappa = float(np.broadcast_to(ratio, rank.shape).flat[index])
+        msg = (
+            f"kappa * d must round to a rank r >= 1, got kappa={bad_kappa!r}, d={bad_d!r} "
+            f"(r = round(kappa * d) = 0); use kappa >= 1/(2d)"
+        )
+        raise ValueError(msg)
+    return rank
+
+
+def _first_order_coefficient(kappa: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Coefficient :math:`G(\\kappa)` of the :math:`d` term of :math:`w_r^2`."""
+    x, y, _ = _angles_and_energy(kappa)
+    u = np.minimum(x, y)  # G is the same function of x and of y = pi - x
+    return np.asarray(np.sin(0.5 * u) ** 2 - (np.sin(u) - u * np.cos(u)) / np.pi)
+
+
+def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
+    r"""Squared Gaussian width :math:`w_r^2 = \mathbb{E}\sum_{i\le r}\sigma_i^2` of rank-r matrices.
+
+    .. math::
+
+        w_r^2 = \mathbb{E}\Big[\sum_{i \le r} \sigma_i^2(G)\Big]
+              \approx d^2 F(r/d) + d\,G(r/d), \qquad r = \operatorname{round}(\kappa d),
+
+    for a :math:`d\times d` matrix :math:`G` of iid :math:`N(0, 1)` entries
+    (module notes give :math:`G` and the derivation).  Exact (:math:`d^2`)
+    when :math:`r = d`.
+
+    Parameters
+    ----------
+    d : int or array of int >= 1
+        Matrix size.
+    kappa : float or array in (0, 1]
+        Rank ratio; broadcasts against ``d``.  :math:`r = \operatorname{round}(\kappa d)`
+        (half to even) must be >= 1.
+
+    Returns
+    -------
+    float64 array (numpy scalar for scalar input).
+
+    Notes
+    -----
+    Precision (see the module notes): exact for :math:`r = d`; otherwise an
+    expansion to order :math:`d` whose absolute error is :math:`O(\log d)`,
+    measured below 1.4 for :math:`r \ge d/4`, :math:`d \le 64` (relative
+    < 2 % at d = 8, < 0.2 % for d >= 32) and below 2.1 at :math:`r = 1`; the
+    exact value is the smaller one.
+    Reference: docs/theory/rank.md; arXiv:2605.10795.
+
+    Examples
+    --------
+    >>> float(gaussian_width_squared(12))
+    144.0
+    >>> round(float(gaussian_width_squared(64, 0.5)), 3)
+    3667.523
+    >>> [round(float(w), 2) for w in gaussian_width_squared([8, 16], 0.5)]
+    [58.05, 230.5]
+    """
+    rank = retained_rank(d, kappa)
+    dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+    ratio = rank / dimension.astype(np.float64)
+    _, _, energy = _angles_and_energy(ratio)
+    size = dimension.astype(np.float64)
+    width = size**2 * energy + size * _first_order_coefficient(ratio)
+    width = np.where(rank == dimension, size**2, width)
+    return width[()] if width.ndim == 0 else width
