@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap.theory._precision import guarded, rounded
+from lamcap.theory._precision import precise
 
 FloatArray = NDArray[np.float64]
 
@@ -104,9 +104,7 @@ def elementwise(function: Callable[..., Any], *values: ArrayLike, dps: int | Non
         if dps is None:
             results.append(float(function(*arguments)))
         else:
-            with guarded(dps):
-                exact = function(*arguments)
-            results.append(rounded(exact, dps))
+            results.append(precise(function, *arguments, dps=dps))
     if dps is None:
         return float_result(np.array(results, dtype=np.float64).reshape(shape))
     out = np.empty(len(results), dtype=object)

@@ -76,6 +76,17 @@ def rounded(value: Any, dps: int) -> Any:
         return +mpmath.mpmathify(value)
 
 
+def precise(function: Callable[..., Any], *arguments: Any, dps: int) -> Any:
+    """``function(*arguments)`` evaluated with guard digits and rounded to ``dps`` digits.
+
+    The one place where a high-precision value is computed: :func:`map_mp` and
+    :func:`lamcap.theory._arrays.elementwise` call it once per element.
+    """
+    with guarded(dps):
+        exact = function(*arguments)
+    return rounded(exact, dps)
+
+
 def map_mp(function: Callable[[Any], Any], values: Any, dps: int) -> Any:
     """``function`` on every element of ``values`` with guard digits, rounded to ``dps``.
 
@@ -87,13 +98,9 @@ def map_mp(function: Callable[[Any], Any], values: Any, dps: int) -> Any:
     if isinstance(values, np.generic):
         values = values.item()
     if not isinstance(values, np.ndarray | list | tuple):
-        with guarded(dps):
-            value = function(values)
-        return rounded(value, dps)
+        return precise(function, values, dps=dps)
     array = np.asarray(values, dtype=object)
     result = np.empty(array.shape, dtype=object)
     for index, value in np.ndenumerate(array):
-        with guarded(dps):
-            exact = function(value)
-        result[index] = rounded(exact, dps)
+        result[index] = precise(function, value, dps=dps)
     return result
