@@ -1,4 +1,4 @@
-"""Transition fit: recovers a known logistic transition; interval coverage; Wilson interval."""
+"""Transition fit: recovers known logistic and cloglog transitions; interval coverage; Wilson interval."""
 
 from __future__ import annotations
 
@@ -45,6 +45,64 @@ def test_estimate_converges_with_many_instances() -> None:
     assert fit.p_c == pytest.approx(48.0, rel=0.005)
     assert fit.slope == pytest.approx(10.0, rel=0.1)
     assert fit.high / fit.low < 1.02
+
+
+def _simulate_cloglog(
+    rng: np.random.Generator, p_c: float, slope: float, ps: np.ndarray, m: int
+) -> np.ndarray:
+    probability = np.exp(-math.log(2.0) * (ps / p_c) ** slope)
+    return rng.binomial(m, probability)
+
+
+def test_cloglog_estimate_converges_with_many_instances() -> None:
+    rng = np.random.default_rng(8)
+    ps = np.arange(30, 71, 2)
+    counts = _simulate_cloglog(rng, 48.0, 6.0, ps, 2000)
+    fit = fit_transition(ps, counts, np.full(ps.size, 2000), link="cloglog")
+    assert fit.link == "cloglog"
+    assert fit.p_c == pytest.approx(48.0, rel=0.005)
+    assert fit.slope == pytest.approx(6.0, rel=0.1)
+    # the closed form of the curve: P(p) = 2^(-(p / p_c)^slope)
+    for probability in (0.2, 0.5, 0.8):
+        p = fit.quantile(probability)
+        assert 2.0 ** (-((p / fit.p_c) ** fit.slope)) == pytest.approx(probability, rel=1e-12)
+
+
+def test_cloglog_interval_covers_true_transition_about_95_percent() -> None:
+    rng = np.random.default_rng(54321)
+    ps = np.arange(30, 71, 5)
+    covered = 0
+    fits = 40
+    for _ in range(fits):
+        counts = _simulate_cloglog(rng, 48.0, 6.0, ps, 8)
+        fit = fit_transition(ps, counts, np.full(ps.size, 8), link="cloglog")
+        covered += fit.low <= 48.0 <= fit.high
+    # Expected 38 of 40; P(covered <= 33) < 1e-3 for a true 95% interval.
+    assert covered >= 34
+
+
+def test_the_wrong_link_misplaces_a_skewed_transition() -> None:
+    # Exact expected counts of a cloglog curve: its own link finds p_c, the
+    # symmetric logistic curve does not (it balances the long upper tail).
+    ps = np.arange(20, 81, 4)
+    total = np.full(ps.size, 1000)
+    counts = total * np.exp(-math.log(2.0) * (ps / 48.0) ** 4.0)
+    assert fit_transition(ps, counts, total, link="cloglog").p_c == pytest.approx(48.0, rel=1e-3)
+    assert fit_transition(ps, counts, total).p_c < 0.98 * 48.0
+
+
+def test_cloglog_fit_survives_complete_separation() -> None:
+    fit = fit_transition([20, 24, 28, 32], [6, 6, 0, 0], [6, 6, 6, 6], link="cloglog")
+    assert 24 < fit.p_c < 28
+    assert math.isfinite(fit.low)
+    assert math.isfinite(fit.high)
+
+
+def test_unknown_link_is_rejected() -> None:
+    with pytest.raises(
+        ValueError, match=r"link must be one of \('logistic', 'cloglog'\), got 'probit'"
+    ):
+        fit_transition([10, 20], [1, 0], [1, 1], link="probit")
 
 
 def test_separated_data_give_the_gap() -> None:
