@@ -5,15 +5,18 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lamcap.experiments._analysis import (
     _integer_crossing,
     cell_data,
     crofton_median,
+    hebbian_transition,
     load,
     transition_table,
 )
+from lamcap.experiments._fitting import fit_transition
 from lamcap.experiments._store import ResultsStore
 from lamcap.experiments._sweep import Cell, Sweep
 
@@ -82,3 +85,39 @@ def test_transition_table_reports_load(tmp_path: Path) -> None:
     assert row.alpha[0] == pytest.approx(load(row.p_c, 8))
     assert row.instances == 16
     assert row.undecided == 5
+
+
+HEBBIAN_DATABASE = Path(__file__).resolve().parents[2] / "docs/measurements/data/hebbian.sqlite"
+
+
+def test_hebbian_cells_are_fitted_with_the_cloglog_link(tmp_path: Path) -> None:
+    sweep = Sweep(dims=(8,), methods=("hebbian",), seeds_per_point=1)
+    cell = next(sweep.cells())
+    assert cell.link == "cloglog"
+    assert Cell(8, 1.0, "decoupled", "auto").link == "logistic"
+    with ResultsStore(tmp_path / "h.sqlite") as store:
+        for p, outcomes in {4: [1, 1, 1], 6: [1, 1, 0], 8: [1, 0, 0], 10: [0, 0, 0]}.items():
+            for replicate, recalled in enumerate(outcomes):
+                verdict = "feasible" if recalled else "infeasible"
+                store.add(sweep.task(cell, p, replicate), {"verdict": verdict, "accuracy": 1.0})
+    fit = cell_data(tmp_path / "h.sqlite")[cell].fit()
+    assert fit is not None
+    assert fit.link == "cloglog"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [16, 32, 64])
+def test_hebbian_fit_finds_the_law_crossing_at_the_committed_design(d: int) -> None:
+    # The exact finite-d law's expected counts at the p points and instance numbers
+    # of docs/measurements/data/hebbian.sqlite: the cell's fit must land on the law's
+    # 50% point (root of the law, hebbian_transition).  The logistic curve, symmetric
+    # in log p, cannot follow P_1^n's long upper tail and lands 1.4-2.3% low here.
+    from lamcap.theory import hebbian_recall_finite
+
+    (data,) = (v for c, v in cell_data(HEBBIAN_DATABASE).items() if c.d == d)
+    p, _, total = data.counts()
+    law = np.array([float(hebbian_recall_finite(int(q), d, all_associations=True)) for q in p])
+    crossing = hebbian_transition(d, finite=True)
+    fit = fit_transition(p, total * law, total, link=data.cell.link)
+    assert fit.p_c == pytest.approx(crossing, rel=0.007)
+    assert fit_transition(p, total * law, total).p_c < 0.99 * crossing

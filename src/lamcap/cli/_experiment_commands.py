@@ -424,7 +424,8 @@ def _summary(arguments: argparse.Namespace) -> int:
 
 _TRANSITIONS_DESCRIPTION = """\
 Fit every cell (d, κ, model, method) of the results databases with the logistic model
-(p_c with its 95% profile-likelihood interval) and write the transition tables:
+(complementary log-log for the Hebbian rule; p_c with its 95% profile-likelihood
+interval) and write the transition tables:
 
   --out       d,kappa,model,method,p_c,p_c_low,p_c_high,instances  (every cell)
   --op-vs-dp  d,model,p_c,p_c_low,p_c_high,instances  (κ = 1, method auto, d with both models)

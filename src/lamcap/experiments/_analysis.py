@@ -2,8 +2,9 @@ r"""Transition analysis of stored sweeps, side by side with the theory.
 
 For every cell (d, κ, model, method) of a results database the storable
 fraction vs p is fitted by the logistic model of
-:mod:`lamcap.experiments._fitting` (maximum likelihood, 95% profile-likelihood
-interval), giving :math:`p_c(d)` and the critical load
+:mod:`lamcap.experiments._fitting` (the complementary log-log shape for the
+Hebbian rule, :attr:`~lamcap.experiments.Cell.link`; maximum likelihood,
+95% profile-likelihood interval), giving :math:`p_c(d)` and the critical load
 
 .. math::
 
@@ -82,7 +83,7 @@ class CellData:
         return self.cell.kappa < 1.0
 
     def fit(self) -> TransitionFit | None:
-        """Logistic fit (None when no instance counts).
+        """Transition fit with the cell's link (:attr:`Cell.link`; None when no instance counts).
 
         Full rank: undecided instances are left out (the LP decides almost
         all).  κ < 1: the problem is non-convex and the trainer certifies
@@ -95,7 +96,7 @@ class CellData:
         p, feasible, total = self.counts()
         if p.size == 0:
             return None
-        return fit_transition(p, feasible, total)
+        return fit_transition(p, feasible, total, link=self.cell.link)
 
     def counts(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(p, storable, counted) at every p with a counted instance, as :meth:`fit` uses them."""

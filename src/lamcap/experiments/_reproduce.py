@@ -374,8 +374,9 @@ Adam/CE matrices); the claims and tests are described in docs/howto/reproduce.md
 
 ## Fitted transitions
 
-p_c is where half the instances are storable (logistic fit, maximum
-likelihood; 95% profile-likelihood interval); α_c = p_c log p_c / d².
+p_c is where half the instances are storable (logistic fit, complementary log-log
+for the Hebbian rule; maximum likelihood, 95% profile-likelihood interval);
+α_c = p_c log p_c / d².
 "theory p" is `critical_p(d, κ)` (Hebbian: the d → ∞ law), "finite-size p" the
 Crofton median (Hebbian: the exact finite-d law).
 

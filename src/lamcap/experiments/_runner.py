@@ -8,8 +8,9 @@ Algorithm for each cell (d, κ, model, method), in rounds:
    While the smallest p is mostly unstorable, add points below (×0.5, ×0.7);
    while the largest is mostly storable, add points above (×1.4, ×2); at most
    six extensions.
-2. **Refine** (``sweep.rounds`` times).  Fit the logistic model of
-   :mod:`lamcap.experiments._fitting` to all decided instances of the cell and
+2. **Refine** (``sweep.rounds`` times).  Fit the transition model of
+   :mod:`lamcap.experiments._fitting` (logistic; complementary log-log for the
+   Hebbian rule, :attr:`~lamcap.experiments.Cell.link`) to all decided instances of the cell and
    add ``seeds_per_point`` new replicates at the fitted 20%, 50% and 80%
    points (the most informative p for location and slope).
 
@@ -111,12 +112,13 @@ class CellState:
         return counts
 
     def fit(self, verdicts: dict[Key, str]) -> TransitionFit | None:
-        """Logistic fit of the planned instances (None if nothing is decided)."""
+        """Transition fit of the planned instances, the cell's link (None if nothing is decided)."""
         counts = self._counts(verdicts)
         if not counts:
             return None
         ps = sorted(counts)
-        return fit_transition(ps, [counts[p][0] for p in ps], [counts[p][1] for p in ps])
+        feasible, total = [counts[p][0] for p in ps], [counts[p][1] for p in ps]
+        return fit_transition(ps, feasible, total, link=self.cell.link)
 
     def _new_tasks(self, p_values: list[int]) -> list[Task]:
         used: dict[int, int] = {}

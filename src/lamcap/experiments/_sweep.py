@@ -139,6 +139,18 @@ class Cell:
         """Rank m = round(κ d) of the weights (d for full rank)."""
         return max(1, round(self.kappa * self.d))
 
+    @property
+    def link(self) -> str:
+        """Shape of the transition curve fitted to this cell (``link`` of ``fit_transition``).
+
+        ``"cloglog"`` for the Hebbian rule, whose all-recalled probability is close
+        to :math:`P_1^n` with :math:`n(1 - P_1)` a power of p near the transition
+        (the logistic fit places its 50% point 1.4–2.4% too low at the design of
+        docs/measurements/data/hebbian.sqlite, docs/measurements/capacity.md);
+        ``"logistic"`` otherwise.
+        """
+        return "cloglog" if self.method == "hebbian" else "logistic"
+
     def label(self) -> str:
         """Short human label, e.g. ``d=12 κ=1 decoupled/auto``."""
         return f"d={self.d} κ={self.kappa:g} {self.model}/{self.method}"

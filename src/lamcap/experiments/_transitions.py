@@ -4,8 +4,9 @@ Two CSV files under ``docs/measurements/`` hold every fitted transition lamcap
 has measured; both are written by this module only, from the stored instances
 of one or more results databases (:func:`lamcap.experiments._analysis.cell_data`,
 each instance once), with the logistic fit of
-:mod:`lamcap.experiments._fitting` (:math:`p_c` where half the instances are
-storable, 95% profile-likelihood interval):
+:mod:`lamcap.experiments._fitting` (complementary log-log for the Hebbian rule,
+:attr:`~lamcap.experiments.Cell.link`; :math:`p_c` where half the
+instances are storable, 95% profile-likelihood interval):
 
 * ``capacity.csv`` (:func:`capacity_csv`) — one row per cell,
   ``d,kappa,model,method,p_c,p_c_low,p_c_high,instances``;
