@@ -17,7 +17,10 @@ committed; the site build does not run this script (it stays static and fast).
 * measurements: ``measured-capacity`` and ``measured-hebbian`` plot the transitions
   of ``docs/measurements/capacity.csv`` (written from the committed databases by
   ``lamcap results transitions``, so a new row is plotted on the next run) against
-  the finite-size laws;
+  the finite-size laws; ``measured-hebbian`` also shows the Hebbian sweep refitted
+  with the logistic link and the Monte Carlo crossings of
+  ``docs/measurements/hebbian_mc_transition.csv``
+  (``benchmarks/measure_hebbian_transition.py``);
 * reproduce how-to: ``reproduce-fig1`` ... ``reproduce-fig5``, the figures of
   ``lamcap figures`` for a small sweep run here (d = 8 and 12, 3 seeds per point,
   about two minutes on 2 cores);
@@ -45,7 +48,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import lamcap
-from lamcap.experiments import Sweep, open_executor, run_sweep
+from lamcap.experiments import Sweep, fit_transition, open_executor, run_sweep
 from lamcap.experiments._analysis import cell_data, hebbian_transition, transition_table
 from lamcap.experiments.figures import _finite_size as finite_size
 from lamcap.experiments.figures import _rank_capacity as rank_capacity
@@ -57,6 +60,8 @@ from lamcap.experiments.figures import mechanism_samples
 
 HERE = Path(__file__).resolve().parent
 MEASUREMENTS = HERE.parent / "measurements" / "capacity.csv"
+HEBBIAN_MONTE_CARLO = HERE.parent / "measurements" / "hebbian_mc_transition.csv"
+HEBBIAN_DATABASE = HERE.parent / "measurements" / "data" / "hebbian.sqlite"
 FIGSIZE = (style.COLUMN_WIDTH * 1.25, style.COLUMN_WIDTH * 0.8)
 DPI = 150
 _SETTINGS = {"quick": False}  # --quick: coarse grids, to test the script fast
@@ -226,7 +231,8 @@ def _dimension_axis(ax: Any, ticks: list[int]) -> None:
 
 def _errorbar(ax: Any, x: Any, rows: list[tuple[float, float, float]], **options: Any) -> Any:
     value, low, high = (np.array(column) for column in zip(*rows, strict=True))
-    return ax.errorbar(x, value, yerr=[value - low, high - value], fmt="o", **options)
+    options.setdefault("fmt", "o")
+    return ax.errorbar(x, value, yerr=[value - low, high - value], **options)
 
 
 def measured_capacity_figure() -> Figure:
@@ -259,25 +265,71 @@ def measured_capacity_figure() -> Figure:
     return fig
 
 
+def monte_carlo_hebbian() -> dict[int, tuple[float, float, float]]:
+    """``d -> (p_c, low, high)``: the Monte Carlo 1/2 crossing of P(all), 95% interval.
+
+    From docs/measurements/hebbian_mc_transition.csv, written by
+    ``benchmarks/measure_hebbian_transition.py``.
+    """
+    with HEBBIAN_MONTE_CARLO.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    z = 1.959963984540054
+    return {
+        int(row["d"]): (
+            float(row["p_c"]),
+            float(row["p_c"]) - z * float(row["p_c_se"]),
+            float(row["p_c"]) + z * float(row["p_c_se"]),
+        )
+        for row in rows
+    }
+
+
+def logistic_hebbian() -> dict[int, tuple[float, float, float]]:
+    """``d -> (p_c, low, high)`` of the committed Hebbian sweep with the logistic link."""
+    fits = {}
+    for cell, data in cell_data(HEBBIAN_DATABASE).items():
+        fit = fit_transition(*data.counts(), link="logistic")
+        fits[cell.d] = (fit.p_c, fit.low, fit.high)
+    return fits
+
+
 def measured_hebbian_figure() -> Figure:
     """Measured Hebbian perfect-recall transition against the exact finite-d law."""
     rows = measured_table("1", "decoupled", "hebbian")
     dims = [8, 12, 16, 24, 32, 48, 64, 96] if not _SETTINGS["quick"] else [8, 16, 32]
-    fig, (ax,) = _new_figure()
+    fig, (left, right) = _new_figure(2)
     exact = [hebbian_transition(d, finite=True) for d in dims]
     limit = [hebbian_transition(d) for d in dims]
-    ax.plot(dims, exact, color="k", marker=".", label="exact law at d (hebbian_recall_finite)")
-    ax.plot(dims, limit, color="k", ls=":", label=r"$d\to\infty$ law (hebbian_recall)")
+    left.plot(dims, exact, color="k", marker=".", label="exact law at d (hebbian_recall_finite)")
+    left.plot(dims, limit, color="k", ls=":", label=r"$d\to\infty$ law (hebbian_recall)")
+    measured = sorted(rows)
     _errorbar(
-        ax,
-        sorted(rows),
-        [rows[d] for d in sorted(rows)],
+        left,
+        measured,
+        [rows[d] for d in measured],
         color=style.colour(0),
         label="measured, 95% interval",
     )
-    _dimension_axis(ax, [8, 16, 32, 64])
-    ax.set(yscale="log", ylabel="Hebbian transition $p$ (all recalled w.p. 1/2)")
-    ax.legend(loc="upper left")
+    _dimension_axis(left, [8, 16, 32, 64])
+    left.set(yscale="log", ylabel="Hebbian transition $p$ (all recalled w.p. 1/2)")
+    left.legend(loc="upper left")
+    series = (
+        (rows, "measured, cloglog fit", "o", style.colour(0)),
+        (logistic_hebbian(), "same data, logistic fit", "s", style.colour(1)),
+        (monte_carlo_hebbian(), "Monte Carlo of P(all)", "D", "k"),
+    )
+    for index, (values, label, marker, colour) in enumerate(series):
+        sizes = sorted(values)
+        law = [hebbian_transition(d, finite=True) for d in sizes]
+        gaps = [
+            tuple(100 * (v / t - 1) for v in values[d]) for d, t in zip(sizes, law, strict=True)
+        ]
+        shifted = np.array(sizes, dtype=float) * (1 + 0.04 * (index - 1))  # side by side
+        _errorbar(right, shifted, gaps, color=colour, fmt=marker, label=label)
+    right.axhline(0, color="k", lw=0.8)
+    _dimension_axis(right, measured)
+    right.set_ylabel("$p_c$ / exact law $- 1$ (%)")
+    right.legend(loc="lower right", title="95% intervals")
     return fig
 
 

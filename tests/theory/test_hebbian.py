@@ -94,6 +94,54 @@ def test_finite_d_recall_matches_actual_memories(p, d):
     assert abs(everything.mean() - predicted) < 5 * all_error + 0.3 / d
 
 
+def _conditional_all_recalled(p, d, instances, seed, batch=500):
+    """P(all | W) = prod_mu Phi(X_mu)^(p-1) of actual memories (n = p), one value per memory.
+
+    Given the inputs and the targets, association mu's p - 1 competitor scores are
+    exactly N(0, |h_mu|^2 / d) and independent of the other associations' (decoupled
+    problem), so this is P(all) with the dependence through the shared W kept.
+    """
+    rng = np.random.default_rng(seed)
+    values = []
+    for start in range(0, instances, batch):
+        size = min(batch, instances - start)
+        e = rng.standard_normal((size, p, d)) / math.sqrt(d)
+        u = rng.standard_normal((size, p, d)) / math.sqrt(d)
+        h = (e @ e.transpose(0, 2, 1)) @ u  # h_mu = sum_nu (e_nu . e_mu) u_nu
+        x = math.sqrt(d) * np.sum(u * h, axis=2) / np.linalg.norm(h, axis=2)
+        values.append(np.exp((p - 1) * special.log_ndtr(x).sum(axis=1)))
+    return np.concatenate(values)
+
+
+def test_conditional_all_recalled_matches_direct_simulation():
+    # the same quantity with the competitors drawn (the test's own direct simulation)
+    p, d, instances = 8, 12, 20000
+    conditional = _conditional_all_recalled(p, d, instances, seed=4)
+    _, everything = _simulate(p, d, instances, seed=5)
+    error = math.hypot(conditional.std(), everything.std()) / math.sqrt(instances)
+    assert abs(conditional.mean() - everything.mean()) < 5 * error
+
+
+@pytest.mark.slow
+def test_all_recalled_law_at_the_d64_transition():
+    # P_1^n at p = n = 93, d = 64 (where it crosses 1/2) against memories with the
+    # shared W: no allowance beyond 5 standard errors (about 0.009).
+    p, d = 93, 64
+    values = _conditional_all_recalled(p, d, 20000, seed=64)
+    error = values.std() / math.sqrt(values.size)
+    assert abs(values.mean() - hebbian_recall_finite(p, d, all_associations=True)) < 5 * error
+
+
+def test_all_recalled_law_is_slightly_high_at_d16():
+    # The n recall events share W and are negatively dependent: P_1^n exceeds the true
+    # P(all) at small d, by less than the documented 0.3/d (module docstring).
+    p, d = 13, 16
+    values = _conditional_all_recalled(p, d, 20000, seed=16)
+    error = values.std() / math.sqrt(values.size)
+    excess = hebbian_recall_finite(p, d, all_associations=True) - values.mean()
+    assert 5 * error < excess < 0.3 / d
+
+
 def test_finite_d_law_tends_to_limit_at_fixed_load():
     # d -> infinity at fixed alpha = 0.3 (p grows with d): the normalised target
     # tends to N(mu_p, 1), with leading shrinkage mu / sqrt(1 + mu^2 / d)

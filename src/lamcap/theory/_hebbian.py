@@ -45,9 +45,12 @@ sizes one simulates: :math:`\mu_p^2/d = n^{-1} d` is 0.5 at ``d = 20``,
 :math:`W`; we use the independence (Poisson) approximation
 :math:`P(\text{all}) \approx P_1^n`.  The pair correlation of the normalised
 targets is :math:`O(1/n)`, and simulations of actual Hebbian memories agree
-with :math:`P_1^n` to within about ``0.3/d`` (absolute; :math:`P_1^n` is slightly
+with :math:`P_1^n` to within ``0.3/d`` (absolute; :math:`P_1^n` is slightly
 too high at small ``d``: 0.514 vs 0.500 at ``p = n = 10, d = 16``; 0.630 vs
-0.623 at ``p = n = 16, d = 24``; ``tests/theory/test_hebbian.py``).
+0.623 at ``p = n = 16, d = 24``; at the crossing of 1/2 by 0.014, 0.006 and
+0.003 for ``d = 16, 32, 64``, about ``0.2/d``, so the true crossing lies 1.3%,
+0.4% and 0.14% lower; ``tests/theory/test_hebbian.py``,
+``benchmarks/measure_hebbian_transition.py``, docs/measurements/capacity.md).
 
 *Thresholds.*  The error fraction :math:`1 - P_1` decays like :math:`p^{-e(\alpha)}`
 up to logarithmic factors (:func:`hebbian_error_exponent`), with
