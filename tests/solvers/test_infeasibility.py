@@ -21,6 +21,8 @@ from lamcap.solvers._infeasibility import (
     _exact_proof,
     _perturbation_proof,
     _support,
+    _verified_inverse_bound,
+    _verified_inverse_proof,
     prove_infeasible,
 )
 
@@ -149,13 +151,14 @@ def test_spanning_supports_of_feasible_instances_are_never_proven(seed: int) -> 
     assert not prove_infeasible(instance, certificate).proven
 
 
-def test_perturbation_proof_is_not_tried_above_its_dimension(
+def test_perturbation_proofs_are_not_tried_above_their_dimensions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """d = 8: a spanning support of 65 > 40 constraints, proven only by the perturbation bound.
+    """d = 8: a spanning support of 65 > 40 constraints, proven only by the perturbation bounds.
 
-    With the bound's dimension limit below 64 the verdict stays infeasible and
-    says that only gamma* <= eps is proven (never a claim of exactness).
+    With the Gram bound's dimension limit below 64 the verified inverse proves
+    it; with both limits below 64 the verdict stays infeasible and says that
+    only gamma* <= eps is proven (never a claim of exactness).
     """
     instance = make_instance(8, 30, seed=0)
     certificate = lamcap.solve(instance).certificate
@@ -164,8 +167,12 @@ def test_perturbation_proof_is_not_tried_above_its_dimension(
     assert prove_infeasible(instance, certificate).proven
     monkeypatch.setattr(infeasibility, "PERTURBATION_MAX_DIMENSION", 63)
     proof = prove_infeasible(instance, certificate)
+    assert (proof.proven, proof.method) == (True, "verified_inverse")
+    monkeypatch.setattr(infeasibility, "VERIFIED_INVERSE_MAX_DIMENSION", 63)
+    proof = prove_infeasible(instance, certificate)
     assert not proof.proven
-    assert "not tried above D = 63" in proof.detail
+    assert "perturbation proof is not tried above D = 63" in proof.detail
+    assert "verified-inverse proof is not tried above D = 63" in proof.detail
     result = build_result(instance, None, certificate=certificate, method="x")
     assert result.verdict == "infeasible"
     assert result.certificate is not None
@@ -201,3 +208,200 @@ def test_forged_exact_flag_is_caught() -> None:
     check = verify(instance, forged)
     assert not check
     assert "claims exact infeasibility" in check.reason
+
+
+# --------------------------------------------------------------------------- verified inverse
+def _exact_columns(support: tuple[np.ndarray, ...]) -> list[list[Fraction]]:
+    """vec((u_t - u_rho) e^T) of each constraint in exact rational arithmetic."""
+    targets, rivals, inputs = support[:3]
+    columns = []
+    for target, rival, vector in zip(targets, rivals, inputs, strict=True):
+        difference = [Fraction(a) - Fraction(b) for a, b in zip(target, rival, strict=True)]
+        columns.append([a * Fraction(e) for a in difference for e in vector])
+    return columns
+
+
+def _exact_null_space(columns: list[list[Fraction]]) -> list[list[Fraction]]:
+    """Basis of {z : sum_j z_j columns[j] = 0} by sympy's exact DomainMatrix over QQ."""
+    from sympy import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    rows = [
+        [QQ(value.numerator, value.denominator) for value in row]
+        for row in zip(*columns, strict=True)
+    ]
+    basis = DomainMatrix(rows, (len(rows), len(columns)), QQ).nullspace().to_Matrix()
+    return [[Fraction(int(x.p), int(x.q)) for x in basis.row(i)] for i in range(basis.shape[0])]
+
+
+def _has_positive_null_vector(columns: list[list[Fraction]]) -> bool | None:
+    """True/False when the null space is a line (its vector is or is not single-signed), else None."""
+    basis = _exact_null_space(columns)
+    if len(basis) != 1:
+        return None
+    vector = basis[0]
+    return all(value > 0 for value in vector) or all(value < 0 for value in vector)
+
+
+def _infeasible_support(d: int, p: int) -> tuple[Instance, FarkasCertificate]:
+    instance = make_instance(d, p, seed=0)
+    result = lamcap.solve(instance)
+    assert result.verdict == "infeasible"
+    assert result.certificate is not None
+    assert result.certificate.alpha.size == d * d + 1
+    return instance, result.certificate
+
+
+@pytest.mark.parametrize(("d", "p"), [(4, 8), (6, 16), (8, 30), (12, 60)])
+def test_verified_inverse_agrees_with_the_gram_proof(d: int, p: int) -> None:
+    """Genuine spanning supports near the transition: both perturbation proofs succeed."""
+    instance, certificate = _infeasible_support(d, p)
+    support = _support(instance, certificate)
+    assert _perturbation_proof(support)[0]
+    proven, detail = _verified_inverse_proof(support)
+    assert proven, detail
+
+
+@pytest.mark.parametrize(("d", "p"), [(4, 8), (6, 16)])
+def test_verified_inverse_bound_holds_in_exact_arithmetic(d: int, p: int) -> None:
+    """The proof's claim re-derived with fractions: ||A_B^-1 r||_inf <= the bound, y + dz > 0, A(y + dz) = 0.
+
+    ``r`` is the exact residual of the proof's weights on the exact (scaled)
+    columns, and ``dz = -A_B^-1 r`` is solved exactly (sympy over QQ); sympy's
+    null space agrees that the support has a positive null vector.
+    """
+    from sympy import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    instance, certificate = _infeasible_support(d, p)
+    support = _support(instance, certificate)
+    bound = _verified_inverse_bound(support)
+    assert not isinstance(bound, str), bound
+    assert bound.proven
+    columns = [
+        [value * Fraction(2) ** -int(shift) for value in column]
+        for column, shift in zip(
+            _exact_columns(tuple(part[bound.order] for part in support)), bound.shifts, strict=True
+        )
+    ]
+    weights = [Fraction(float(w)) for w in bound.weights]
+    dimension = d * d
+    residual = [
+        sum((w * column[i] for w, column in zip(weights, columns, strict=True)), Fraction(0))
+        for i in range(dimension)
+    ]
+    assert any(residual)  # the float weights alone are not an exact null vector
+    matrix = DomainMatrix(
+        [
+            [QQ(c[i].numerator, c[i].denominator) for c in columns[:dimension]]
+            for i in range(dimension)
+        ],
+        (dimension, dimension),
+        QQ,
+    )
+    right = DomainMatrix([[QQ(-r.numerator, r.denominator)] for r in residual], (dimension, 1), QQ)
+    step = [Fraction(int(x.p), int(x.q)) for x in matrix.lu_solve(right).to_Matrix()]
+    assert max(abs(x) for x in step) <= Fraction(bound.correction)
+    corrected = [w + x for w, x in zip(weights[:dimension], step, strict=True)] + weights[
+        dimension:
+    ]
+    assert min(corrected) > 0
+    assert all(
+        sum((w * column[i] for w, column in zip(corrected, columns, strict=True)), Fraction(0)) == 0
+        for i in range(dimension)
+    )
+    assert _has_positive_null_vector(_exact_columns(support)) is True
+
+
+@pytest.mark.parametrize("twin", ["in_basis", "left_out"])
+def test_verified_inverse_rejects_a_duplicated_constraint(twin: str) -> None:
+    """d^2 + 1 constraints of which two are equal: the only null vector is e_i - e_j.
+
+    ``in_basis``: both copies are among the d^2 lightest (the basis is singular);
+    ``left_out``: the heavier copy is the one left out of the basis (which is then
+    invertible), so only the sign of the correction can fail.
+    """
+    instance, certificate = _infeasible_support(4, 8)
+    order = np.argsort(certificate.alpha)[::-1]  # heaviest first
+    mus = certificate.associations[order].copy()
+    rhos = certificate.competitors[order].copy()
+    alpha = certificate.alpha[order].copy()
+    if twin == "in_basis":
+        mus[-1], rhos[-1] = mus[-2], rhos[-2]
+    else:
+        mus[0], rhos[0] = mus[-1], rhos[-1]
+    doctored = FarkasCertificate(mus, rhos, alpha, 0.0)
+    support = _support(instance, doctored)
+    assert _has_positive_null_vector(_exact_columns(support)) is False
+    proven, detail = _verified_inverse_proof(support)
+    assert not proven, detail
+    assert not prove_infeasible(instance, doctored).proven
+
+
+def _swapped_supports(
+    instance: Instance, certificate: FarkasCertificate
+) -> list[tuple[float, FarkasCertificate]]:
+    """Every support with one constraint swapped for one outside it, with its float null vector's min/max."""
+    keys = set(
+        zip(certificate.associations.tolist(), certificate.competitors.tolist(), strict=True)
+    )
+    swapped = []
+    for mu in range(instance.n):
+        for rho in range(1, instance.p):  # decoupled: the target is row 0
+            if (mu, rho) in keys:
+                continue
+            for j in range(certificate.alpha.size):
+                mus, rhos = certificate.associations.copy(), certificate.competitors.copy()
+                mus[j], rhos[j] = mu, rho
+                doctored = FarkasCertificate(mus, rhos, np.ones(mus.size), 0.0)
+                targets, rivals, inputs, _ = _support(instance, doctored)
+                columns = ((targets - rivals)[:, :, None] * inputs[:, None, :]).reshape(
+                    mus.size, -1
+                )
+                vector = np.linalg.svd(columns.T)[2][-1]
+                vector *= np.sign(vector.sum())
+                swapped.append((float(vector.min() / vector.max()), doctored))
+    return swapped
+
+
+def test_verified_inverse_on_doctored_supports_matches_exact_arithmetic() -> None:
+    """d = 4: one constraint of a genuine support swapped for another; sympy decides each.
+
+    Of the 663 swaps (6 % keep a positive null vector in float64), the 4 whose
+    float null vector is most positive and the 6 closest to the boundary on
+    either side are decided in exact arithmetic: proven only if the exact null
+    vector is positive (soundness), and proven whenever it is positive with its
+    smallest entry above 1e-6 of its largest (the proof's floor here is about
+    1e-15).  Random weights: the proof is about the support.
+    """
+    instance, certificate = _infeasible_support(4, 8)
+    swapped = sorted(_swapped_supports(instance, certificate), key=lambda item: item[0])
+    assert len(swapped) == 663
+    boundary = int(np.searchsorted([ratio for ratio, _ in swapped], 0.0))
+    chosen = swapped[boundary - 3 : boundary + 3] + swapped[-4:]
+    rng = np.random.default_rng(0)
+    outcomes = []
+    for _, swap in chosen:
+        doctored = dataclasses.replace(swap, alpha=rng.exponential(size=swap.alpha.size))
+        support = _support(instance, doctored)
+        basis = _exact_null_space(_exact_columns(support))
+        assert len(basis) == 1
+        vector = basis[0] if sum(basis[0]) > 0 else [-x for x in basis[0]]
+        positive = min(vector) > 0
+        proven, detail = _verified_inverse_proof(support)
+        if proven:
+            assert positive, detail
+        if positive and min(vector) > Fraction(1, 10**6) * max(vector):
+            assert proven, detail
+        outcomes.append((positive, proven))
+    assert sum(positive for positive, _ in outcomes) == 7  # 3 near the boundary, 4 far inside
+    assert sum(proven for _, proven in outcomes) == 7
+
+
+def test_verified_inverse_is_not_tried_without_the_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    instance, certificate = _infeasible_support(8, 30)
+    monkeypatch.setattr(infeasibility, "PERTURBATION_MAX_DIMENSION", 63)
+    monkeypatch.setattr(infeasibility, "available_memory", lambda: 1000)
+    proof = prove_infeasible(instance, certificate)
+    assert not proof.proven
+    assert "the verified-inverse proof needs 0.00 GB, 0.00 GB available: not tried" in proof.detail

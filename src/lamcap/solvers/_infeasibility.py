@@ -11,10 +11,10 @@ no ``W`` has :math:`\langle W, A_i\rangle > 0` for all :math:`i`) as soon as som
 (Gordan's alternative: :math:`\sum_i y_i \langle W, A_i\rangle = 0` for every
 ``W``).  The instance's numbers are float64, hence exact rationals, so this is a
 statement about them, not about an approximation.  :func:`prove_infeasible`
-tries two proofs on the certificate's support :math:`S` (:math:`k` constraints,
+tries three proofs on the certificate's support :math:`S` (:math:`k` constraints,
 :math:`D = d^2`):
 
-**Perturbation** (``k > D``).  Let :math:`A` be the :math:`D \times k` matrix of
+**Perturbation** (``k > D``, Gram matrix).  Let :math:`A` be the :math:`D \times k` matrix of
 the columns :math:`\operatorname{vec} A_i`, each scaled by a power of two
 (exact), :math:`y` the certificate's weights in the same scaling and
 :math:`r = Ay` the exact residual.  If :math:`A` has full row rank,
@@ -62,16 +62,62 @@ the proven :math:`\sigma_D` of the supports found at 1.07 :math:`p_c` were
 :math:`3.7\times10^{-9}` against :math:`\sigma_D^2 \ge 8\times10^{-9}`),
 which extrapolates to :math:`\sigma_D^2` of a few :math:`10^{-9}` at
 :math:`d = 96`; and the :math:`2\times10^{13}` flops at :math:`d = 128`
-would take longer than the solve.  Larger supports then carry
-:math:`\gamma^* \le \varepsilon` only; a proof there needs a bound that does
-not square the condition number (e.g. an LU factorisation of :math:`D`
-columns with an a-posteriori residual bound).  Near the transition the supports found by the solvers have
+would take longer than the solve.  Above it the verified inverse below is
+tried instead, and also wherever this bound fails.  Near the transition the supports found by the solvers have
 exactly :math:`k = D + 1` constraints up to :math:`d = 32`, and the proof has
 room to spare (:math:`\|\Delta y\|/\min y \le 2\times10^{-5}` measured;
 ``benchmarks/bench_verdicts.py``).  At :math:`d = 48` and 64 Wolfe's exact
 stage declares the min-norm point zero with a corral a few points short of
 :math:`D + 1` (3 and 11 measured), which has no exact Farkas vector for
 generic data: those verdicts carry :math:`\gamma^* \le \varepsilon` only.
+
+**Verified inverse** (``k > D``, up to :math:`D =`
+:data:`VERIFIED_INVERSE_MAX_DIMENSION` :math:`= 128^2`).  A bound that does not
+square the condition number.  Let :math:`B` be the :math:`D` constraints of
+smallest weight (for :math:`k = D + 1` the determinant of the columns without
+constraint :math:`j` is proportional to :math:`y_j`, by Cramer's rule, so the
+heaviest is the one left out), :math:`A_B` their exact :math:`D \times D`
+matrix (columns scaled as above), :math:`\hat A_B` the computed one, and
+:math:`X` **any** float matrix (the rows of :math:`\hat A_B^{-1}` from
+scipy's LU factorisation, formed and used :data:`_INVERSE_BLOCK` rows at a
+time).  With :math:`\alpha = \|I - XA_B\|_\infty < 1`, :math:`A_B` is
+non-singular and the exact solution of :math:`A_B\,\Delta z = -r` satisfies
+:math:`\Delta z = -Xr + (I - XA_B)\Delta z`, so
+
+.. math::
+
+    \|\Delta z\|_\infty \le \frac{\|Xr\|_\infty}{1 - \alpha};
+
+when that is below :math:`\min_i y_i`, :math:`y + \Delta z` (zero step
+outside :math:`B`) is positive and :math:`A(y + \Delta z) = r - r = 0` exactly.
+In the standard model (:math:`\mathrm{fl}(XY)` has error at most
+:math:`\gamma_D|X||Y|` whatever the order of the sums):
+
+* :math:`\alpha \le \big\|\mathrm{fl}(\mathrm{fl}(X\hat A_B) - I)\big\|_\infty/(1-u)
+  + (\gamma_D + \gamma_2')\,\big\||X|\,(|\hat A_B|\mathbf 1)\big\|_\infty`, the
+  last term evaluated as a matrix-vector product;
+* :math:`r` is formed in ``longdouble`` as for the Gram bound, with an
+  entrywise error bound :math:`m` (:func:`_residual`), and
+  :math:`|Xr| \le |\mathrm{fl}(X\hat r)| + |X|\,(\gamma_D|\hat r| + m)`;
+* the weights are first polished by one step :math:`y_B \leftarrow y_B -
+  \mathrm{fl}(\hat A_B^{-1}\hat r)` (kept when positive), and :math:`r` is
+  formed again for the polished :math:`y`;
+* reported, not needed: :math:`\sigma_{\min}(A_B) \ge (1 - \alpha_2)/\|X\|_F`
+  with :math:`\alpha_2 \le \sqrt{\alpha_1\alpha}` (:math:`\alpha_1` the same
+  bound on :math:`\|I - XA_B\|_1`), a lower bound on :math:`\sigma_D(A)` too.
+
+Each bound is inflated by 1 % as above.  Its rounding floor is
+:math:`\alpha \gtrsim \gamma_D\,\||X||\hat A_B|\|_\infty \approx uD\kappa_\infty(A_B)`,
+which stays far below 1 at :math:`d = 128` for the condition numbers of these
+supports, where the Gram bound needs :math:`2kDu < \sigma_D^2`.  Cost:
+:math:`14D^3/3` flops (LU :math:`2D^3/3`, the rows of :math:`X` by triangular
+solves :math:`2D^3`, :math:`X\hat A_B` :math:`2D^3`): :math:`3.7\times10^{12}`
+at :math:`d = 96`, :math:`2.1\times10^{13}` at :math:`d = 128`; memory
+:math:`8(kD + D^2)` bytes and row blocks (1.4 GB at :math:`d = 96`,
+4.3 GB at :math:`d = 128`), checked against
+:func:`~lamcap.solvers._memory.available_memory` first (when it does not fit
+the proof is not tried and the verdict keeps :math:`\gamma^* \le
+\varepsilon`).
 
 **Exact rational arithmetic** (``k <=`` :data:`EXACT_MAX_SUPPORT`, any rank).
 Every float is an integer times a power of two, so after scaling the columns
@@ -92,6 +138,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -100,12 +147,18 @@ from numpy.typing import NDArray
 
 from lamcap.problems import Instance
 from lamcap.solvers._certificates import FarkasCertificate, checked_certificate_arrays
+from lamcap.solvers._memory import available_memory
 
 EXACT_MAX_SUPPORT = 40
 """Largest support (constraints) tried in exact rational arithmetic (about 1 s at 37)."""
 
 PERTURBATION_MAX_DIMENSION = 64**2
 r"""Largest :math:`D = d^2` for the perturbation proof (its :math:`O(kD^2 + D^3)` flops: 20 s at d = 64)."""
+
+VERIFIED_INVERSE_MAX_DIMENSION = 128**2
+r"""Largest :math:`D = d^2` for the verified-inverse proof (:math:`14D^3/3` flops: :math:`3.7\times10^{12}` at d = 96, :math:`2.1\times10^{13}` at d = 128)."""
+
+_INVERSE_BLOCK = 512  # rows of X formed and multiplied at a time
 
 _U = 2.0**-53
 _SAFETY = 1.01  # inflation of every evaluated bound (covers the rounding of its evaluation)
@@ -126,7 +179,8 @@ class InfeasibilityProof:
         :math:`\sum_i y_i A_i = 0` exactly was shown to exist on the support:
         no ``W`` recalls every association.
     method : str
-        ``"perturbation"``, ``"exact"`` or ``""`` (nothing proven).
+        ``"perturbation"``, ``"verified_inverse"``, ``"exact"`` or ``""``
+        (nothing proven).
     detail : str
         The numbers behind the proof, or why none was found.
     seconds : float
@@ -163,9 +217,9 @@ def _scaled_columns(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
     """Rows ``vec(A_i) 2^-s_i`` (k x D, computed), weights ``alpha_i 2^s_i / max`` and ``s``."""
     columns = ((targets - rivals)[:, :, None] * inputs[:, None, :]).reshape(targets.shape[0], -1)
-    norms = np.linalg.norm(columns, axis=1)
+    norms = np.sqrt(np.einsum("ij,ij->i", columns, columns))  # no k x D temporary
     shifts = np.frexp(norms)[1].astype(np.int64)
-    columns = np.ldexp(columns, -shifts[:, None])
+    np.ldexp(columns, -shifts[:, None], out=columns)
     weights = np.ldexp(alpha, shifts)
     return columns, weights / weights.max(), shifts
 
@@ -228,35 +282,50 @@ def _polished(
     return polished / float(polished.max())
 
 
-def _residual_bound(
+def _residual(
     support: tuple[NDArray[np.float64], ...],
     shifts: NDArray[np.int64],
     weights: NDArray[np.float64],
-) -> float:
-    r"""Proven bound on :math:`\|\sum_i y_i 2^{-s_i} A_i\|_F`, evaluated in extended precision.
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    r"""The residual :math:`r = \sum_i y_i 2^{-s_i}\operatorname{vec} A_i` in float64, and a proven entrywise bound on its error.
 
     With :math:`w_i = y_i 2^{-s_i}` (exact), the residual
     :math:`\sum_i w_i (u_t - u_\rho)_i e_i^\top` is formed in numpy's
     ``longdouble`` (unit roundoff :math:`u_e`: :math:`2^{-64}` on x86-64, or
     :math:`2^{-53}` where it is plain double); each entry is a sum of
     :math:`k` products of a rounded difference, so its error is at most
-    :math:`\gamma^{(e)}_{k+2}\sum_i w_i |u_t - u_\rho|_i |e_i|^\top`.
+    :math:`\gamma^{(e)}_{k+2}\sum_i w_i |u_t - u_\rho|_i |e_i|^\top`, and the
+    rounding to float64 adds :math:`u|\hat r|/(1 - u)`.  ``None`` when a
+    weight would be subnormal (then :math:`w_i` is not exact).
     """
     targets, rivals, inputs = support[:3]
     scaled = np.ldexp(weights, -shifts)
     if np.any((scaled > 0) & (scaled < np.finfo(np.float64).tiny)):
-        return math.inf  # a subnormal weight would not be exact
+        return None
     extended = np.longdouble
     unit = float(np.finfo(extended).eps) / 2.0
     differences = targets.astype(extended) - rivals.astype(extended)
-    residual = (differences * scaled.astype(extended)[:, None]).T @ inputs.astype(extended)
+    residual = (
+        (differences * scaled.astype(extended)[:, None]).T @ inputs.astype(extended)
+    ).astype(np.float64)
     magnitude = (np.abs(targets - rivals) * scaled[:, None]).T @ np.abs(inputs)
     count = weights.size + 2
     growth = count * unit / (1.0 - count * unit)
-    return _SAFETY * (
-        float(np.linalg.norm(residual.astype(np.float64)))
-        + _SAFETY * growth * float(np.linalg.norm(magnitude))
-    )
+    error = _SAFETY * (_U / (1.0 - _U) * np.abs(residual) + _SAFETY * growth * magnitude)
+    return residual.reshape(-1), error.reshape(-1)
+
+
+def _residual_bound(
+    support: tuple[NDArray[np.float64], ...],
+    shifts: NDArray[np.int64],
+    weights: NDArray[np.float64],
+) -> float:
+    r"""Proven bound on :math:`\|\sum_i y_i 2^{-s_i} A_i\|_F` (:func:`_residual`)."""
+    formed = _residual(support, shifts, weights)
+    if formed is None:
+        return math.inf  # a subnormal weight would not be exact
+    residual, error = formed
+    return _SAFETY * (float(np.linalg.norm(residual)) + float(np.linalg.norm(error)))
 
 
 def _perturbation_proof(
@@ -296,6 +365,189 @@ def _perturbation_proof(
 def _perturbation_flops(count: int, dimension: int) -> float:
     r"""Flops of :func:`_perturbation_proof`: Gram :math:`2kD^2`, two Cholesky :math:`2D^3/3`, residual :math:`2D^3`."""
     return 2.0 * count * dimension**2 + (2.0 / 3.0 + 2.0) * dimension**3
+
+
+# --------------------------------------------------------------------------- verified inverse
+def _basis_last(
+    columns: NDArray[np.float64], weights: NDArray[np.float64], dimension: int
+) -> NDArray[np.int64]:
+    """Swap rows of ``columns`` in place so that the ``k - D`` heaviest weights come last.
+
+    Returns the permutation applied (``columns`` after = ``columns`` before ``[order]``).
+    """
+    count = weights.size
+    order = np.arange(count)
+    heavy = np.argsort(weights, kind="stable")[dimension:]
+    inside = np.setdiff1d(heavy, np.arange(dimension, count))  # heavy rows among the first D
+    free = np.setdiff1d(np.arange(dimension, count), heavy)  # last rows that are not heavy
+    for row, other in zip(inside.tolist(), free.tolist(), strict=True):
+        columns[[row, other]] = columns[[other, row]]
+        order[[row, other]] = order[[other, row]]
+    return order
+
+
+@dataclass
+class _InverseSums:
+    """What one pass over the rows of ``X`` gathers (:func:`_inverse_pass`)."""
+
+    alpha_inf: float  # ||I - X A_B||_inf, proven (before the 1 % inflation)
+    column_sums: NDArray[np.float64]  # column sums of |fl(fl(X A_B) - I)|
+    x_column_sums: NDArray[np.float64]  # column sums of |X|
+    x_frobenius2: float  # ||X||_F^2 (evaluated)
+    correction: NDArray[np.float64]  # proven bound on |X r|, entrywise
+
+
+def _inverse_pass(
+    lu: tuple[NDArray[np.float64], NDArray[np.int32]],
+    basis: NDArray[np.float64],
+    residual: NDArray[np.float64],
+    error: NDArray[np.float64],
+) -> _InverseSums:
+    r"""Rows of :math:`X \approx A_B^{-1}` in blocks, and the bounds of the verified-inverse proof.
+
+    ``basis`` holds :math:`\hat A_B^\top` (row :math:`j` is column :math:`j` of
+    :math:`\hat A_B`); ``lu`` is scipy's LU factorisation of ``basis``, whose
+    solves :math:`\hat A_B^\top z = e_j` give the rows of :math:`X`, a block at a
+    time (any float matrix :math:`X` will do: every bound is about the
+    :math:`X` actually formed, whatever the accuracy of the solves).
+    """
+    from scipy.linalg import lu_solve  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
+    dimension = basis.shape[0]
+    row_abs = np.zeros(dimension)  # |A_B| 1, entry i = sum_j |basis[j, i]|
+    for start in range(0, dimension, _INVERSE_BLOCK):
+        row_abs += np.abs(basis[start : start + _INVERSE_BLOCK]).sum(axis=0)
+    growth = _gamma(dimension) + _gamma(2) / (1.0 - _gamma(2))
+    sums = _InverseSums(0.0, np.zeros(dimension), np.zeros(dimension), 0.0, np.empty(dimension))
+    spread_residual = _gamma(dimension) * np.abs(residual) + error
+    for start in range(0, dimension, _INVERSE_BLOCK):
+        stop = min(start + _INVERSE_BLOCK, dimension)
+        unit = np.zeros((dimension, stop - start))
+        unit[np.arange(start, stop), np.arange(stop - start)] = 1.0
+        rows = np.ascontiguousarray(lu_solve(lu, unit, check_finite=False).T)  # X[start:stop]
+        del unit
+        product = rows @ basis.T  # fl(X A_B) on these rows
+        product[np.arange(stop - start), np.arange(start, stop)] -= 1.0
+        np.abs(product, out=product)
+        absolute = np.abs(rows)
+        sums.alpha_inf = max(
+            sums.alpha_inf,
+            float(np.max(product.sum(axis=1) / (1.0 - _U) + growth * (absolute @ row_abs))),
+        )
+        sums.column_sums += product.sum(axis=0)
+        del product
+        sums.x_column_sums += absolute.sum(axis=0)
+        sums.x_frobenius2 += float(np.einsum("ij,ij->", rows, rows))
+        sums.correction[start:stop] = np.abs(rows @ residual) + absolute @ spread_residual
+    return sums
+
+
+def _inverse_norm_one(sums: _InverseSums, basis: NDArray[np.float64]) -> float:
+    r"""Proven bound on :math:`\|I - X A_B\|_1` from the column sums of a pass."""
+    growth = _gamma(basis.shape[0]) + _gamma(2) / (1.0 - _gamma(2))
+    spread = np.zeros(basis.shape[0])  # 1^T |X| |A_B|: entry j = sum_i s_i |A_B[i, j]|
+    for start in range(0, basis.shape[0], _INVERSE_BLOCK):
+        block = np.abs(basis[start : start + _INVERSE_BLOCK])
+        spread[start : start + block.shape[0]] = block @ sums.x_column_sums
+    return float(np.max(sums.column_sums / (1.0 - _U) + growth * spread))
+
+
+@dataclass(frozen=True)
+class _InverseBound:
+    """The numbers of one verified-inverse bound (:func:`_verified_inverse_bound`).
+
+    ``order`` lists the support's constraints with the basis ``B`` first;
+    ``weights`` (the :math:`y` of the proof) and ``shifts`` follow it.
+    """
+
+    order: NDArray[np.int64]
+    shifts: NDArray[np.int64]
+    weights: NDArray[np.float64]
+    alpha: float  # proven ||I - X A_B||_inf
+    sigma: float  # proven lower bound on sigma_min(A_B) (0 when none)
+    correction: float  # proven bound on ||A_B^{-1} r||_inf
+
+    @property
+    def proven(self) -> bool:
+        return self.correction < float(self.weights.min())
+
+
+def _verified_inverse_bound(
+    support: tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]
+    ],
+) -> _InverseBound | str:
+    """The verified-inverse bound on the support's correction, or why there is none."""
+    from scipy.linalg import LinAlgWarning, lu_factor, lu_solve  # noqa: PLC0415
+
+    columns, weights, shifts = _scaled_columns(*support)
+    count, dimension = columns.shape
+    if count <= dimension:
+        return f"support of {count} constraints cannot span R^{dimension}"
+    order = _basis_last(columns, weights, dimension)
+    weights, shifts = weights[order], shifts[order]
+    support = (support[0][order], support[1][order], support[2][order], support[3][order])
+    basis = columns[:dimension]  # A_B^T, a view
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LinAlgWarning)
+        try:
+            lu = lu_factor(basis, check_finite=False)
+        except LinAlgWarning:  # an exactly zero pivot
+            return f"{count} constraints: the {dimension} lightest are singular in float64"
+    first = _residual(support, shifts, weights)
+    if first is None:
+        return "a scaled weight is subnormal"
+    polished = weights.copy()
+    polished[:dimension] -= lu_solve(lu, first[0], trans=1, check_finite=False)
+    if float(polished.min()) > 0:
+        weights = polished
+    formed = _residual(support, shifts, weights)
+    if formed is None:
+        return "a scaled weight is subnormal"
+    sums = _inverse_pass(lu, basis, *formed)
+    del lu
+    alpha = _SAFETY * sums.alpha_inf
+    if not alpha < 1.0:  # also NaN (a singular basis gives infinite X)
+        return (
+            f"{count} constraints: no proof that {dimension} of them span R^{dimension} "
+            f"(||I - X A_B||_inf <= {alpha:.2e})"
+        )
+    correction = _SAFETY * float(np.max(sums.correction)) / (1.0 - alpha)
+    alpha_two = math.sqrt(
+        alpha * _SAFETY * _inverse_norm_one(sums, basis)
+    )  # ||.||_2^2 <= ||.||_1 ||.||_inf
+    sigma = (1.0 - alpha_two) / (_SAFETY * math.sqrt(sums.x_frobenius2)) if alpha_two < 1 else 0.0
+    return _InverseBound(order, shifts, weights, alpha, sigma, correction)
+
+
+def _verified_inverse_proof(
+    support: tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]
+    ],
+) -> tuple[bool, str]:
+    bound = _verified_inverse_bound(support)
+    if isinstance(bound, str):
+        return False, bound
+    count, dimension = bound.weights.size, support[0].shape[1] * support[2].shape[1]
+    smallest = float(bound.weights.min())
+    detail = (
+        f"{count} constraints span R^{dimension} (verified inverse of {dimension} of them: "
+        f"||I - X A_B||_inf <= {bound.alpha:.2e}, sigma_min(A_B) >= {bound.sigma:.2e}): "
+        f"correction <= {bound.correction:.2e} {'<' if bound.proven else '>='} "
+        f"smallest weight {smallest:.2e}"
+    )
+    return bound.proven, detail
+
+
+def _verified_inverse_bytes(count: int, dimension: int) -> int:
+    r"""Bytes :func:`_verified_inverse_proof` holds at most: :math:`8(kD + D^2 + 6bD)` and the vectors."""
+    block = 6 * _INVERSE_BLOCK * dimension
+    return 8 * (count * dimension + dimension * dimension + block + 16 * (count + dimension))
+
+
+def _verified_inverse_flops(dimension: int) -> float:
+    r"""Flops of :func:`_verified_inverse_proof`: LU :math:`2D^3/3`, the rows of :math:`X` :math:`2D^3`, :math:`XA_B` :math:`2D^3`."""
+    return (2.0 / 3.0 + 4.0) * dimension**3
 
 
 # --------------------------------------------------------------------------- exact arithmetic
@@ -409,6 +661,29 @@ def _exact_proof(
     return True, f"exact rational arithmetic: {used} of {count} constraints cancel exactly"
 
 
+def _guarded_verified_inverse_proof(
+    support: tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]
+    ],
+    dimension: int,
+) -> tuple[bool, str]:
+    """:func:`_verified_inverse_proof` when ``D`` is small enough and its memory is available."""
+    count = support[3].size
+    flops = _verified_inverse_flops(dimension)
+    if dimension > VERIFIED_INVERSE_MAX_DIMENSION:
+        return False, (
+            f"support of {count} constraints in R^{dimension}: the verified-inverse proof "
+            f"is not tried above D = {VERIFIED_INVERSE_MAX_DIMENSION} (about {flops:.1e} flops)"
+        )
+    need, have = _verified_inverse_bytes(count, dimension), available_memory()
+    if need > have:
+        return False, (
+            f"the verified-inverse proof needs {need / 1e9:.2f} GB, "
+            f"{have / 1e9:.2f} GB available: not tried"
+        )
+    return _verified_inverse_proof(support)
+
+
 def prove_infeasible(instance: Instance, certificate: FarkasCertificate) -> InfeasibilityProof:
     r"""Try to prove that no ``W`` recalls every association, from a Farkas certificate.
 
@@ -451,16 +726,21 @@ def prove_infeasible(instance: Instance, certificate: FarkasCertificate) -> Infe
         return InfeasibilityProof(False, "", "empty support", time.perf_counter() - start)
     details = []
     dimension = instance.d * instance.d
-    if alpha.size > dimension > PERTURBATION_MAX_DIMENSION:
-        details.append(
-            f"support of {alpha.size} constraints in R^{dimension}: the perturbation "
-            f"proof is not tried above D = {PERTURBATION_MAX_DIMENSION} "
-            f"(about {_perturbation_flops(alpha.size, dimension):.1e} flops)"
-        )
-    elif alpha.size > dimension:
-        proven, detail = _perturbation_proof((targets, rivals, inputs, alpha))
+    support = (targets, rivals, inputs, alpha)
+    if alpha.size > dimension:
+        if dimension <= PERTURBATION_MAX_DIMENSION:
+            proven, detail = _perturbation_proof(support)
+            if proven:
+                return InfeasibilityProof(True, "perturbation", detail, time.perf_counter() - start)
+            details.append(detail)
+        else:
+            details.append(
+                f"the perturbation proof is not tried above D = {PERTURBATION_MAX_DIMENSION} "
+                f"(about {_perturbation_flops(alpha.size, dimension):.1e} flops)"
+            )
+        proven, detail = _guarded_verified_inverse_proof(support, dimension)
         if proven:
-            return InfeasibilityProof(True, "perturbation", detail, time.perf_counter() - start)
+            return InfeasibilityProof(True, "verified_inverse", detail, time.perf_counter() - start)
         details.append(detail)
     if alpha.size <= EXACT_MAX_SUPPORT:
         proven, detail = _exact_proof(targets, rivals, inputs, alpha)
