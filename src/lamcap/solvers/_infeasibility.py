@@ -693,10 +693,13 @@ def prove_infeasible(instance: Instance, certificate: FarkasCertificate) -> Infe
         \;\Longrightarrow\; \gamma^* \le 0
 
     exactly, on the float64 numbers of ``instance`` (module docstring:
-    perturbation bound when the support spans :math:`\mathbb R^{d^2}`, exact
-    rational arithmetic for supports of at most :data:`EXACT_MAX_SUPPORT`
-    constraints; arXiv:2605.10795 for the constraints).  A ``False`` answer
-    proves nothing either way.
+    perturbation bounds when the support spans :math:`\mathbb R^{d^2}`, through
+    the Gram matrix up to :math:`d = 64` and through a verified inverse of
+    :math:`d^2` of its constraints up to :math:`d = 128` when the memory is
+    there; exact rational arithmetic for supports of at most
+    :data:`EXACT_MAX_SUPPORT` constraints; arXiv:2605.10795 for the
+    constraints).  A ``False`` answer proves nothing either way.  The verified
+    inverse costs :math:`14d^6/3` flops: minutes at :math:`d = 96` and 128.
 
     Parameters
     ----------

@@ -135,8 +135,10 @@ def solve(
         *exact* when ``result.certificate.exact`` (no ``W`` recalls every
         association, :math:`\gamma^* \le 0`; the supports the solvers find
         near the transition are proven so up to d = 32, not at d = 48 and 64,
-        docs/benchmarks.md; above d = 64 the proof is not tried,
-        :data:`~lamcap.solvers._infeasibility.PERTURBATION_MAX_DIMENSION`), otherwise only
+        docs/benchmarks.md; above d = 64 only by the verified inverse, up to
+        :data:`~lamcap.solvers._infeasibility.VERIFIED_INVERSE_MAX_DIMENSION`,
+        minutes of CPU, and only on supports of more than :math:`d^2`
+        constraints), otherwise only
         :math:`\gamma^* \le \varepsilon` (no ``W`` has a minimum normalised
         margin above :math:`\varepsilon`).  With
         ``objective="max_margin"``, ``details`` also holds ``"relative_gap"``
