@@ -48,6 +48,40 @@ def test_cached_and_streamed_paths_agree(monkeypatch: pytest.MonkeyPatch) -> Non
     assert np.array_equal(streamed.target_outputs(), targets)
 
 
+@pytest.mark.parametrize("cache_limit", [0, 1 << 25])
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_constraint_outputs_are_the_named_rows_drawn_a_block_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, model: str, cache_limit: int
+) -> None:
+    monkeypatch.setattr(problems, "CACHE_LIMIT", cache_limit)
+    monkeypatch.setattr(problems, "_BLOCK_NUMBERS", 3 * 12 * 6)  # 3 associations per block
+    instance = make_instance(6, 12, n=11, model=model, seed=4)
+    requested: list[int] = []
+    output_block = Instance.output_block
+
+    def counted(self: Instance, mus: object) -> np.ndarray:
+        block = output_block(self, mus)
+        requested.append(block.shape[0])
+        return block
+
+    monkeypatch.setattr(Instance, "output_block", counted)
+    rng = np.random.default_rng(5)
+    mus = rng.integers(0, 11, size=40)  # unsorted, repeated, 10 or so associations
+    rhos = rng.integers(0, 12, size=40)  # any row (a target row too: rows are rows)
+    targets, competitors = instance.constraint_outputs(mus, rhos)
+    expected = [instance.outputs(int(mu)) for mu in mus]
+    owners = instance.targets[mus]
+    assert np.array_equal(targets, np.stack([e[t] for e, t in zip(expected, owners, strict=True)]))
+    assert np.array_equal(
+        competitors, np.stack([e[r] for e, r in zip(expected, rhos, strict=True)])
+    )
+    if model == "decoupled":
+        assert len(requested) == -(-np.unique(mus).size // 3)  # every association once
+        assert max(requested) <= 3
+    empty = instance.constraint_outputs(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    assert empty[0].shape == empty[1].shape == (0, 6)
+
+
 @pytest.mark.usefixtures("streamed")
 def test_streamed_outputs_follow_the_documented_numpy_recipe() -> None:
     d, p, seed = 8, 30, 21
