@@ -251,7 +251,7 @@ def _one_infeasible(d: int, p: int, model: str, seed: int, max_seconds: float) -
         "wall": wall,
         "cpu": cpu,
         "load": f"{load}-{_load()}",
-        "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+        "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9,  # KiB
         "estimate_gb": details.get("exact_memory_bytes", 0) / 1e9,
         "stages": (
             f"passes {details['pass_seconds']:.0f} s, ascent {details['ascent_seconds']:.0f} s, "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
@@ -244,3 +247,36 @@ def test_candidate_selection_matches_its_python_version() -> None:
     for kernel in (_candidates, _candidates.py_func):
         chosen = kernel(levels, member, 0.3, 5, 4)
         assert chosen.tolist() == [5, 1, 6, 2]  # best first, members and levels >= 0.3 skipped
+
+
+_LOADED_THEN_SOLVED = """
+from lamcap.problems import make_instance
+from lamcap.solvers import _min_norm_point as min_norm_point
+from lamcap.solvers import CuttingPlaneOptions, solve_cutting_plane
+
+kernels = (min_norm_point._wolfe, min_norm_point._forward_rows, min_norm_point.constraint_levels)
+min_norm_point.load_kernels()
+print([len(kernel.signatures) for kernel in kernels])
+instance = make_instance(6, 16, seed=0)  # infeasible: the exact stage decides it
+for large in (6, 96):  # the large-d path (batches, sorted corral) and the other
+    options = CuttingPlaneOptions(first_order_rounds=1, large_dimension=large)
+    result = solve_cutting_plane(
+        instance, rank=6, raw_margin=1.0, max_seconds=None, seed=0, options=options
+    )
+    assert result.verdict == "infeasible"
+print([len(kernel.signatures) for kernel in kernels])
+"""
+
+
+def test_loaded_kernels_are_the_ones_the_solver_calls() -> None:
+    # load_kernels runs before the exact stage's memory check: a solve after it
+    # must not compile another specialisation (that would land after the check).
+    # A fresh process, so that no other test has compiled the solver's kernels.
+    output = subprocess.run(
+        [sys.executable, "-c", _LOADED_THEN_SOLVED],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout.splitlines()
+    assert output[0] == output[1] == "[1, 1, 1]"

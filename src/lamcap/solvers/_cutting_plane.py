@@ -109,8 +109,8 @@ from lamcap.solvers._feasibility_stage import (
 )
 from lamcap.solvers._full_lp import MarginLP, highs_feasibility
 from lamcap.solvers._kernels import dual_epochs
-from lamcap.solvers._memory import available_memory, exact_stage_bytes
-from lamcap.solvers._min_norm_point import CorralState, constraint_levels
+from lamcap.solvers._memory import available_memory, dense_repair_bytes, exact_stage_bytes
+from lamcap.solvers._min_norm_point import CorralState, constraint_levels, load_kernels
 from lamcap.solvers._optimality import MarginDual, optimality_gap
 from lamcap.solvers._result import OBJECTIVES, SolveResult, build_result
 
@@ -387,17 +387,24 @@ def _candidates(
     The polish and HiGHS' ray need the dense rows (:math:`d^2` numbers per
     constraint); they are skipped when those would exceed
     :data:`DENSE_ROWS_MAX_ENTRIES` (a least-squares solve on 9 217 rows of
-    9 216 at d = 96 would take longer than the whole solve).
+    9 216 at d = 96 would take longer than the whole solve), and each when
+    its memory (:func:`~lamcap.solvers._memory.dense_repair_bytes`) is not
+    available (it is not part of the exact stage's estimate).
     """
     yield duals
     support = np.nonzero(duals > 0)[0]
     unknowns = working.d * working.d
     if support.size * unknowns > DENSE_ROWS_MAX_ENTRIES:
         return
-    polished = np.zeros_like(duals)
-    polished[support] = _polish(_lp_rows(working, unit_inputs, support), duals[support])
-    yield polished
-    if max_seconds > 0 and working.size * unknowns <= DENSE_ROWS_MAX_ENTRIES:
+    if dense_repair_bytes(support.size, unknowns, highs=False) <= available_memory():
+        polished = np.zeros_like(duals)
+        polished[support] = _polish(_lp_rows(working, unit_inputs, support), duals[support])
+        yield polished
+    if (
+        max_seconds > 0
+        and working.size * unknowns <= DENSE_ROWS_MAX_ENTRIES
+        and dense_repair_bytes(working.size, unknowns, highs=True) <= available_memory()
+    ):
         yield highs_feasibility(
             _lp_rows(working, unit_inputs, np.arange(working.size)), max_seconds=max_seconds
         ).ray
@@ -568,6 +575,7 @@ def solve_cutting_plane(
     certificate = _rounds(
         instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
     )
+    progress.corral = None  # Wolfe's factor is not needed by the checks of the result
     details: dict[str, Any] = {
         "stage": progress.stage,
         "stopped": progress.stopped,
@@ -619,8 +627,22 @@ def _first_pass(
 
 
 def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress: _Progress) -> bool:
-    """Whether the exact stage's estimated memory is available; if not, the run stops undecided."""
-    needed = exact_stage_bytes(instance.d, working.size, exact, instance.n, instance.p)
+    """Whether the exact stage's estimated memory is available; if not, the run stops undecided.
+
+    Wolfe's kernels are loaded (or compiled) first, so that the memory they
+    take is not counted as available to the stage.
+    """
+    if exact == "wolfe":
+        load_kernels()
+    needed = exact_stage_bytes(
+        instance.d,
+        working.size,
+        exact,
+        instance.n,
+        instance.p,
+        batch=progress.wolfe_batch,
+        sort=progress.sort_corral,
+    )
     available = available_memory()
     progress.memory = {"exact_memory_bytes": needed, "available_memory_bytes": available}
     if needed <= available:

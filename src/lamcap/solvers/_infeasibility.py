@@ -48,8 +48,9 @@ model :math:`\mathrm{fl}(a \circ b) = (a \circ b)(1 + \delta)`, :math:`|\delta|
 
 Each bound is evaluated in float64 and inflated by 1 % (covering the rounding
 of its own evaluation, a relative :math:`10^{-12}` at these sizes).  Cost:
-:math:`O(kD^2 + D^3)` flops and :math:`4D^2` numbers (about 0.5 GB at
-:math:`d = 64`).  It is tried up to :math:`D =`
+:math:`O(kD^2 + D^3)` flops and at most :math:`kD + 7D^2` numbers (1.08 GB
+at :math:`d = 64`, :func:`~lamcap.solvers._memory.perturbation_proof_bytes`;
+not tried when that memory is not available).  It is tried up to :math:`D =`
 :data:`PERTURBATION_MAX_DIMENSION` :math:`= 64^2`.  Beyond, its float64
 rounding floor, about :math:`(\gamma_k + \gamma_D)\|\hat A\|_F^2 \approx
 2kDu` (:math:`\|\hat A\|_F^2 \le k` after the scaling), reaches
@@ -147,7 +148,7 @@ from numpy.typing import NDArray
 
 from lamcap.problems import Instance
 from lamcap.solvers._certificates import FarkasCertificate, checked_certificate_arrays
-from lamcap.solvers._memory import available_memory
+from lamcap.solvers._memory import available_memory, perturbation_proof_bytes
 
 EXACT_MAX_SUPPORT = 40
 """Largest support (constraints) tried in exact rational arithmetic (about 1 s at 37)."""
@@ -732,10 +733,19 @@ def prove_infeasible(instance: Instance, certificate: FarkasCertificate) -> Infe
     support = (targets, rivals, inputs, alpha)
     if alpha.size > dimension:
         if dimension <= PERTURBATION_MAX_DIMENSION:
-            proven, detail = _perturbation_proof(support)
-            if proven:
-                return InfeasibilityProof(True, "perturbation", detail, time.perf_counter() - start)
-            details.append(detail)
+            needed, available = perturbation_proof_bytes(alpha.size, dimension), available_memory()
+            if needed > available:
+                details.append(
+                    f"the perturbation proof needs {needed / 1e9:.2f} GB of memory, "
+                    f"{available / 1e9:.2f} GB available: not tried"
+                )
+            else:
+                proven, detail = _perturbation_proof(support)
+                if proven:
+                    return InfeasibilityProof(
+                        True, "perturbation", detail, time.perf_counter() - start
+                    )
+                details.append(detail)
         else:
             details.append(
                 f"the perturbation proof is not tried above D = {PERTURBATION_MAX_DIMENSION} "

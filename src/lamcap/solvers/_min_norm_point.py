@@ -776,3 +776,28 @@ class CorralState:
         result = np.zeros(count)
         result[self.corral[: self.size]] = self.weights[: self.size]
         return result
+
+
+def load_kernels() -> None:
+    """Compile (or load from numba's cache) every kernel of the exact stage, and import scipy.linalg.
+
+    Runs Wolfe's algorithm on three points whose minimum-norm point is the
+    origin: a warm start (:meth:`CorralState.from_weights`, which factorises
+    with :func:`cholesky_in_place`), one :meth:`CorralState.run` (numba
+    compiles the whole kernel, every branch) and :func:`constraint_levels`.
+    The cutting-plane solver calls it before it measures the memory
+    available to the exact stage, so that the code loaded (tens of MB while
+    numba compiles) is not taken from the memory the stage was promised.
+
+    Examples
+    --------
+    >>> load_kernels()
+    >>> bool(constraint_levels.signatures)
+    True
+    """
+    directions = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    owners = np.zeros(3, dtype=np.int64)
+    inputs = np.array([[1.0, 0.0]])
+    state = CorralState.from_weights(directions, owners, inputs, np.ones(3), 4)
+    state.run(directions, owners, inputs, max_iterations=4, batch=2)
+    constraint_levels(directions, owners, inputs, np.eye(2), np.empty(3))
