@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -119,6 +120,7 @@ def _instrument(phases: _Phases) -> None:
 
 def _one(d: int, p: int, model: str, seed: int, max_seconds: float) -> dict[str, Any]:
     import lamcap  # noqa: PLC0415
+    from lamcap.solvers._memory import perturbation_proof_bytes  # noqa: PLC0415
 
     phases = _Phases()
     _instrument(phases)
@@ -141,6 +143,7 @@ def _one(d: int, p: int, model: str, seed: int, max_seconds: float) -> dict[str,
         "estimate": int(details.get("exact_memory_bytes", 0)),
         "check_set": phases.working_set,
         "proof_base": phases.entered.get("proof", 0),
+        "proof_estimate": perturbation_proof_bytes(corral, d * d),
     }
 
 
@@ -157,8 +160,7 @@ def measure(d: int, model: str, factor: float, seed: int, max_seconds: float) ->
 
 
 def _report(row: dict[str, Any]) -> None:
-    from lamcap.solvers._memory import perturbation_proof_bytes  # noqa: PLC0415
-
+    print(json.dumps(row), flush=True)  # the raw measurement first
     at_check = row["at_check"]
     after = {k: v for k, v in row["peaks"].items() if k not in ("before", "proof")}
     peak = max(after.values(), default=at_check)
@@ -166,7 +168,7 @@ def _report(row: dict[str, Any]) -> None:
     ratio = row["estimate"] / need if need > 0 else float("nan")
     if "proof" in row["peaks"] and row["support"] > row["d"] ** 2:  # the perturbation proof ran
         proof_need = row["peaks"]["proof"] - row["proof_base"]
-        proof_estimate = perturbation_proof_bytes(row["support"], row["d"] ** 2)
+        proof_estimate = row["proof_estimate"]
         proof = (
             f"; proof: need {proof_need / 1e9:.3f} GB, estimate {proof_estimate / 1e9:.3f} GB, "
             f"ratio {proof_estimate / proof_need:.2f}"
