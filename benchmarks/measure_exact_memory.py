@@ -120,6 +120,10 @@ def _instrument(phases: _Phases) -> None:
 
 def _one(d: int, p: int, model: str, seed: int, max_seconds: float) -> dict[str, Any]:
     import lamcap  # noqa: PLC0415
+    from lamcap.solvers._infeasibility import (  # noqa: PLC0415
+        PERTURBATION_MAX_DIMENSION,
+        _verified_inverse_bytes,
+    )
     from lamcap.solvers._memory import perturbation_proof_bytes  # noqa: PLC0415
 
     phases = _Phases()
@@ -143,7 +147,11 @@ def _one(d: int, p: int, model: str, seed: int, max_seconds: float) -> dict[str,
         "estimate": int(details.get("exact_memory_bytes", 0)),
         "check_set": phases.working_set,
         "proof_base": phases.entered.get("proof", 0),
-        "proof_estimate": perturbation_proof_bytes(corral, d * d),
+        "proof_estimate": (
+            perturbation_proof_bytes(corral, d * d)
+            if d * d <= PERTURBATION_MAX_DIMENSION
+            else _verified_inverse_bytes(corral, d * d)
+        ),
     }
 
 

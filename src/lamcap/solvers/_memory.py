@@ -65,8 +65,10 @@ Not included, because each checks its own need against
 :func:`available_memory` when it is about to run and is skipped (with the
 reason in ``details``) when it would not fit: the least-squares polish and
 HiGHS' dual ray that may repair a Farkas vector on the dense rows
-(:func:`dense_repair_bytes`), and the perturbation proof of exact
-infeasibility (:func:`perturbation_proof_bytes`, up to :math:`d = 64`).
+(:func:`dense_repair_bytes`), and the proofs of exact infeasibility
+(:mod:`lamcap.solvers._infeasibility`: the perturbation proof up to
+:math:`d = 64`, :func:`perturbation_proof_bytes`; the verified inverse above
+it), which run after Wolfe's factor is released.
 
 NNLS and HiGHS as exact stages (``exact="nnls"`` or ``"highs"``) hold the
 dense rows, :math:`|S| \times D`, three times over (the rows, the stacked
