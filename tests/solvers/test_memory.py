@@ -180,17 +180,22 @@ def test_proof_without_memory_is_not_tried(monkeypatch: pytest.MonkeyPatch) -> N
     assert certificate is not None
     assert certificate.alpha.size == 65
     needed = perturbation_proof_bytes(65, 64)
+    monkeypatch.setattr(infeasibility, "available_memory", lambda: needed)
+    assert infeasibility.prove_infeasible(instance, certificate).method == "perturbation"
     monkeypatch.setattr(infeasibility, "available_memory", lambda: needed - 1)
+    # the perturbation proof is skipped; the verified inverse needs less and proves it
+    assert infeasibility.prove_infeasible(instance, certificate).method == "verified_inverse"
+    monkeypatch.setattr(infeasibility, "available_memory", lambda: 0)
     proof = infeasibility.prove_infeasible(instance, certificate)
     assert not proof.proven
-    assert f"needs {needed / 1e9:.2f} GB of memory" in proof.detail
+    assert f"the perturbation proof needs {needed / 1e9:.2f} GB of memory" in proof.detail
+    assert proof.detail.count("GB available: not tried") == 2
     result = build_result(instance, None, certificate=certificate, method="x")
     assert result.verdict == "infeasible"  # gamma* <= eps still holds
     assert result.certificate is not None
     assert not result.certificate.exact
+    assert "not tried" in result.details["proof"]
     assert verify(instance, result)
-    monkeypatch.setattr(infeasibility, "available_memory", lambda: needed)
-    assert infeasibility.prove_infeasible(instance, certificate).proven
 
 
 @pytest.mark.parametrize(("available", "tried"), [(0, 1), (10**12, 3)])
