@@ -81,7 +81,8 @@ Measured with Wolfe (``benchmarks/measure_exact_memory.py``: the resident
 memory at the check, then the kernel's peak from there to the end of the
 run; infeasible instances at :math:`1.07\,p_c`, both models,
 docs/solvers-at-scale.md): the estimate is above the need at every point,
-1.3x at d = 32, 1.13-1.15x at d = 48 and 1.07-1.08x at d = 64.
+1.3x at d = 32, 1.13-1.15x at d = 48, 1.07-1.08x at d = 64 and 1.05x at
+d = 96 (decoupled; the working set grew 2.8-fold there).
 Wolfe's factor alone, :math:`8 C^2`, is 134 MB at d = 64, 680 MB at
 d = 96, 2.15 GB at d = 128 and 34.4 GB at d = 256.
 """
