@@ -254,12 +254,18 @@ def _infeasible_support(d: int, p: int) -> tuple[Instance, FarkasCertificate]:
 
 @pytest.mark.parametrize(("d", "p"), [(4, 8), (6, 16), (8, 30), (12, 60)])
 def test_verified_inverse_agrees_with_the_gram_proof(d: int, p: int) -> None:
-    """Genuine spanning supports near the transition: both perturbation proofs succeed."""
+    """Genuine spanning supports near the transition: both perturbation proofs succeed.
+
+    Where the support is small enough (d = 4, 6: 17 and 37 constraints), exact
+    rational arithmetic proves it too.
+    """
     instance, certificate = _infeasible_support(d, p)
     support = _support(instance, certificate)
     assert _perturbation_proof(support)[0]
     proven, detail = _verified_inverse_proof(support)
     assert proven, detail
+    if support[3].size <= infeasibility.EXACT_MAX_SUPPORT:
+        assert _exact_proof(*support)[0]
 
 
 @pytest.mark.parametrize(("d", "p"), [(4, 8), (6, 16)])
