@@ -152,6 +152,32 @@ def test_large_dimension_mode_decides_like_the_default(
         assert large.certificate.exact == default.certificate.exact
 
 
+@pytest.mark.parametrize("large_dimension", [1, 96])
+def test_wolfe_runs_exhaustively_from_the_large_dimension_on(
+    large_dimension: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From large_dimension on, feasibility runs Wolfe without tolerances (a full corral)."""
+    from lamcap.solvers._min_norm_point import CorralState
+
+    calls: list[bool] = []
+    run = CorralState.run
+
+    def spy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs.get("exhaustive", False))
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(CorralState, "run", spy)
+    monkeypatch.setattr(cutting_plane, "load_kernels", lambda: None)  # its own warm-up run
+    instance = make_instance(6, 16, seed=0)  # infeasible
+    result = _solve(instance, feasibility_first=False, large_dimension=large_dimension)
+    assert result.verdict == "infeasible"
+    assert calls
+    assert set(calls) == {large_dimension <= instance.d}
+    assert result.certificate is not None
+    assert result.certificate.alpha.size == instance.d**2 + 1
+    assert result.certificate.exact
+
+
 def test_dense_certificate_repairs_are_skipped_above_their_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

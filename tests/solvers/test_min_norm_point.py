@@ -12,10 +12,13 @@ from scipy.optimize import nnls
 
 from lamcap.solvers._min_norm_point import (
     FORWARD_BLOCK,
+    OPTIMALITY_TOLERANCE,
+    ZERO_TOLERANCE,
     CorralState,
     _append_many,
     _candidates,
     _forward_solve_many,
+    _wolfe,
     cholesky_in_place,
 )
 
@@ -179,6 +182,72 @@ def test_rounding_stall_keeps_a_convex_combination() -> None:
         point = state.point(points, owners, inputs)
         np.testing.assert_allclose(point[:, 0], weights @ points, atol=1e-15)
     assert stalls >= 5
+
+
+def _nearly_zero_corral(dimension: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Points in R^D: D - 1 whose hull misses the origin by 1e-11, and two that put it inside.
+
+    Returns the D + 1 points and warm-start weights on the first D - 1.  The
+    origin is in the hull of all D + 1 (generic, so only of all of them).
+    """
+    rng = np.random.default_rng(seed)
+    near = rng.standard_normal((dimension - 1, dimension)) / np.sqrt(dimension)
+    weights = rng.uniform(0.5, 1.5, dimension - 1)
+    normal = np.linalg.svd(near[:-1].T)[0][:, -1]  # orthogonal to the first D - 2 points
+    near[-1] = -(weights[:-1] @ near[:-1]) / weights[-1] + 1e-11 * normal
+    sideways = rng.standard_normal(dimension)
+    sideways -= (sideways @ normal) * normal
+    sideways /= np.linalg.norm(sideways)
+    points = np.concatenate([near, [-normal + 0.3 * sideways, -normal - 0.3 * sideways]])
+    return points, np.concatenate([weights, [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exhaustive_run_fills_the_corral(seed: int) -> None:
+    """With the tolerances Wolfe calls x zero on D - 1 points; exhaustive, it goes on to D + 1.
+
+    Only a corral of D + 1 points can carry an exact Farkas vector for generic
+    points (prove_infeasible needs a support of more than D constraints).
+    """
+    dimension = 8
+    points, weights = _nearly_zero_corral(dimension, seed)
+    owners = np.zeros(dimension + 1, dtype=np.int64)
+    inputs = np.array([[1.0]])
+    default = CorralState.from_weights(points, owners, inputs, weights, dimension + 2)
+    assert default.run(points, owners, inputs, max_iterations=1000) == "zero"
+    assert default.size == dimension - 1
+    full = CorralState.from_weights(points, owners, inputs, weights, dimension + 2)
+    status = full.run(points, owners, inputs, max_iterations=1000, exhaustive=True)
+    assert status in ("stalled", "optimal", "zero")
+    assert full.size == dimension + 1
+    assert full.squared_norm < 1e-3 * default.squared_norm
+    convex = full.convex_weights(dimension + 1)
+    assert convex.min() > 0
+    assert np.linalg.norm(convex @ points) < 1e-14
+
+
+@pytest.mark.parametrize("exhaustive", [False, True])
+def test_wolfe_kernel_matches_its_python_function(exhaustive: bool) -> None:
+    """The compiled kernel against its py_func on the same warm start (batch 1 and 3)."""
+    points, weights = _nearly_zero_corral(8, 0)
+    owners = np.zeros(points.shape[0], dtype=np.int64)
+    inputs = np.array([[1.0]])
+    tolerances = (0.0, 0.0) if exhaustive else (ZERO_TOLERANCE, OPTIMALITY_TOLERANCE)
+    for batch in (1, 3):
+        outcomes = []
+        for kernel in (_wolfe, _wolfe.py_func):
+            state = CorralState.from_weights(points, owners, inputs, weights, 10)
+            levels = np.empty(points.shape[0])
+            result = kernel(
+                points, owners, inputs, state.corral, state.weights, state.factor,
+                state.solved, state.size, 1000, levels, True, batch, *tolerances,
+            )  # fmt: skip
+            outcomes.append((result, state.corral[: result[1]].copy(), state.weights.copy()))
+        (compiled, corral, compiled_weights), (python, python_corral, python_weights) = outcomes
+        assert compiled[:3] == python[:3]
+        assert compiled[3] == pytest.approx(python[3], rel=1e-6, abs=1e-30)
+        np.testing.assert_array_equal(corral, python_corral)
+        np.testing.assert_allclose(compiled_weights, python_weights, rtol=1e-9, atol=1e-15)
 
 
 @pytest.mark.parametrize(("size", "block"), [(1, 4), (7, 3), (64, 16), (130, 32)])

@@ -62,8 +62,10 @@ runs: ``"feasible"`` is still certified by the full pass, but
 ``"infeasible"`` needs the exact stage, so such runs end ``"undecided"`` on
 infeasible instances.  From ``large_dimension`` (96) on, the exact stage
 starts at the first ascent round that cannot separate its working set, adds
-up to 64 points per Wolfe major cycle and sorts the corral by weight before
-each exact round (docs/solvers-at-scale.md).
+up to 64 points per Wolfe major cycle, sorts the corral by weight before
+each exact round and runs Wolfe until rounding stalls it, so that an
+infeasible instance's corral fills to :math:`d^2 + 1` points
+(docs/solvers-at-scale.md).
 
 Max-margin objective
 --------------------
@@ -154,7 +156,13 @@ class CuttingPlaneOptions:
         cycle would stream its 2 GB factor 16 000 times); with
         ``objective="feasible"`` the corral is also sorted by weight before
         each exact round (:meth:`~lamcap.solvers._min_norm_point.CorralState.sort_by_weight`),
-        so that the points that leave it are mostly the last ones.
+        so that the points that leave it are mostly the last ones, and Wolfe
+        runs until rounding stalls it (``exhaustive``: no zero or optimality
+        tolerance), so that the corral of an infeasible instance fills to
+        ``d**2 + 1`` points and the verified inverse can prove gamma* <= 0
+        (measured at d = 96: with the tolerances the run stopped 2 points
+        short, at ||x|| = 3e-12, and nothing could be proven; without them,
+        in the same 770 s of CPU, it was proven).
     max_rounds : cap on passes (first-order and exact rounds together).
     wolfe_batch : points a Wolfe major cycle may add at once
         (:meth:`~lamcap.solvers._min_norm_point.CorralState.run`); default 64
@@ -453,6 +461,7 @@ class _Progress:
     memory: dict[str, int] = field(default_factory=dict)
     inseparable: bool = False
     sort_corral: bool = False
+    exhaustive: bool = False
 
     def offer(self, weights: NDArray[np.float64], margin: float) -> None:
         if not margin <= self.margin:  # NaN-safe: replaces a NaN best
@@ -566,6 +575,7 @@ def solve_cutting_plane(
         nnls_cost_factor=opts.nnls_cost_factor,
         wolfe_batch=_wolfe_batch(opts, bounds is not None, instance.d),
         sort_corral=bounds is None and instance.d >= opts.large_dimension,
+        exhaustive=bounds is None and instance.d >= opts.large_dimension,
     )
     if bounds is not None:
         bounds.offer_primal(initial, found.lowest)
@@ -1067,10 +1077,13 @@ def _wolfe_min_norm_point(
             unit_inputs,
             max_iterations=slice_iterations,
             batch=progress.wolfe_batch,
+            exhaustive=progress.exhaustive,
         )
         progress.corral_keys = keys[state.corral[: state.size]].copy()
         if status in ("optimal", "zero", "stalled"):  # stalled: min-norm to working accuracy
             break
+        if status == "capacity" and state.factor.shape[0] >= d * d + 2:
+            break  # d^2 + 2 affinely independent points in R^(d^2): rounding, as stalled
         if status == "capacity":
             state.grow(min(d * d + 2, 2 * state.factor.shape[0]))
         elapsed = max(time.perf_counter() - tick, 1e-6)

@@ -462,9 +462,15 @@ def _wolfe(
     max_iterations: int,
     levels: NDArray[np.float64],
     settle: bool,
-    batch: int = 1,
+    batch: int,
+    zero_tolerance: float,
+    optimality_tolerance: float,
 ) -> tuple[int, int, int, float]:
     """Major cycles; return ``(status, corral size, iterations, squared norm)``.
+
+    The tolerances are :data:`ZERO_TOLERANCE` and :data:`OPTIMALITY_TOLERANCE`,
+    or 0 for a run that stops only when rounding stalls it
+    (:meth:`CorralState.run` with ``exhaustive``).
 
     With ``settle`` the given corral and weights are first moved to their
     affine minimiser by minor cycles (a warm start from other weights).
@@ -496,10 +502,10 @@ def _wolfe(
             point = _point(directions, owners, inputs, corral, weights, k)
             squared = np.sum(point * point)
             constraint_levels(directions, owners, inputs, point, levels)
-            if squared <= ZERO_TOLERANCE * scale:
+            if squared <= zero_tolerance * scale:
                 return _ZERO, k, iteration, squared
             best = int(np.argmin(levels))
-            if squared - levels[best] <= OPTIMALITY_TOLERANCE * scale:
+            if squared - levels[best] <= optimality_tolerance * scale:
                 return _OPTIMAL, k, iteration, squared
         if member[best]:
             return _STALLED, k, iteration, squared
@@ -507,7 +513,7 @@ def _wolfe(
             return _CAPACITY, k, iteration, squared
         if batch > 1 and k > 0:
             limit = min(batch, capacity - k)
-            below = squared - OPTIMALITY_TOLERANCE * scale
+            below = squared - optimality_tolerance * scale
             chosen = _candidates(levels, member, below, best, limit)
             count = chosen.shape[0]
             cross = np.empty((count, k))
@@ -717,6 +723,7 @@ class CorralState:
         *,
         max_iterations: int,
         batch: int = 1,
+        exhaustive: bool = False,
     ) -> str:
         r"""Continue Wolfe's algorithm on the points :math:`V_i` for at most ``max_iterations`` major cycles.
 
@@ -730,6 +737,14 @@ class CorralState:
             published; more: the most violated point plus up to ``batch - 1``
             others below the optimality level, appended in one pass over the
             factor; the min-norm point reached is the same).
+        exhaustive : stop only when rounding stalls the algorithm (or ``x`` is
+            exactly 0 or has no point below it at all): zero and optimality
+            tolerances 0 instead of :data:`ZERO_TOLERANCE` and
+            :data:`OPTIMALITY_TOLERANCE`.  When the origin is in the points'
+            hull the corral then fills to :math:`d^2 + 1` points with
+            :math:`x` at the rounding floor, a support an exact proof can use
+            (:func:`~lamcap.solvers.prove_infeasible`); with the tolerances a
+            run may stop at :math:`\|x\| \approx 10^{-11}` a few points short.
 
         Returns
         -------
@@ -753,6 +768,8 @@ class CorralState:
             levels,
             not self.settled,
             batch,
+            0.0 if exhaustive else ZERO_TOLERANCE,
+            0.0 if exhaustive else OPTIMALITY_TOLERANCE,
         )
         self.settled = True
         self.iterations += iterations
