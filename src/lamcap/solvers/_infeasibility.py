@@ -114,8 +114,8 @@ supports, where the Gram bound needs :math:`2kDu < \sigma_D^2`.  Cost:
 :math:`14D^3/3` flops (LU :math:`2D^3/3`, the rows of :math:`X` by triangular
 solves :math:`2D^3`, :math:`X\hat A_B` :math:`2D^3`): :math:`3.7\times10^{12}`
 at :math:`d = 96`, :math:`2.1\times10^{13}` at :math:`d = 128`; memory
-:math:`8(kD + D^2)` bytes and row blocks (1.4 GB at :math:`d = 96`,
-4.3 GB at :math:`d = 128`), checked against
+:math:`8(kD + D^2 + 6bD)` bytes with :math:`b =` :data:`_INVERSE_BLOCK`
+(1.6 GB at :math:`d = 96`, 4.7 GB at :math:`d = 128`), checked against
 :func:`~lamcap.solvers._memory.available_memory` first (when it does not fit
 the proof is not tried and the verdict keeps :math:`\gamma^* \le
 \varepsilon`).
