@@ -22,7 +22,10 @@ from lamcap.solvers._feasibility_stage import (
     FeasibilityOptions,
     _Memory,
     _smallest_first,
+    _weighted_rows,
+    _working_levels,
     constraint_directions,
+    exp_nonpositive,
     lbfgs_direction,
     lowest_constraints,
     run_feasibility_stage,
@@ -96,6 +99,50 @@ def test_softmin_loss_matches_logaddexp_and_central_differences(kernel) -> None:
         shifted[1][mu, t] -= step
         values = [_reference_loss(h, offsets, pool, target_rows, rows, scales) for h in shifted]
         assert gradient[mu, t] == pytest.approx((values[0] - values[1]) / (2 * step), abs=1e-7)
+
+
+@pytest.mark.parametrize("kernel", [exp_nonpositive, exp_nonpositive.py_func])
+def test_exp_nonpositive_within_two_units_in_the_last_place(kernel) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(5)
+    arguments = np.concatenate(
+        [-rng.exponential(30.0, 5000), -rng.uniform(0.0, 708.0, 2000), [0.0, -0.0, -5e-324]]
+    )
+    values = arguments.copy()
+    kernel(values, np.empty(values.size), values.size)
+    exact = np.array([math.exp(x) for x in arguments])
+    assert np.all(np.abs(values - exact) <= 2.0 * np.spacing(exact))
+    tail = np.array([-708.5, -745.2, -1e300, -np.inf, np.nan, -3.0])
+    kernel(tail, np.empty(tail.size), 5)  # the last entry is beyond count: untouched
+    floor = math.exp(-708.0)  # arguments below -708 give e^-708
+    assert np.all(tail[:4] == tail[0])
+    assert abs(tail[0] - floor) <= 2.0 * np.spacing(floor)
+    assert math.isnan(tail[4])
+    assert tail[5] == -3.0
+
+
+def test_softmin_helpers_match_their_py_funcs() -> None:
+    hidden, offsets, pool, target_rows, rows, scales = _working_set(9, 6, 5, seed=3)
+    outputs = []
+    for levels_kernel, rows_kernel in [
+        (_working_levels, _weighted_rows),
+        (_working_levels.py_func, _weighted_rows.py_func),
+    ]:
+        levels, shifts, gradient = np.empty(rows.size), np.empty(9), np.empty_like(hidden)
+        lowest = levels_kernel(hidden, offsets, pool, target_rows, rows, scales, levels, shifts)
+        rows_kernel(scales, offsets, pool, target_rows, rows, gradient)
+        outputs.append((lowest, levels, shifts, gradient))
+    (lowest, levels, shifts, gradient), (lowest_py, levels_py, shifts_py, gradient_py) = outputs
+    assert lowest == pytest.approx(lowest_py, rel=1e-13)
+    np.testing.assert_allclose(levels, levels_py, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(shifts, shifts_py, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(gradient, gradient_py, rtol=1e-12, atol=1e-13)
+    owners = np.repeat(np.arange(9), np.diff(offsets))
+    for mu in range(9):
+        block = levels[offsets[mu] : offsets[mu + 1]]
+        assert shifts[mu] == max(0.0, -float(block.min(initial=math.inf)))
+    expected = np.zeros_like(hidden)
+    np.add.at(expected, owners, scales[:, None] * (pool[rows] - pool[target_rows[owners]]))
+    np.testing.assert_allclose(gradient, expected, rtol=1e-12, atol=1e-13)
 
 
 def test_softmin_loss_survives_huge_margins_and_empty_blocks() -> None:
