@@ -21,6 +21,7 @@ from lamcap.solvers._cutting_plane import CuttingPlaneOptions, _score_pass, solv
 from lamcap.solvers._feasibility_stage import (
     FeasibilityOptions,
     _Memory,
+    _presort_below_sample,
     _smallest_first,
     _weighted_rows,
     _working_levels,
@@ -199,17 +200,36 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: 
 
 
 @pytest.mark.parametrize("kernel", [_smallest_first, _smallest_first.py_func])
-@pytest.mark.parametrize(("count", "keep"), [(50, 7), (50, 1), (50, 49), (6, 10), (0, 3)])
+@pytest.mark.parametrize(
+    ("count", "keep"),
+    [(50, 7), (50, 1), (50, 49), (6, 10), (0, 3), (500, 40), (507, 1), (600, 120)],
+)
 def test_smallest_first_keeps_the_smallest_in_order(kernel, count: int, keep: int) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(count + keep)
-    values = rng.integers(0, 12, size=60).astype(float)  # many ties
-    labels = np.arange(60, dtype=np.int64)
+    size = max(60, count + 10)
+    values = rng.integers(0, 12 if count < 100 else 400, size=size).astype(float)  # ties
+    labels = np.arange(size, dtype=np.int64)
     original = values.copy()
     kept = kernel(values, labels, count, keep)
     assert kept == min(count, keep)
     np.testing.assert_array_equal(values[:kept], np.sort(original[:count])[:kept])
     np.testing.assert_array_equal(original[labels[:kept]], values[:kept])  # labels follow
     assert sorted(labels[:count].tolist()) == list(range(count))  # a permutation
+
+
+@pytest.mark.parametrize("kernel", [_presort_below_sample, _presort_below_sample.py_func])
+def test_presort_below_sample_moves_exactly_the_entries_below_its_pivot(kernel) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(11)
+    values = rng.standard_normal(700)
+    labels = np.arange(700, dtype=np.int64)
+    original = values.copy()
+    below = kernel(values, labels, 640, 50)
+    pivot = np.partition(original[: 640 : 640 // 64][:64], 8)[8]  # rank 50 * 64 // 640 + 3
+    assert below == int(np.sum(original[:640] < pivot))
+    assert np.all(values[:below] < pivot)
+    assert np.all(values[below:640] >= pivot)
+    np.testing.assert_array_equal(original[labels], values)  # a permutation, labels follow
+    np.testing.assert_array_equal(values[640:], original[640:])
 
 
 def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:

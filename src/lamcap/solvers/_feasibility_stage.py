@@ -336,6 +336,40 @@ def softmin_loss(
     return total, lowest
 
 
+_SAMPLE = 64
+
+
+@numba.njit(cache=True, nogil=True)
+def _presort_below_sample(
+    values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
+) -> int:
+    """Move every entry of ``values[:count]`` below a sampled pivot to the front; return how many.
+
+    The pivot is the order statistic of ``_SAMPLE`` evenly spaced entries
+    just above the fraction ``keep / count`` (three sample entries of slack),
+    so that usually a little more than ``keep`` entries lie below it; the
+    move is Lomuto's partition without branches (a swap per entry, the front
+    advancing when the entry is below the pivot), which costs about one pass
+    where Hoare's selection from the middle makes several, each with
+    unpredictable branches (measured: 3.0 ms for 508 rows of 507 levels at
+    d = 64).  The caller falls back to the full selection when fewer than
+    ``keep`` entries come out below the pivot.
+    """
+    step = count // _SAMPLE
+    sample = np.empty(_SAMPLE)
+    for k in range(_SAMPLE):
+        sample[k] = values[k * step]
+    rank = min(_SAMPLE - 1, (keep * _SAMPLE) // count + 3)
+    pivot = np.partition(sample, rank)[rank]
+    front = 0
+    for i in range(count):
+        value, label = values[i], labels[i]
+        values[i], labels[i] = values[front], labels[front]
+        values[front], labels[front] = value, label
+        front += value < pivot
+    return front
+
+
 @numba.njit(cache=True, nogil=True)
 def _smallest_first(
     values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
@@ -343,8 +377,15 @@ def _smallest_first(
     """Move the ``keep`` smallest of ``values[:count]`` (and their labels) to the front, ascending.
 
     Hoare's selection, then an insertion sort of the kept ones (a few dozen);
-    returns ``min(count, keep)``.  Equal values may come in any order.
+    returns ``min(count, keep)``.  Equal values may come in any order.  When
+    ``keep`` is a small part of ``count``, :func:`_presort_below_sample`
+    first moves a slightly larger set holding the smallest to the front, so
+    that the selection runs on that set only.
     """
+    if count > 4 * keep and count >= 2 * _SAMPLE:
+        below = _presort_below_sample(values, labels, count, keep)
+        if below >= keep:  # the keep smallest are among the first `below`
+            count = below
     if count > keep:
         lo, hi, k = 0, count - 1, keep - 1
         while lo < hi:
