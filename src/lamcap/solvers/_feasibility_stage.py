@@ -303,7 +303,8 @@ def softmin_loss(
         \frac{e^{-\ell_i}/\nu_i}{1 + \sum_{j \in S_\mu} e^{-\ell_j}}\,
         (o_{t(\mu)} - o_{\rho_i}),
 
-    evaluated as a shifted log-sum-exp (no overflow for any finite margin).
+    evaluated as a shifted log-sum-exp (no overflow for any finite margin), its
+    exponentials over the whole working set at once by :func:`exp_nonpositive`.
     The output rows :math:`o` are read from ``pool`` by index, so the original
     model's shared outputs are never copied per constraint:
     ``target_rows[mu]`` is association ``mu``'s target row, constraint ``i``
