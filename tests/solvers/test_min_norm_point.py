@@ -17,6 +17,7 @@ from lamcap.solvers._min_norm_point import (
     CorralState,
     _append_many,
     _candidates,
+    _delete,
     _forward_solve_many,
     _wolfe,
     cholesky_in_place,
@@ -84,8 +85,10 @@ def test_factor_stays_a_cholesky_factor_of_the_augmented_gram(batch: int) -> Non
     state.run(directions, owners, inputs, max_iterations=30, batch=batch)  # with deletions
     rows = _dense(directions, owners, inputs)[state.corral[: state.size]]
     augmented = 1.0 + rows @ rows.T
-    factor = state.factor[: state.size, : state.size]
+    factor = state.cholesky_factor()
     assert np.allclose(np.triu(factor, 1), 0.0)
+    assert not state.factor[state.rows[: state.size], state.size :].any()  # zero right of L
+    assert not state.factor[state.rows[state.size :]].any()  # free storage rows are zero
     np.testing.assert_allclose(factor @ factor.T, augmented, rtol=0, atol=1e-10)
     np.testing.assert_allclose(factor @ state.solved[: state.size], 1.0, rtol=0, atol=1e-10)
 
@@ -123,7 +126,7 @@ def test_sorting_by_weight_keeps_the_point_and_refactorises_the_corral() -> None
     assert np.all(np.diff(weights) <= 0.0)
     np.testing.assert_allclose(state.point(directions, owners, inputs), before, atol=1e-15)
     rows = _dense(directions, owners, inputs)[state.corral[: state.size]]
-    factor = state.factor[: state.size, : state.size]
+    factor = state.cholesky_factor()
     np.testing.assert_allclose(factor @ factor.T, 1.0 + rows @ rows.T, rtol=0, atol=1e-10)
     np.testing.assert_allclose(factor @ state.solved[: state.size], 1.0, rtol=0, atol=1e-10)
     assert np.all(state.factor[state.size :] == 0.0)
@@ -240,7 +243,7 @@ def test_wolfe_kernel_matches_its_python_function(exhaustive: bool) -> None:
             levels = np.empty(points.shape[0])
             result = kernel(
                 points, owners, inputs, state.corral, state.weights, state.factor,
-                state.solved, state.size, 1000, levels, True, batch, *tolerances,
+                state.rows, state.solved, state.size, 1000, levels, True, batch, *tolerances,
             )  # fmt: skip
             outcomes.append((result, state.corral[: result[1]].copy(), state.weights.copy()))
         (compiled, corral, compiled_weights), (python, python_corral, python_weights) = outcomes
@@ -273,13 +276,16 @@ def test_blocked_cholesky_refuses_an_indefinite_matrix() -> None:
 def test_blocked_forward_substitution_matches_scipy_and_its_python_version(k: int) -> None:
     rng = np.random.default_rng(k)
     points = rng.standard_normal((k + 3, 2 * k + 8))
-    factor = np.zeros((k + 5, k + 5))
-    factor[: k + 3, : k + 3] = np.linalg.cholesky(1.0 + points @ points.T / k)
+    lower = np.zeros((k + 5, k + 5))
+    lower[: k + 3, : k + 3] = np.linalg.cholesky(1.0 + points @ points.T / k)
+    rows = rng.permutation(k + 5)  # row i of L lives in storage row rows[i]
+    factor = np.empty_like(lower)
+    factor[rows] = lower
     right = rng.standard_normal((k, 5))
-    expected = solve_triangular(factor[:k, :k], right, lower=True)
+    expected = solve_triangular(lower[:k, :k], right, lower=True)
     for kernel in (_forward_solve_many, _forward_solve_many.py_func):
         solved = right.copy()
-        kernel(factor, k, solved)
+        kernel(factor, rows, k, solved)
         np.testing.assert_allclose(solved, expected, rtol=0, atol=1e-11 * np.abs(expected).max())
 
 
@@ -298,7 +304,7 @@ def test_block_append_kernel_matches_its_python_version_and_one_by_one_appends()
     results = []
     for kernel in (_append_many, _append_many.py_func):
         f, z, accepted = factor.copy(), solved.copy(), np.empty(3, dtype=np.int64)
-        kept = kernel(f, z, k, cross, among, accepted)
+        kept = kernel(f, np.arange(10), z, k, cross, among, accepted)
         results.append((kept, accepted[:kept].copy(), f, z))
     (kept, accepted, f, z), (kept_py, accepted_py, f_py, z_py) = results
     assert kept == kept_py == 2
@@ -308,6 +314,33 @@ def test_block_append_kernel_matches_its_python_version_and_one_by_one_appends()
     np.testing.assert_allclose(f[:8, :8] @ f[:8, :8].T, augmented[np.ix_(members, members)])
     np.testing.assert_allclose(f[:8, :8] @ z[:8], 1.0)
     np.testing.assert_allclose(z_py[:8], z[:8], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("position", [0, 1, 5, 9, 10])
+def test_deleting_a_member_leaves_the_cholesky_factor_of_the_others(position: int) -> None:
+    """One-pass deletion against LAPACK's factor of the remaining Gram matrix (and its py_func)."""
+    rng = np.random.default_rng(position)
+    points = rng.standard_normal((11, 14))
+    augmented = 1.0 + points @ points.T
+    factor = np.zeros((12, 12))
+    factor[:11, :11] = np.linalg.cholesky(augmented)
+    solved = np.zeros(12)
+    solved[:11] = solve_triangular(factor[:11, :11], np.ones(11), lower=True)
+    kept = [member for member in range(11) if member != position]
+    expected = np.linalg.cholesky(augmented[np.ix_(kept, kept)])
+    storage = np.random.default_rng(99).permutation(12)  # row i of L in storage row storage[i]
+    for kernel in (_delete, _delete.py_func):
+        f, z, rows = np.empty_like(factor), solved.copy(), storage.copy()
+        f[rows] = factor
+        corral, weights = np.arange(12, dtype=np.int64), np.linspace(0.0, 1.0, 12)
+        kernel(f, rows, z, 11, position, corral, weights)
+        assert sorted(rows.tolist()) == list(range(12))
+        np.testing.assert_allclose(f[rows[:10], :10], expected, rtol=0, atol=1e-12)
+        assert not f[rows[:10], 10:].any()  # zero right of the diagonal
+        assert not f[rows[10:]].any()  # the freed storage row is cleared
+        np.testing.assert_allclose(z[:10], solve_triangular(expected, np.ones(10), lower=True))
+        assert corral[:10].tolist() == kept
+        np.testing.assert_array_equal(weights[:10], np.linspace(0.0, 1.0, 12)[kept])
 
 
 def test_candidate_selection_matches_its_python_version() -> None:

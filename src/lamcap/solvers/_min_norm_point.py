@@ -148,6 +148,7 @@ def cholesky_in_place(matrix: NDArray[np.float64], block: int = CHOLESKY_BLOCK) 
 @numba.njit(cache=True)
 def _append(
     factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
     solved: NDArray[np.float64],
     k: int,
     column: NDArray[np.float64],
@@ -157,19 +158,23 @@ def _append(
 
     False when the new point is affinely dependent on the corral.
     """
+    new = rows[k]
     total = 0.0
     for i in range(k):
+        row = rows[i]
         value = column[i]
         for t in range(i):
-            value -= factor[i, t] * factor[k, t]
-        value /= factor[i, i]
-        factor[k, i] = value
+            value -= factor[row, t] * factor[new, t]
+        value /= factor[row, i]
+        factor[new, i] = value
         total += value * value
     remainder = diagonal - total
     if remainder <= 1e-13 * diagonal:
+        for t in range(k):
+            factor[new, t] = 0.0  # free rows are zero
         return False
-    factor[k, k] = math.sqrt(remainder)
-    _forward_rows(factor, solved, k, k + 1)
+    factor[new, k] = math.sqrt(remainder)
+    _forward_rows(factor, rows, solved, k, k + 1)
     return True
 
 
@@ -178,8 +183,10 @@ FORWARD_BLOCK = 128
 
 
 @numba.njit(cache=True)
-def _forward_solve_many(factor: NDArray[np.float64], k: int, right: NDArray[np.float64]) -> None:
-    r"""Overwrite ``right`` (``k x B``, C-contiguous) with :math:`L^{-1}` ``right``, :math:`L` = ``factor[:k, :k]``.
+def _forward_solve_many(
+    factor: NDArray[np.float64], rows: NDArray[np.int64], k: int, right: NDArray[np.float64]
+) -> None:
+    r"""Overwrite ``right`` (``k x B``, C-contiguous) with :math:`L^{-1}` ``right``, :math:`L_{i,:}` = ``factor[rows[i], :k]``.
 
     Blocked by rows: block :math:`I` first subtracts :math:`L_{I,<I} X_{<I}`
     (one matrix product, BLAS through ``np.dot``: the :math:`k^2 B/2`
@@ -190,14 +197,17 @@ def _forward_solve_many(factor: NDArray[np.float64], k: int, right: NDArray[np.f
     for start in range(0, k, FORWARD_BLOCK):
         stop = min(k, start + FORWARD_BLOCK)
         if start > 0:
-            left = np.ascontiguousarray(factor[start:stop, :start])
+            left = np.empty((stop - start, start))
+            for i in range(start, stop):
+                left[i - start] = factor[rows[i], :start]
             right[start:stop] -= np.dot(left, np.ascontiguousarray(right[:start]))
         for i in range(start, stop):
+            row = rows[i]
             for t in range(start, i):
-                entry = factor[i, t]
+                entry = factor[row, t]
                 for b in range(count):
                     right[i, b] -= entry * right[t, b]
-            scale = 1.0 / factor[i, i]
+            scale = 1.0 / factor[row, i]
             for b in range(count):
                 right[i, b] *= scale
 
@@ -205,6 +215,7 @@ def _forward_solve_many(factor: NDArray[np.float64], k: int, right: NDArray[np.f
 @numba.njit(cache=True)
 def _append_many(
     factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
     solved: NDArray[np.float64],
     k: int,
     cross: NDArray[np.float64],
@@ -226,32 +237,36 @@ def _append_many(
     """
     count = cross.shape[0]
     solutions = np.ascontiguousarray(cross[:, :k].T)
-    _forward_solve_many(factor, k, solutions)
+    _forward_solve_many(factor, rows, k, solutions)
     size = k
     kept = 0
     for b in range(count):
         if size >= factor.shape[0]:
             break
+        new = rows[size]
         total = 0.0
         for t in range(k):
-            factor[size, t] = solutions[t, b]
+            factor[new, t] = solutions[t, b]
             total += solutions[t, b] * solutions[t, b]
         for c in range(kept):
-            row = k + c
+            index = k + c
+            row = rows[index]
             value = among[b, accepted[c]]
-            for t in range(row):
-                value -= factor[row, t] * factor[size, t]
-            value /= factor[row, row]
-            factor[size, row] = value
+            for t in range(index):
+                value -= factor[row, t] * factor[new, t]
+            value /= factor[row, index]
+            factor[new, index] = value
             total += value * value
         remainder = among[b, b] - total
-        if remainder <= 1e-13 * among[b, b]:
-            continue  # dependent: the next candidate overwrites this row
-        factor[size, size] = math.sqrt(remainder)
+        if remainder <= 1e-13 * among[b, b]:  # dependent: clear the row (free rows are zero)
+            for t in range(size):
+                factor[new, t] = 0.0
+            continue
+        factor[new, size] = math.sqrt(remainder)
         accepted[kept] = b
         kept += 1
         size += 1
-    _forward_rows(factor, solved, k, size)
+    _forward_rows(factor, rows, solved, k, size)
     return kept
 
 
@@ -278,71 +293,98 @@ def _candidates(
 
 @numba.njit(cache=True)
 def _forward_rows(
-    factor: NDArray[np.float64], solved: NDArray[np.float64], lo: int, hi: int
+    factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    solved: NDArray[np.float64],
+    lo: int,
+    hi: int,
 ) -> None:
     r"""Rows ``lo..hi-1`` of the forward substitution :math:`L z = \mathbf 1`."""
     for i in range(lo, hi):
+        row = rows[i]
         value = 1.0
         for t in range(i):
-            value -= factor[i, t] * solved[t]
-        solved[i] = value / factor[i, i]
+            value -= factor[row, t] * solved[t]
+        solved[i] = value / factor[row, i]
 
 
 @numba.njit(cache=True)
 def _affine_minimiser(
-    factor: NDArray[np.float64], solved: NDArray[np.float64], k: int, out: NDArray[np.float64]
+    factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    solved: NDArray[np.float64],
+    k: int,
+    out: NDArray[np.float64],
 ) -> None:
     r"""Weights of the affine minimiser: :math:`L^\top w = z`, normalised to sum 1."""
     for i in range(k):
         out[i] = solved[i]
     for i in range(k - 1, -1, -1):
-        out[i] /= factor[i, i]
+        row = rows[i]
+        out[i] /= factor[row, i]
         for t in range(i):
-            out[t] -= factor[i, t] * out[i]
+            out[t] -= factor[row, t] * out[i]
     out[:k] /= np.sum(out[:k])
 
 
 @numba.njit(cache=True)
 def _delete(
     factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
     solved: NDArray[np.float64],
     k: int,
     position: int,
     corral: NDArray[np.int64],
     weights: NDArray[np.float64],
 ) -> None:
-    """Remove corral member ``position``: drop its row, re-triangularise by Givens rotations.
+    r"""Remove corral member ``position``: drop its row, re-triangularise by Givens rotations.
 
-    Row ``i`` (after the shift) has one entry right of the diagonal; rotation
-    ``c`` of columns ``(c, c + 1)`` zeroes row ``c``'s.  Rows are processed in
-    order, each applying the earlier rotations and then defining its own, so
-    the factor is read row by row.
+    Without row ``position`` the factor has, in each later row ``i``, one
+    entry right of the diagonal; rotation ``c`` of columns ``(c, c + 1)``
+    zeroes row ``c``'s, and row ``i`` applies rotations ``position .. i - 1``
+    before it defines its own.  Rows are not moved: the row map ``rows``
+    shifts, the freed storage row (zeroed) goes to the end, and only the
+    rotated part of each later row, columns ``position .. i + 1``, is read
+    and written: :math:`(k - i)^2/2` entries instead of :math:`(k - i)k`
+    (measured at d = 96, where the deleted member sits at 0.86 k in the
+    median, moving the rows took 25 ms per deletion at :math:`k \approx
+    8500`).  :math:`z = L^{-1}\mathbf 1` follows by the same rotations: the
+    remaining rows satisfy :math:`L_{-}Q\,Q^\top z = \mathbf 1` with
+    :math:`L_{-}Q = [L' \; 0]`, so :math:`z'` is the leading part of
+    :math:`Q^\top z` (exact in exact arithmetic; :func:`_wolfe` re-substitutes
+    :math:`z` after each major cycle so that rounding does not accumulate).
     """
-    for i in range(position + 1, k):
-        for t in range(i + 1):
-            factor[i - 1, t] = factor[i, t]
-        corral[i - 1] = corral[i]
-        weights[i - 1] = weights[i]
     size = k - 1
-    cosines = np.ones(k)
-    sines = np.zeros(k)
+    freed = rows[position]
+    cosine_of = np.empty(max(size - position, 1))
+    sine_of = np.empty(max(size - position, 1))
+    carried_solved = solved[position]
     for i in range(position, size):
+        row = rows[i + 1]
+        carried = factor[row, position]
         for c in range(position, i):
-            x = factor[i, c]
-            y = factor[i, c + 1]
-            factor[i, c] = cosines[c] * x + sines[c] * y
-            factor[i, c + 1] = cosines[c] * y - sines[c] * x
-        a = factor[i, i]
-        b = factor[i, i + 1]
-        if b != 0.0:
-            length = math.hypot(a, b)
-            cosines[i] = a / length
-            sines[i] = b / length
-            factor[i, i] = length
-            factor[i, i + 1] = 0.0
+            following = factor[row, c + 1]
+            factor[row, c] = cosine_of[c - position] * carried + sine_of[c - position] * following
+            carried = cosine_of[c - position] * following - sine_of[c - position] * carried
+        right = factor[row, i + 1]
+        cosine, sine = 1.0, 0.0
+        if right != 0.0:
+            length = math.hypot(carried, right)
+            cosine, sine = carried / length, right / length
+            carried = length
+        cosine_of[i - position] = cosine
+        sine_of[i - position] = sine
+        factor[row, i] = carried
+        factor[row, i + 1] = 0.0
+        following = solved[i + 1]
+        solved[i] = cosine * carried_solved + sine * following
+        carried_solved = cosine * following - sine * carried_solved
+        rows[i] = row
+        corral[i] = corral[i + 1]
+        weights[i] = weights[i + 1]
     for t in range(k):
-        factor[size, t] = 0.0
-    _forward_rows(factor, solved, position, size)
+        factor[freed, t] = 0.0
+    rows[size] = freed
 
 
 @numba.njit(cache=True)
@@ -406,6 +448,7 @@ def constraint_levels(
 @numba.njit(cache=True)
 def _minor_cycles(
     factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
     solved: NDArray[np.float64],
     k: int,
     corral: NDArray[np.int64],
@@ -421,7 +464,7 @@ def _minor_cycles(
     it is at that moment (a convex combination, ``newest`` at weight 0).
     """
     while True:
-        _affine_minimiser(factor, solved, k, affine)
+        _affine_minimiser(factor, rows, solved, k, affine)
         step = 1.0
         blocking = -1
         for i in range(k):
@@ -444,7 +487,7 @@ def _minor_cycles(
             # a point added in this major cycle that has not moved yet (weight
             # exactly 0) stays while its affine weight is positive
             if weights[i] <= floor and not (weights[i] == 0.0 and affine[i] > 0.0):
-                _delete(factor, solved, k, i, corral, weights)
+                _delete(factor, rows, solved, k, i, corral, weights)
                 k -= 1
         weights[:k] /= np.sum(weights[:k])
 
@@ -457,6 +500,7 @@ def _wolfe(
     corral: NDArray[np.int64],
     weights: NDArray[np.float64],
     factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
     solved: NDArray[np.float64],
     k: int,
     max_iterations: int,
@@ -489,7 +533,8 @@ def _wolfe(
     column = np.empty(capacity)
     affine = np.empty(capacity)
     if settle and k > 1:
-        k, _ = _minor_cycles(factor, solved, k, corral, weights, affine, -1)
+        k, _ = _minor_cycles(factor, rows, solved, k, corral, weights, affine, -1)
+        _forward_rows(factor, rows, solved, 0, k)
     member = np.zeros(count, dtype=np.bool_)
     for c in range(k):
         member[corral[c]] = True
@@ -528,7 +573,7 @@ def _wolfe(
                         directions, owners, inputs, chosen[b], chosen[c]
                     )
             accepted = np.empty(count, dtype=np.int64)
-            kept = _append_many(factor, solved, k, cross, among, accepted)
+            kept = _append_many(factor, rows, solved, k, cross, among, accepted)
             if kept == 0 or accepted[0] != 0:  # the most violated point is dependent
                 return _STALLED, k, iteration, squared
             for j in range(kept):
@@ -539,7 +584,7 @@ def _wolfe(
         else:
             for c in range(k):
                 column[c] = 1.0 + _gram_entry(directions, owners, inputs, corral[c], best)
-            if not _append(factor, solved, k, column, 1.0 + norms2[best]):
+            if not _append(factor, rows, solved, k, column, 1.0 + norms2[best]):
                 return _STALLED, k, iteration, squared
             corral[k] = best
             weights[k] = 0.0
@@ -548,15 +593,17 @@ def _wolfe(
             if k == 1:
                 weights[0] = 1.0
                 continue
-        size, stalled = _minor_cycles(factor, solved, k, corral, weights, affine, best)
+        size, stalled = _minor_cycles(factor, rows, solved, k, corral, weights, affine, best)
         if stalled and batch > 1:
             # the extra points may have taken the most violated one's place:
             # drop those still unmoved, keep the most violated, and retry
             for position in range(size - 1, -1, -1):
                 if weights[position] == 0.0 and corral[position] != best:
-                    _delete(factor, solved, size, position, corral, weights)
+                    _delete(factor, rows, solved, size, position, corral, weights)
                     size -= 1
-            size, stalled = _minor_cycles(factor, solved, size, corral, weights, affine, best)
+            size, stalled = _minor_cycles(factor, rows, solved, size, corral, weights, affine, best)
+        if size < k:  # z followed the deletions by rotations: substitute it afresh
+            _forward_rows(factor, rows, solved, 0, size)
         if stalled:
             return _STALLED, size, iteration, squared
         member[:] = False
@@ -574,8 +621,14 @@ class CorralState:
     ----------
     corral : int64 array, the first ``size`` entries are working-set positions.
     weights : float64 array, their convex weights.
-    factor : (capacity, capacity) float64, lower Cholesky factor of
-        :math:`\mathbf 1\mathbf 1^\top + G` on the corral.
+    factor : (capacity, capacity) float64, storage of the lower Cholesky
+        factor :math:`L` of :math:`\mathbf 1\mathbf 1^\top + G` on the
+        corral: row ``i`` of :math:`L` is ``factor[rows[i], :i + 1]``
+        (:meth:`cholesky_factor`); zero right of the diagonal and in the
+        storage rows not in use.
+    rows : int64 array, a permutation of the storage rows, the first
+        ``size`` in corral order (a deletion re-maps rows instead of moving
+        them).
     solved : float64 array, :math:`z = L^{-1}\mathbf 1` (kept up to date, so
         the affine minimiser costs one triangular solve).
     size : number of corral points.
@@ -586,6 +639,7 @@ class CorralState:
     corral: NDArray[np.int64]
     weights: NDArray[np.float64]
     factor: NDArray[np.float64]
+    rows: NDArray[np.int64]
     solved: NDArray[np.float64]
     size: int = 0
     squared_norm: float = math.inf
@@ -599,6 +653,7 @@ class CorralState:
             np.zeros(capacity, dtype=np.int64),
             np.zeros(capacity),
             np.zeros((capacity, capacity)),
+            np.arange(capacity, dtype=np.int64),
             np.zeros(capacity),
         )
 
@@ -663,7 +718,8 @@ class CorralState:
         if float(np.min(np.diagonal(factor))) ** 2 <= 1e-13 * largest:
             return False
         self.factor[size:, :] = 0.0
-        _forward_rows(self.factor, self.solved, 0, size)
+        self.rows[:] = np.arange(self.rows.size)
+        _forward_rows(self.factor, self.rows, self.solved, 0, size)
         self.corral[:size] = members
         self.size = size
         return True
@@ -702,7 +758,7 @@ class CorralState:
         if capacity <= self.factor.shape[0]:
             return
         factor = np.zeros((capacity, capacity))
-        factor[: self.size, : self.size] = self.factor[: self.size, : self.size]
+        factor[: self.size, : self.size] = self.cholesky_factor()
         corral = np.zeros(capacity, dtype=np.int64)
         corral[: self.size] = self.corral[: self.size]
         weights = np.zeros(capacity)
@@ -710,6 +766,12 @@ class CorralState:
         solved = np.zeros(capacity)
         solved[: self.size] = self.solved[: self.size]
         self.factor, self.corral, self.weights, self.solved = factor, corral, weights, solved
+        self.rows = np.arange(capacity, dtype=np.int64)
+
+    def cholesky_factor(self) -> NDArray[np.float64]:
+        r"""The lower Cholesky factor :math:`L` of :math:`\mathbf 1\mathbf 1^\top + G` on the corral (a copy, ``size x size``)."""
+        result: NDArray[np.float64] = self.factor[self.rows[: self.size], : self.size]
+        return result
 
     def renumber(self, positions: NDArray[np.int64]) -> None:
         """Point the corral at new working-set positions (``positions[c]`` for member ``c``)."""
@@ -762,6 +824,7 @@ class CorralState:
             self.corral,
             self.weights,
             self.factor,
+            self.rows,
             self.solved,
             self.size,
             max_iterations,
