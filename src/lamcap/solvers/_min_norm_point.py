@@ -758,7 +758,8 @@ class CorralState:
         if capacity <= self.factor.shape[0]:
             return
         factor = np.zeros((capacity, capacity))
-        factor[: self.size, : self.size] = self.cholesky_factor()
+        for i, row in enumerate(self.rows[: self.size]):  # row by row: no third k x k array
+            factor[i, : i + 1] = self.factor[row, : i + 1]
         corral = np.zeros(capacity, dtype=np.int64)
         corral[: self.size] = self.corral[: self.size]
         weights = np.zeros(capacity)
