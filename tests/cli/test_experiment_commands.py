@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -402,6 +403,21 @@ def _children(pid: int) -> dict[int, str]:
     return found
 
 
+def _interruptible(command: list[str], stderr: IO[str]) -> subprocess.Popen[bytes]:
+    """Start ``command`` with SIGINT at its default disposition in the child.
+
+    A shell starts background jobs with SIGINT ignored, an ignored signal stays
+    ignored across exec, and Python then never raises KeyboardInterrupt: without
+    this, the SIGINT case would test how the suite was launched instead of the
+    sweep.  A handler (unlike SIG_IGN) is reset to the default by exec.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(command, stderr=stderr)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     try:
@@ -427,7 +443,7 @@ def test_stopped_sweep_ends_its_workers_and_resumes_to_the_full_rows(
     log = tmp_path / "stderr.txt"
     workers: dict[int, str] = {}
     with log.open("w") as stderr:
-        process = subprocess.Popen(command, stderr=stderr)
+        process = _interruptible(command, stderr)
     try:
         deadline = time.monotonic() + 300
         while _count(db) < 2 and time.monotonic() < deadline and process.poll() is None:
