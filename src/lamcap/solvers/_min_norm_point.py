@@ -446,6 +446,37 @@ def constraint_levels(
 
 
 @numba.njit(cache=True)
+def _step_and_drop(
+    factor: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    solved: NDArray[np.float64],
+    k: int,
+    corral: NDArray[np.int64],
+    weights: NDArray[np.float64],
+    affine: NDArray[np.float64],
+    step: float,
+    blocking: int,
+) -> int:
+    """One minor cycle's move: ``step`` toward the affine minimiser, then drop the points at zero weight.
+
+    Member ``blocking`` is set to zero exactly; a point added in this major
+    cycle that has not moved yet (weight exactly 0) stays while its affine
+    weight is positive.  Returns the new corral size; the weights are
+    renormalised to sum 1.
+    """
+    for i in range(k):
+        weights[i] += step * (affine[i] - weights[i])
+    weights[blocking] = 0.0
+    floor = 1e-15 * np.max(np.abs(weights[:k]))
+    for i in range(k - 1, -1, -1):
+        if weights[i] <= floor and not (weights[i] == 0.0 and affine[i] > 0.0):
+            _delete(factor, rows, solved, k, i, corral, weights)
+            k -= 1
+    weights[:k] /= np.sum(weights[:k])
+    return k
+
+
+@numba.njit(cache=True)
 def _minor_cycles(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -479,17 +510,7 @@ def _minor_cycles(
             return k, False
         if step == 0.0 and corral[blocking] == newest:
             return k, True
-        for i in range(k):
-            weights[i] += step * (affine[i] - weights[i])
-        weights[blocking] = 0.0
-        floor = 1e-15 * np.max(np.abs(weights[:k]))
-        for i in range(k - 1, -1, -1):
-            # a point added in this major cycle that has not moved yet (weight
-            # exactly 0) stays while its affine weight is positive
-            if weights[i] <= floor and not (weights[i] == 0.0 and affine[i] > 0.0):
-                _delete(factor, rows, solved, k, i, corral, weights)
-                k -= 1
-        weights[:k] /= np.sum(weights[:k])
+        k = _step_and_drop(factor, rows, solved, k, corral, weights, affine, step, blocking)
 
 
 @numba.njit(cache=True)
