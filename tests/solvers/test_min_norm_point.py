@@ -19,6 +19,7 @@ from lamcap.solvers._min_norm_point import (
     _candidates,
     _delete,
     _forward_solve_many,
+    _step_and_drop,
     _wolfe,
     cholesky_in_place,
 )
@@ -341,6 +342,35 @@ def test_deleting_a_member_leaves_the_cholesky_factor_of_the_others(position: in
         np.testing.assert_allclose(z[:10], solve_triangular(expected, np.ones(10), lower=True))
         assert corral[:10].tolist() == kept
         np.testing.assert_array_equal(weights[:10], np.linspace(0.0, 1.0, 12)[kept])
+
+
+def test_minor_step_drops_the_blocking_point_and_matches_its_python_version() -> None:
+    rng = np.random.default_rng(5)
+    points = rng.standard_normal((7, 9))
+    augmented = 1.0 + points @ points.T
+    factor = np.zeros((8, 8))
+    factor[:7, :7] = np.linalg.cholesky(augmented)
+    solved = np.zeros(8)
+    solved[:7] = solve_triangular(factor[:7, :7], np.ones(7), lower=True)
+    weights = np.array([0.3, 0.1, 0.2, 0.15, 0.05, 0.2, 0.0, 0.0])
+    affine = np.array([0.4, -0.1, 0.3, 0.2, 0.1, 0.05, 0.05, 0.0])
+    step = 0.1 / (0.1 + 0.1)  # point 1 reaches zero weight first
+    outcomes = []
+    for kernel in (_step_and_drop, _step_and_drop.py_func):
+        f, z, w = factor.copy(), solved.copy(), weights.copy()
+        corral, rows = np.arange(8), np.arange(8)
+        size = kernel(f, rows, z, 7, corral, w, affine.copy(), step, 1)
+        lower = f[rows[:size], :size]  # row i of L in storage row rows[i]
+        outcomes.append((size, corral[:size].tolist(), w[:size].copy(), lower))
+    (size, corral, w, f), (size_py, corral_py, w_py, f_py) = outcomes
+    assert size == size_py == 6
+    assert corral == corral_py == [0, 2, 3, 4, 5, 6]
+    expected = weights[[0, 2, 3, 4, 5, 6]] + step * (affine - weights)[[0, 2, 3, 4, 5, 6]]
+    np.testing.assert_allclose(w, expected / expected.sum(), rtol=1e-14)
+    np.testing.assert_allclose(w_py, w, rtol=1e-14)
+    kept = [0, 2, 3, 4, 5, 6]
+    np.testing.assert_allclose(f @ f.T, augmented[np.ix_(kept, kept)], atol=1e-12)
+    np.testing.assert_allclose(f_py, f, atol=1e-14)
 
 
 def test_candidate_selection_matches_its_python_version() -> None:
