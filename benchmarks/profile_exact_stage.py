@@ -32,7 +32,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numba
 import numpy as np
 
 import lamcap
@@ -49,24 +48,6 @@ def _timed(name: str, function: Callable[..., Any], *arguments: Any) -> Any:
     SECONDS[name] += time.perf_counter() - start
     CALLS[name] += 1
     return result
-
-
-@numba.njit(cache=True)
-def _candidate_entries(directions, owners, inputs, chosen, corral, k):  # type: ignore[no-untyped-def]
-    """``1 + <V_b, V_c>`` of the candidates against the corral and among themselves."""
-    count = chosen.shape[0]
-    cross = np.empty((count, k))
-    among = np.empty((count, count))
-    for b in range(count):
-        for c in range(k):
-            cross[b, c] = 1.0 + kernels._gram_entry(
-                directions, owners, inputs, chosen[b], corral[c]
-            )
-        for c in range(count):
-            among[b, c] = 1.0 + kernels._gram_entry(
-                directions, owners, inputs, chosen[b], chosen[c]
-            )
-    return cross, among
 
 
 _COMPILED_DELETE = kernels._delete
@@ -129,7 +110,14 @@ def _wolfe(  # type: ignore[no-untyped-def]
         limit = min(batch, capacity - k)
         chosen = _timed("candidates", kernels._candidates, levels, member, below, best, limit)
         cross, among = _timed(
-            "candidate entries", _candidate_entries, directions, owners, inputs, chosen, corral, k
+            "candidate entries",
+            kernels._candidate_entries,
+            directions,
+            owners,
+            inputs,
+            chosen,
+            corral,
+            k,
         )
         accepted = np.empty(chosen.shape[0], dtype=np.int64)
         kept = _timed(

@@ -16,6 +16,7 @@ from lamcap.solvers._min_norm_point import (
     ZERO_TOLERANCE,
     CorralState,
     _append_many,
+    _candidate_entries,
     _candidates,
     _delete,
     _forward_solve_many,
@@ -371,6 +372,16 @@ def test_minor_step_drops_the_blocking_point_and_matches_its_python_version() ->
     kept = [0, 2, 3, 4, 5, 6]
     np.testing.assert_allclose(f @ f.T, augmented[np.ix_(kept, kept)], atol=1e-12)
     np.testing.assert_allclose(f_py, f, atol=1e-14)
+
+
+def test_candidate_entries_are_the_augmented_gram_and_match_their_python_version() -> None:
+    directions, owners, inputs = _points(4, 5, 3, 0.1, 2)
+    augmented = 1.0 + _dense(directions, owners, inputs) @ _dense(directions, owners, inputs).T
+    chosen, corral = np.array([7, 2, 11]), np.array([0, 5, 9, 14, 3])
+    for kernel in (_candidate_entries, _candidate_entries.py_func):
+        cross, among = kernel(directions, owners, inputs, chosen, corral, 4)
+        np.testing.assert_allclose(cross, augmented[np.ix_(chosen, corral[:4])], rtol=1e-14)
+        np.testing.assert_allclose(among, augmented[np.ix_(chosen, chosen)], rtol=1e-14)
 
 
 def test_candidate_selection_matches_its_python_version() -> None:

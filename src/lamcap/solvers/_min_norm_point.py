@@ -292,6 +292,33 @@ def _candidates(
 
 
 @numba.njit(cache=True)
+def _candidate_entries(
+    directions: NDArray[np.float64],
+    owners: NDArray[np.int64],
+    inputs: NDArray[np.float64],
+    chosen: NDArray[np.int64],
+    corral: NDArray[np.int64],
+    k: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Entries of :math:`\mathbf 1\mathbf 1^\top + G` for the candidates: against the corral, and among themselves.
+
+    ``cross[b, c]`` :math:`= 1 + \langle V_{chosen[b]}, V_{corral[c]}\rangle`
+    for the first ``k`` corral members, ``among[b, c]`` :math:`= 1 +
+    \langle V_{chosen[b]}, V_{chosen[c]}\rangle` (the arguments of
+    :func:`_append_many`).
+    """
+    count = chosen.shape[0]
+    cross = np.empty((count, k))
+    among = np.empty((count, count))
+    for b in range(count):
+        for c in range(k):
+            cross[b, c] = 1.0 + _gram_entry(directions, owners, inputs, chosen[b], corral[c])
+        for c in range(count):
+            among[b, c] = 1.0 + _gram_entry(directions, owners, inputs, chosen[b], chosen[c])
+    return cross, among
+
+
+@numba.njit(cache=True)
 def _forward_rows(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -581,19 +608,8 @@ def _wolfe(
             limit = min(batch, capacity - k)
             below = squared - optimality_tolerance * scale
             chosen = _candidates(levels, member, below, best, limit)
-            count = chosen.shape[0]
-            cross = np.empty((count, k))
-            among = np.empty((count, count))
-            for b in range(count):
-                for c in range(k):
-                    cross[b, c] = 1.0 + _gram_entry(
-                        directions, owners, inputs, chosen[b], corral[c]
-                    )
-                for c in range(count):
-                    among[b, c] = 1.0 + _gram_entry(
-                        directions, owners, inputs, chosen[b], chosen[c]
-                    )
-            accepted = np.empty(count, dtype=np.int64)
+            cross, among = _candidate_entries(directions, owners, inputs, chosen, corral, k)
+            accepted = np.empty(chosen.shape[0], dtype=np.int64)
             kept = _append_many(factor, rows, solved, k, cross, among, accepted)
             if kept == 0 or accepted[0] != 0:  # the most violated point is dependent
                 return _STALLED, k, iteration, squared
