@@ -291,16 +291,22 @@ def test_blocked_forward_substitution_matches_scipy_and_its_python_version(k: in
         np.testing.assert_allclose(solved, expected, rtol=0, atol=1e-11 * np.abs(expected).max())
 
 
+def _factored(points: np.ndarray, k: int, capacity: int) -> tuple[np.ndarray, ...]:
+    """Augmented Gram matrix of ``points``, its first ``k`` points factored in a ``capacity`` storage, z."""
+    augmented = 1.0 + points @ points.T
+    factor = np.zeros((capacity, capacity))
+    factor[:k, :k] = np.linalg.cholesky(augmented[:k, :k])
+    solved = np.zeros(capacity)
+    solved[:k] = solve_triangular(factor[:k, :k], np.ones(k), lower=True)
+    return augmented, factor, solved
+
+
 def test_block_append_kernel_matches_its_python_version_and_one_by_one_appends() -> None:
     rng = np.random.default_rng(7)
     points = rng.standard_normal((9, 12))
     points[8] = 0.5 * points[2] + 0.5 * points[6]  # candidate 2 of 3: affinely dependent
-    augmented = 1.0 + points @ points.T
     k = 6
-    factor = np.zeros((10, 10))
-    factor[:k, :k] = np.linalg.cholesky(augmented[:k, :k])
-    solved = np.zeros(10)
-    solved[:k] = np.linalg.solve(factor[:k, :k], np.ones(k))
+    augmented, factor, solved = _factored(points, k, 10)
     cross = augmented[k:, :k].copy()
     among = augmented[k:, k:].copy()
     results = []
@@ -323,11 +329,7 @@ def test_deleting_a_member_leaves_the_cholesky_factor_of_the_others(position: in
     """One-pass deletion against LAPACK's factor of the remaining Gram matrix (and its py_func)."""
     rng = np.random.default_rng(position)
     points = rng.standard_normal((11, 14))
-    augmented = 1.0 + points @ points.T
-    factor = np.zeros((12, 12))
-    factor[:11, :11] = np.linalg.cholesky(augmented)
-    solved = np.zeros(12)
-    solved[:11] = solve_triangular(factor[:11, :11], np.ones(11), lower=True)
+    augmented, factor, solved = _factored(points, 11, 12)
     kept = [member for member in range(11) if member != position]
     expected = np.linalg.cholesky(augmented[np.ix_(kept, kept)])
     storage = np.random.default_rng(99).permutation(12)  # row i of L in storage row storage[i]
@@ -348,11 +350,7 @@ def test_deleting_a_member_leaves_the_cholesky_factor_of_the_others(position: in
 def test_minor_step_drops_the_blocking_point_and_matches_its_python_version() -> None:
     rng = np.random.default_rng(5)
     points = rng.standard_normal((7, 9))
-    augmented = 1.0 + points @ points.T
-    factor = np.zeros((8, 8))
-    factor[:7, :7] = np.linalg.cholesky(augmented)
-    solved = np.zeros(8)
-    solved[:7] = solve_triangular(factor[:7, :7], np.ones(7), lower=True)
+    augmented, factor, solved = _factored(points, 7, 8)
     weights = np.array([0.3, 0.1, 0.2, 0.15, 0.05, 0.2, 0.0, 0.0])
     affine = np.array([0.4, -0.1, 0.3, 0.2, 0.1, 0.05, 0.05, 0.0])
     step = 0.1 / (0.1 + 0.1)  # point 1 reaches zero weight first
