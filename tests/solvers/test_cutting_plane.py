@@ -176,6 +176,10 @@ def test_wolfe_runs_exhaustively_from_the_large_dimension_on(
     assert result.certificate is not None
     assert result.certificate.alpha.size == instance.d**2 + 1
     assert result.certificate.exact
+    if large_dimension <= instance.d:  # the full corral went through the exchange pivots
+        assert result.details["exchange"].startswith(f"{result.details['exchanges']} exchanges")
+    else:
+        assert "exchange" not in result.details
 
 
 def test_dense_certificate_repairs_are_skipped_above_their_size(

@@ -65,7 +65,12 @@ starts at the first ascent round that cannot separate its working set, adds
 up to 64 points per Wolfe major cycle, sorts the corral by weight before
 each exact round and runs Wolfe until rounding stalls it, so that an
 infeasible instance's corral fills to :math:`d^2 + 1` points
-(docs/solvers-at-scale.md).
+(docs/solvers-at-scale.md).  That corral's certificate then goes through
+exchange pivots (:func:`~lamcap.solvers._support_exchange.exchange_support`:
+barycentric coordinates from the LU factors of the corral's points instead
+of the Gram matrix's Cholesky factor, and pivots against all constraints
+until they are positive), unless the time limit has passed; the
+verified-inverse proof is then tried on the support they reach.
 
 Max-margin objective
 --------------------
@@ -102,6 +107,7 @@ from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
     certificate_bound,
+    min_margin,
     running_minimum,
 )
 from lamcap.solvers._feasibility_stage import (
@@ -115,6 +121,7 @@ from lamcap.solvers._memory import available_memory, dense_repair_bytes, exact_s
 from lamcap.solvers._min_norm_point import CorralState, constraint_levels, load_kernels
 from lamcap.solvers._optimality import MarginDual, optimality_gap
 from lamcap.solvers._result import OBJECTIVES, SolveResult, build_result
+from lamcap.solvers._support_exchange import exchange_support
 
 SORT_MIN_CORRAL = 1024
 """From this corral size on, large-d runs sort the corral by weight before each exact round."""
@@ -462,6 +469,7 @@ class _Progress:
     inseparable: bool = False
     sort_corral: bool = False
     exhaustive: bool = False
+    exchange: dict[str, Any] = field(default_factory=dict)
 
     def offer(self, weights: NDArray[np.float64], margin: float) -> None:
         if not margin <= self.margin:  # NaN-safe: replaces a NaN best
@@ -586,6 +594,8 @@ def solve_cutting_plane(
         instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
     )
     progress.corral = None  # Wolfe's factor is not needed by the checks of the result
+    if certificate is not None and progress.exhaustive and time.perf_counter() < deadline:
+        certificate = _exchanged(instance, certificate, deadline, progress)
     details: dict[str, Any] = {
         "stage": progress.stage,
         "stopped": progress.stopped,
@@ -595,6 +605,7 @@ def solve_cutting_plane(
         "exact_seconds": progress.exact_seconds,
         **(outcome.details() if outcome is not None else {}),
         **progress.memory,
+        **progress.exchange,
     }
     weights = progress.weights
     if bounds is None:
@@ -610,6 +621,27 @@ def solve_cutting_plane(
         seconds=time.perf_counter() - start,
         details=details,
     )
+
+
+def _exchanged(
+    instance: Instance, certificate: FarkasCertificate, deadline: float, progress: _Progress
+) -> FarkasCertificate:
+    """The certificate on the support that exchange pivots reach, else unchanged.
+
+    Weights met on the way (a facet normal that recalls every association)
+    are offered as the best ``W``; ``build_result`` verifies them.
+    """
+    found = exchange_support(instance, certificate, deadline=deadline)
+    progress.exchange = {
+        "exchanges": found.exchanges,
+        "exchange_seconds": found.seconds,
+        "exchange": found.detail,
+    }
+    if found.weights is not None:
+        progress.offer(found.weights, min_margin(instance, found.weights))
+    if found.certificate is None or not found.certificate.epsilon <= FEASIBILITY_TOLERANCE:
+        return certificate
+    return found.certificate
 
 
 def _first_pass(
