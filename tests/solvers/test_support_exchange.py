@@ -33,7 +33,8 @@ def _proven_certificate(
     instance = make_instance(d, p, model=model, seed=seed)
     result = lamcap.solve(instance)
     assert result.verdict == "infeasible"
-    assert result.certificate is not None and result.certificate.exact
+    assert result.certificate is not None
+    assert result.certificate.exact
     return instance, result.certificate
 
 
@@ -81,7 +82,8 @@ def test_a_farkas_support_needs_no_exchange_and_keeps_its_proof(d: int, p: int, 
     if np.count_nonzero(certificate.alpha) != d * d + 1:
         pytest.skip("support smaller than d^2 + 1")
     found = exchange_support(instance, certificate)
-    assert found.exchanges == 0 and found.certificate is not None
+    assert found.exchanges == 0
+    assert found.certificate is not None
     pairs = set(
         zip(
             found.certificate.associations.tolist(),
@@ -129,7 +131,7 @@ def test_exchanges_find_weights_on_a_feasible_instance() -> None:
     assert check_margins(instance, found.weights).verified
 
 
-def test_eta_solves_match_a_dense_inverse(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eta_solves_match_a_dense_inverse() -> None:
     instance, certificate = _proven_certificate(3, 24, "original", seed=0)
     basis = _basis(instance, _spoiled(instance, certificate, 0))
     basis.factorise()
@@ -158,7 +160,8 @@ def test_refactorising_after_every_exchange_reaches_the_same_support(
     monkeypatch.setattr(exchange_module, "REFACTOR_EVERY", 1)
     refactored = exchange_support(instance, spoiled)
     assert with_etas.exchanges == refactored.exchanges >= 1
-    assert with_etas.certificate is not None and refactored.certificate is not None
+    assert with_etas.certificate is not None
+    assert refactored.certificate is not None
     np.testing.assert_array_equal(
         with_etas.certificate.associations, refactored.certificate.associations
     )
@@ -171,7 +174,9 @@ def test_a_support_of_the_wrong_size_is_not_exchanged() -> None:
         certificate.associations[:5], certificate.competitors[:5], np.ones(5), 1.0
     )
     found = exchange_support(instance, short)
-    assert found.certificate is None and found.weights is None and found.exchanges == 0
+    assert found.certificate is None
+    assert found.weights is None
+    assert found.exchanges == 0
     assert "support of 5 constraints, not d^2 + 1 = 10" in found.detail
 
 
@@ -179,21 +184,24 @@ def test_without_the_memory_nothing_is_tried(monkeypatch: pytest.MonkeyPatch) ->
     instance, certificate = _proven_certificate(3, 24, "original", seed=0)
     monkeypatch.setattr(exchange_module, "available_memory", lambda: 1000)
     found = exchange_support(instance, certificate)
-    assert found.certificate is None and found.exchanges == 0
+    assert found.certificate is None
+    assert found.exchanges == 0
     assert f"exchanges need {exchange_bytes(3) / 1e9:.2f} GB" in found.detail
 
 
 def test_a_passed_deadline_stops_before_the_first_exchange() -> None:
     instance, certificate = _proven_certificate(3, 24, "decoupled", seed=0)
     found = exchange_support(instance, _spoiled(instance, certificate, 2), deadline=0.0)
-    assert found.certificate is None and found.exchanges == 0
+    assert found.certificate is None
+    assert found.exchanges == 0
     assert "time limit" in found.detail
 
 
 def test_the_exchange_limit_is_honoured() -> None:
     instance, certificate = _proven_certificate(3, 24, "decoupled", seed=0)
     found = exchange_support(instance, _spoiled(instance, certificate, 2), max_exchanges=0)
-    assert found.certificate is None and found.exchanges == 0
+    assert found.certificate is None
+    assert found.exchanges == 0
     assert "exchange limit" in found.detail
 
 
@@ -206,4 +214,5 @@ def test_the_cutting_plane_solver_keeps_the_exchanged_support() -> None:
     progress = cutting_plane._Progress(np.zeros((3, 3)), math.nan)
     kept = cutting_plane._exchanged(instance, spoiled, math.inf, progress)
     assert progress.exchange["exchanges"] >= 1
-    assert kept is not spoiled and prove_infeasible(instance, kept).proven
+    assert kept is not spoiled
+    assert prove_infeasible(instance, kept).proven
