@@ -216,3 +216,15 @@ def test_the_cutting_plane_solver_keeps_the_exchanged_support() -> None:
     assert progress.exchange["exchanges"] >= 1
     assert kept is not spoiled
     assert prove_infeasible(instance, kept).proven
+
+
+def test_a_support_with_a_repeated_constraint_is_reported_singular() -> None:
+    instance, certificate = _proven_certificate(3, 24, "original", seed=0)
+    associations = np.asarray(certificate.associations).copy()
+    competitors = np.asarray(certificate.competitors).copy()
+    associations[1], competitors[1] = associations[0], competitors[0]
+    repeated = FarkasCertificate(associations, competitors, np.ones(associations.size), 1.0)
+    found = exchange_support(instance, repeated)
+    assert found.certificate is None
+    assert found.exchanges == 0
+    assert "affinely dependent in float64" in found.detail

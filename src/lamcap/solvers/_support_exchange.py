@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,17 +129,23 @@ class _Basis:
     lu: tuple[NDArray[np.float64], NDArray[np.int32]] | None = None
     etas: list[tuple[int, NDArray[np.float64]]] = field(default_factory=list)
 
-    def factorise(self) -> None:
-        """LU of ``M`` (built in Fortran order, factorised in place)."""
-        from scipy.linalg import lu_factor  # noqa: PLC0415
+    def factorise(self) -> bool:
+        """LU of ``M`` (built in Fortran order, factorised in place); False when a pivot is zero."""
+        from scipy.linalg import LinAlgWarning, lu_factor  # noqa: PLC0415
 
         self.lu = None
         size = self.columns.shape[0]
         matrix = np.empty((size, size), order="F")
         matrix.T[:, :-1] = self.columns  # column i of M is (a_i, 1)
         matrix.T[:, -1] = 1.0
-        self.lu = lu_factor(matrix, overwrite_a=True, check_finite=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LinAlgWarning)
+            try:
+                self.lu = lu_factor(matrix, overwrite_a=True, check_finite=False)
+            except LinAlgWarning:  # an exactly zero pivot: M is singular in float64
+                return False
         self.etas = []
+        return True
 
     def factor(self) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
         """The LU factors (:meth:`factorise` first)."""
@@ -269,7 +276,7 @@ def exchange_support(
     certificate: FarkasCertificate,
     *,
     deadline: float = math.inf,
-    max_exchanges: int = 256,
+    max_exchanges: int = 64,
 ) -> SupportExchange:
     r"""Pivot a support of :math:`d^2 + 1` constraints until the origin's barycentric coordinates are positive.
 
@@ -326,12 +333,17 @@ def exchange_support(
         detail = f"exchanges need {need / 1e9:.2f} GB, {have / 1e9:.2f} GB available: not tried"
         return SupportExchange(None, None, 0, detail, time.perf_counter() - start)
     basis = _basis(instance, certificate)
-    basis.factorise()
+    if not basis.factorise():
+        detail = f"the support's {dimension + 1} points are affinely dependent in float64"
+        return SupportExchange(None, None, 0, detail, time.perf_counter() - start)
     last = np.zeros(dimension + 1)
     last[-1] = 1.0
     coordinates = basis.refined(basis.solve(last))
     exchanges, why = 0, ""
     while True:
+        if not np.all(np.isfinite(coordinates)):
+            why = "non-finite coordinates"
+            break
         row = int(np.argmin(coordinates))
         if coordinates[row] > 0:
             detail = (
@@ -368,8 +380,9 @@ def exchange_support(
         coordinates[row] = step
         _replace(basis, row, mu, rho, column, shift, solved)
         exchanges += 1
-        if len(basis.etas) >= REFACTOR_EVERY:
-            basis.factorise()
+        if len(basis.etas) >= REFACTOR_EVERY and not basis.factorise():
+            why = "a singular refactorisation"
+            break
         coordinates = basis.refined(coordinates)
     negative = int(np.count_nonzero(coordinates <= 0))
     detail = (
