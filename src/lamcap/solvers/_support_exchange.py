@@ -175,6 +175,18 @@ class _Basis:
         solved: NDArray[np.float64] = lu_solve(self.factor(), vector, trans=1, check_finite=False)
         return solved
 
+    def replace(
+        self,
+        row: int,
+        constraint: tuple[int, int],
+        column: tuple[NDArray[np.float64], int],
+        solved: NDArray[np.float64],
+    ) -> None:
+        """Row ``row`` becomes ``constraint`` (its scaled column and power of two); ``solved`` is :math:`M^{-1}(a_j, 1)`."""
+        self.associations[row], self.competitors[row] = constraint
+        self.columns[row], self.shifts[row] = column
+        self.etas.append((row, solved))
+
     def residual(self, coordinates: NDArray[np.float64]) -> NDArray[np.float64]:
         """:math:`My - e_{D+1}` in float64."""
         top = coordinates @ self.columns
@@ -220,9 +232,8 @@ def _most_violated(
         stop = block.start + block.scores.shape[0]
         rows = np.arange(block.scores.shape[0])
         targets = instance.targets[block.start : stop]
-        assert block.outputs is not None
-        target_rows = block.outputs[rows, targets]
-        cross = np.einsum("bpd,bd->bp", block.outputs, target_rows)
+        outputs = np.asarray(block.outputs)  # asked for: never None here
+        cross = np.matmul(outputs, outputs[rows, targets][:, :, None])[:, :, 0]
         lengths2 = block.norms2 + block.norms2[rows, targets][:, None] - 2.0 * cross
         norms = np.sqrt(np.maximum(lengths2, 0.0)) * input_norms[block.start : stop, None]
         scaled = np.ldexp(block.scores[rows, targets][:, None] - block.scores, -np.frexp(norms)[1])
@@ -241,23 +252,6 @@ def _column(instance: Instance, mu: int, rho: int) -> tuple[NDArray[np.float64],
     targets, rivals = instance.constraint_outputs([mu], [rho])
     columns, _, shifts = _scaled_columns(targets, rivals, instance.inputs[[mu]], np.ones(1))
     return columns[0], int(shifts[0])
-
-
-def _replace(
-    basis: _Basis,
-    row: int,
-    mu: int,
-    rho: int,
-    column: NDArray[np.float64],
-    shift: int,
-    solved: NDArray[np.float64],
-) -> None:
-    """Basis row ``row`` becomes constraint ``(mu, rho)``; ``solved`` is :math:`M^{-1}(a_j, 1)`."""
-    basis.columns[row] = column
-    basis.shifts[row] = shift
-    basis.associations[row] = mu
-    basis.competitors[row] = rho
-    basis.etas.append((row, solved))
 
 
 def _found(
@@ -370,15 +364,15 @@ def exchange_support(
             return SupportExchange(
                 None, facet.copy(), exchanges, detail, time.perf_counter() - start
             )
-        column, shift = _column(instance, mu, rho)
-        solved = basis.solve(np.append(column, 1.0))
+        column = _column(instance, mu, rho)
+        solved = basis.solve(np.append(column[0], 1.0))
         if not (level < 0 and solved[row] < 0):
             why = f"no constraint crosses the facet (h = {level:.2e}, pivot {solved[row]:.2e})"
             break
         step = coordinates[row] / solved[row]
         coordinates = coordinates - step * solved
         coordinates[row] = step
-        _replace(basis, row, mu, rho, column, shift, solved)
+        basis.replace(row, (mu, rho), column, solved)
         exchanges += 1
         if len(basis.etas) >= REFACTOR_EVERY and not basis.factorise():
             why = "a singular refactorisation"
