@@ -29,9 +29,10 @@ proof.  When some :math:`y_r < 0`, row :math:`r` of :math:`M^{-1}`,
 :math:`(w^\top, c)`, is the affine function :math:`h(x) = \langle w, x\rangle + c`
 that is 1 on :math:`a_r`, 0 on the facet opposite it and :math:`c = y_r < 0`
 at the origin: the facet's hyperplane separates the origin from :math:`a_r`.
-One *exchange* (a dual-simplex pivot with zero costs, which is also Wolfe's
-step from the full corral: drop the point of negative weight, add the
-constraint most violated by the facet's normal) replaces :math:`a_r` by the
+One *exchange* (a dual-simplex pivot with zero costs; with a single negative
+coordinate it is also Wolfe's step from the full corral: drop that point,
+project the origin on the facet, at :math:`-c\,w/\|w\|^2`, and add the
+constraint most violated there) replaces :math:`a_r`, the most negative, by the
 constraint :math:`a_j` of smallest :math:`h(a_j)` over **all** constraints of
 the instance (one score pass with ``W`` :math:`= w`); :math:`h(a_j) < 0`
 makes the new coordinate :math:`y_j = y_r / h(a_j)` positive.  Should every
