@@ -49,7 +49,7 @@ the residuals); per exchange two triangular solves and one score pass.
 Nothing here is a proof: the support and weights it returns are proven (or
 not) by :func:`~lamcap.solvers.prove_infeasible`, and weights by
 :func:`~lamcap.solvers.check_margins`.  References: arXiv:2605.10795 (the
-constraints); docs/theory/solvers-at-scale.md.
+constraints); docs/solvers-at-scale.md.
 """
 
 from __future__ import annotations
