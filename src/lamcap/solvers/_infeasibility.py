@@ -208,14 +208,22 @@ class InfeasibilityProof:
     seconds: float
 
 
+def support_indices(
+    instance: Instance, certificate: FarkasCertificate
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Associations, competitors and weights of the certificate's constraints with alpha > 0 (checked)."""
+    associations, competitors, alpha = checked_certificate_arrays(instance, certificate)
+    keep = alpha > 0
+    return associations[keep], competitors[keep], alpha[keep]
+
+
 def _support(
     instance: Instance, certificate: FarkasCertificate
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Target rows, competitor rows, inputs and weights of the constraints with alpha > 0."""
-    associations, competitors, alpha = checked_certificate_arrays(instance, certificate)
-    keep = alpha > 0
-    targets, rivals = instance.constraint_outputs(associations[keep], competitors[keep])
-    return targets, rivals, instance.inputs[associations[keep]], alpha[keep]
+    associations, competitors, alpha = support_indices(instance, certificate)
+    targets, rivals = instance.constraint_outputs(associations, competitors)
+    return targets, rivals, instance.inputs[associations], alpha
 
 
 # --------------------------------------------------------------------------- perturbation

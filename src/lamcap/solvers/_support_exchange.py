@@ -63,12 +63,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap.problems import Instance
-from lamcap.solvers._certificates import (
-    FarkasCertificate,
-    certificate_bound,
-    checked_certificate_arrays,
-)
-from lamcap.solvers._infeasibility import _scaled_columns
+from lamcap.solvers._certificates import FarkasCertificate, certificate_bound
+from lamcap.solvers._infeasibility import _scaled_columns, support_indices
 from lamcap.solvers._memory import available_memory
 
 REFACTOR_EVERY = 32
@@ -201,13 +197,9 @@ class _Basis:
 
 
 def _basis(instance: Instance, certificate: FarkasCertificate) -> _Basis:
-    associations, competitors, alpha = checked_certificate_arrays(instance, certificate)
-    keep = alpha > 0
-    associations, competitors = associations[keep], competitors[keep]
+    associations, competitors, alpha = support_indices(instance, certificate)
     targets, rivals = instance.constraint_outputs(associations, competitors)
-    columns, _, shifts = _scaled_columns(
-        targets, rivals, instance.inputs[associations], alpha[keep]
-    )
+    columns, _, shifts = _scaled_columns(targets, rivals, instance.inputs[associations], alpha)
     return _Basis(associations, competitors, columns, shifts)
 
 
