@@ -54,6 +54,7 @@ constraints); docs/solvers-at-scale.md.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import warnings
@@ -253,9 +254,7 @@ def _found(
     """The certificate of a support with positive coordinates: weights :math:`y_i 2^{-s_i}`."""
     alpha = np.ldexp(coordinates, -basis.shifts)
     found = FarkasCertificate(basis.associations.copy(), basis.competitors.copy(), alpha, math.inf)
-    return FarkasCertificate(
-        found.associations, found.competitors, alpha, certificate_bound(instance, found)
-    )
+    return dataclasses.replace(found, epsilon=certificate_bound(instance, found))
 
 
 def exchange_support(
