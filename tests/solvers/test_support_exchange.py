@@ -189,20 +189,18 @@ def test_without_the_memory_nothing_is_tried(monkeypatch: pytest.MonkeyPatch) ->
     assert f"exchanges need {exchange_bytes(3) / 1e9:.2f} GB" in found.detail
 
 
-def test_a_passed_deadline_stops_before_the_first_exchange() -> None:
+@pytest.mark.parametrize(
+    ("limit", "reason"),
+    [({"deadline": 0.0}, "time limit"), ({"max_exchanges": 0}, "exchange limit")],
+)
+def test_a_reached_limit_stops_before_the_first_exchange(
+    limit: dict[str, float], reason: str
+) -> None:
     instance, certificate = _proven_certificate(3, 24, "decoupled", seed=0)
-    found = exchange_support(instance, _spoiled(instance, certificate, 2), deadline=0.0)
+    found = exchange_support(instance, _spoiled(instance, certificate, 2), **limit)  # type: ignore[arg-type]
     assert found.certificate is None
     assert found.exchanges == 0
-    assert "time limit" in found.detail
-
-
-def test_the_exchange_limit_is_honoured() -> None:
-    instance, certificate = _proven_certificate(3, 24, "decoupled", seed=0)
-    found = exchange_support(instance, _spoiled(instance, certificate, 2), max_exchanges=0)
-    assert found.certificate is None
-    assert found.exchanges == 0
-    assert "exchange limit" in found.detail
+    assert reason in found.detail
 
 
 def test_the_cutting_plane_solver_keeps_the_exchanged_support() -> None:
