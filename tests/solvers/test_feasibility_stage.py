@@ -19,12 +19,18 @@ from lamcap.solvers import solve, verify
 from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE, min_margin
 from lamcap.solvers._cutting_plane import CuttingPlaneOptions, _score_pass, solve_cutting_plane
 from lamcap.solvers._feasibility_stage import (
+    _NOT_SEPARABLE,
+    _SEPARATED,
     FeasibilityOptions,
+    _lbfgs_iterations,
     _Memory,
     _presort_below_sample,
-    _smallest_first,
+    _Rows,
+    _separate,
+    _smallest_to_front,
     _weighted_rows,
     _working_levels,
+    _WorkingSet,
     constraint_directions,
     exp_nonpositive,
     lbfgs_direction,
@@ -32,6 +38,7 @@ from lamcap.solvers._feasibility_stage import (
     run_feasibility_stage,
     softmin_loss,
     stage_pass,
+    working_set_loss,
 )
 
 
@@ -190,8 +197,12 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: 
         scores, norms2, targets, input_norms, member, level, cuts
     )
     assert lowest == pytest.approx(expected_lowest, rel=1e-15)
-    assert list(zip(picked[: 2 * count : 2], picked[1 : 2 * count : 2], strict=True)) == expected
-    for k, (b, rho) in enumerate(expected):
+    found = list(
+        zip(picked[: 2 * count : 2].tolist(), picked[1 : 2 * count : 2].tolist(), strict=True)
+    )
+    assert sorted(found) == sorted(expected)  # the same set; within a row in any order
+    assert [b for b, _ in found] == sorted(b for b, _ in found)  # grouped by row
+    for k, (b, rho) in enumerate(found):
         t = targets[b]
         value = (scores[b, t] - scores[b, rho]) / (
             input_norms[b] * np.sqrt(norms2[b, t] + norms2[b, rho])
@@ -199,12 +210,12 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: 
         assert levels[k] == pytest.approx(value, rel=1e-15)
 
 
-@pytest.mark.parametrize("kernel", [_smallest_first, _smallest_first.py_func])
+@pytest.mark.parametrize("kernel", [_smallest_to_front, _smallest_to_front.py_func])
 @pytest.mark.parametrize(
     ("count", "keep"),
     [(50, 7), (50, 1), (50, 49), (6, 10), (0, 3), (500, 40), (507, 1), (600, 120)],
 )
-def test_smallest_first_keeps_the_smallest_in_order(kernel, count: int, keep: int) -> None:  # type: ignore[no-untyped-def]
+def test_smallest_to_front_keeps_the_smallest(kernel, count: int, keep: int) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(count + keep)
     size = max(60, count + 10)
     values = rng.integers(0, 12 if count < 100 else 400, size=size).astype(float)  # ties
@@ -212,8 +223,10 @@ def test_smallest_first_keeps_the_smallest_in_order(kernel, count: int, keep: in
     original = values.copy()
     kept = kernel(values, labels, count, keep)
     assert kept == min(count, keep)
-    np.testing.assert_array_equal(values[:kept], np.sort(original[:count])[:kept])
+    np.testing.assert_array_equal(np.sort(values[:kept]), np.sort(original[:count])[:kept])
     np.testing.assert_array_equal(original[labels[:kept]], values[:kept])  # labels follow
+    if kept < count:  # the kept ones are the smallest (ties across the cut allowed)
+        assert values[:kept].max() <= values[kept:count].min()
     assert sorted(labels[:count].tolist()) == list(range(count))  # a permutation
 
 
@@ -334,6 +347,103 @@ def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient(
         inverse = left @ inverse @ left.T + r * np.outer(step, step)
     gradient = rng.standard_normal(6)
     np.testing.assert_allclose(memory.direction(gradient), -inverse @ gradient, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [working_set_loss, working_set_loss.py_func])
+def test_working_set_loss_is_the_mean_loss_of_w_and_its_gradient(kernel) -> None:  # type: ignore[no-untyped-def]
+    _, offsets, pool, target_rows, rows, scales = _working_set(7, 5, 4, seed=3)
+    rng = np.random.default_rng(4)
+    unit_inputs = rng.standard_normal((7, 5))
+    unit_inputs /= np.linalg.norm(unit_inputs, axis=1)[:, None]
+    point = rng.standard_normal(25)
+    gradient, levels = np.empty(25), np.empty(rows.size)
+    loss, lowest = kernel(
+        unit_inputs, offsets, pool, target_rows, rows, scales, point, gradient, levels
+    )
+
+    def mean_loss(vector):  # type: ignore[no-untyped-def]
+        hidden = unit_inputs @ vector.reshape(5, 5).T
+        return _reference_loss(hidden, offsets, pool, target_rows, rows, scales) / 7
+
+    assert loss == pytest.approx(mean_loss(point), rel=1e-13)
+    assert lowest == pytest.approx(levels.min(), rel=1e-15)
+    step = 1e-6
+    numeric = [
+        (mean_loss(point + step * e) - mean_loss(point - step * e)) / (2 * step) for e in np.eye(25)
+    ]
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-9)
+
+
+def _stage_rows(model: str, d: int = 16, p: int = 55, seed: int = 2):  # type: ignore[no-untyped-def]
+    instance = make_instance(d, p, model=model, seed=seed)
+    weights = hebbian_weights(instance)
+    member = np.zeros((instance.n, instance.p), dtype=bool)
+    cuts = stage_pass(instance, weights, member, math.inf, 12)
+    working = _WorkingSet(instance)
+    working.add(cuts.mus, cuts.rhos, cuts.directions)
+    unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
+    scale = float(np.mean(np.abs(cuts.levels)))
+    return instance, working.rows(), unit_inputs, weights / scale
+
+
+def _iterate(kernel, rows, unit_inputs, start, budget, calls, history=40):  # type: ignore[no-untyped-def]
+    point = start.ravel().copy()
+    gradient, levels = np.empty_like(point), np.empty(rows.rows.size)
+    losses, counts = np.empty(history + 1), np.zeros(3, dtype=np.int64)
+    memory = _Memory(5, point.size)
+    arrays = (rows.offsets, rows.pool, rows.target_rows, rows.rows, rows.scales, levels)
+    for _ in range(calls):
+        kernel(unit_inputs, *arrays, point, gradient, losses, counts,
+               memory.steps, memory.changes, memory.inverses, memory.ring, budget)  # fmt: skip
+    return point, counts, levels
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_lbfgs_iterations_compiled_sliced_and_python_agree(model: str) -> None:
+    _, rows, unit_inputs, start = _stage_rows(model)
+    whole = _iterate(_lbfgs_iterations, rows, unit_inputs, start, 40, 1)
+    sliced = _iterate(_lbfgs_iterations, rows, unit_inputs, start, 1, 41)
+    python = _iterate(_lbfgs_iterations.py_func, rows, unit_inputs, start, 40, 1)
+    assert whole[1][2] == _SEPARATED  # the working set of a feasible instance separates
+    assert whole[1][0] > 2  # after some iterations: Hebbian alone does not
+    assert np.all(whole[2] > 0)  # the levels of the returned point
+    for other in (sliced, python):
+        np.testing.assert_array_equal(other[1], whole[1])
+        np.testing.assert_allclose(other[0], whole[0], rtol=1e-12, atol=1e-14)
+
+
+def test_separate_returns_a_w_separating_its_working_set() -> None:
+    instance, rows, unit_inputs, start = _stage_rows("original")
+    memory = _Memory(10, instance.d * instance.d)
+    found = _separate(rows, unit_inputs, start, memory, FeasibilityOptions(), math.inf)
+    assert found.weights is not None
+    assert found.weights.shape == (instance.d, instance.d)
+    hidden = unit_inputs @ found.weights.T
+    mus = np.repeat(np.arange(instance.n), np.diff(rows.offsets))
+    levels = rows.scales * np.einsum(
+        "kd,kd->k", rows.pool[rows.target_rows[mus]] - rows.pool[rows.rows], hidden[mus]
+    )
+    assert levels.min() > 0  # recomputed with numpy
+    assert found.mean_level == pytest.approx(levels.mean(), rel=1e-12)
+    assert found.evaluations >= 2
+    late = _separate(rows, unit_inputs, start, memory, FeasibilityOptions(), -math.inf)
+    assert late.weights is None
+    assert late.evaluations == 0
+
+
+def test_lbfgs_iterations_give_up_on_an_inseparable_working_set() -> None:
+    # d = 1, one association, competitors above and below the target: no W separates
+    unit_inputs = np.ones((1, 1))
+    pool = np.array([[0.0], [1.0], [-1.0]])
+    offsets = np.array([0, 2], dtype=np.int64)
+    rows, scales = np.array([1, 2], dtype=np.int64), np.ones(2)
+    working = _Rows(offsets, pool, np.zeros(1, dtype=np.int64), rows, scales)
+    point, counts, _ = _iterate(
+        _lbfgs_iterations, working, unit_inputs, np.array([[0.3]]), 400, 1, 300
+    )
+    assert counts[2] == _NOT_SEPARABLE
+    assert counts[1] < 300  # the stall test, not the iteration limit, ended it
+    assert abs(point[0]) < 1e-3  # at the minimiser W = 0 of the symmetric loss
 
 
 # --------------------------------------------------------------------------- the stage

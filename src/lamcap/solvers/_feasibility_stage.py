@@ -36,7 +36,10 @@ Algorithm
    :math:`O(|S| d)` sweep plus two :math:`n \times d \times d` products per
    evaluation, where the full cross-entropy costs :math:`O(npd)`).  The
    line search is Armijo backtracking from the unit step, and the curvature
-   pairs are kept when the working set grows (:class:`_Memory`).
+   pairs are kept when the working set grows (:class:`_Memory`).  The whole
+   loop is compiled (:func:`_lbfgs_iterations`) and run in slices of about
+   10 ms between which the deadline is checked: at d = 32 the Python loop
+   around the compiled loss had cost a fifth of the stage's time.
 3. **Score pass** (:func:`lowest_constraints`, one sweep over all :math:`np`
    scores of :meth:`~lamcap.problems.Instance.scored_blocks`, the expensive
    part): if the minimum normalised margin exceeds :math:`10^{-9}` the
@@ -372,13 +375,15 @@ def _presort_below_sample(
 
 
 @numba.njit(cache=True, nogil=True)
-def _smallest_first(
+def _smallest_to_front(
     values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
 ) -> int:
-    """Move the ``keep`` smallest of ``values[:count]`` (and their labels) to the front, ascending.
+    """Move the ``keep`` smallest of ``values[:count]`` (and their labels) to the front, in any order.
 
-    Hoare's selection, then an insertion sort of the kept ones (a few dozen);
-    returns ``min(count, keep)``.  Equal values may come in any order.  When
+    Hoare's selection; returns ``min(count, keep)``.  The kept ones are not
+    sorted (an insertion sort of 41 of them took four times as long as the
+    selection: 0.37 of 0.46 ms for the 164 rows of the first pass at d = 32;
+    :func:`handover_cuts` sorts the few it needs).  When
     ``keep`` is a small part of ``count``, :func:`_presort_below_sample`
     first moves a slightly larger set holding the smallest to the front, so
     that the selection runs on that set only.
@@ -409,14 +414,6 @@ def _smallest_first(
             else:
                 break
         count = keep
-    for i in range(1, count):
-        value, label = values[i], labels[i]
-        j = i
-        while j > 0 and values[j - 1] > value:
-            values[j] = values[j - 1]
-            labels[j] = labels[j - 1]
-            j -= 1
-        values[j], labels[j] = value, label
     return count
 
 
@@ -446,7 +443,7 @@ def lowest_constraints(
     Row ``b`` of ``scores`` / ``norms2`` (``(B, p)``, any strides) is one
     association with target column ``targets[b]`` and input norm
     ``input_norms[b]``.  Per row, up to ``cuts`` columns with
-    :math:`\ell < ` ``level`` and ``member[b, rho]`` false, lowest first,
+    :math:`\ell < ` ``level`` and ``member[b, rho]`` false, the lowest in any order,
     are written to ``picked`` as ``(row, column)`` pairs (``picked`` has
     ``2 * B * cuts`` entries) and their levels to ``picked_levels``.  Returns the number of pairs and
     :math:`\min \ell` over the block, NaN when any level is NaN or
@@ -477,7 +474,7 @@ def lowest_constraints(
                 candidates[kept] = value
                 which[kept] = rho
                 kept += 1
-        kept = _smallest_first(candidates, which, kept, cuts)
+        kept = _smallest_to_front(candidates, which, kept, cuts)
         for k in range(kept):
             picked[2 * count] = b
             picked[2 * count + 1] = which[k]
@@ -686,45 +683,6 @@ class _WorkingSet:
         return _Rows(offsets, self.pool, zero_row, order + 1, np.ones(self.size))
 
 
-class _Objective:
-    """The working-set loss of ``W`` (flattened) for L-BFGS; keeps the first separating point."""
-
-    def __init__(self, rows: _Rows, unit_inputs: NDArray[np.float64], deadline: float) -> None:
-        self.rows = rows
-        self.unit_inputs = unit_inputs
-        self.deadline = deadline
-        self.gradient = np.empty_like(unit_inputs)
-        self.levels = np.empty(rows.rows.size)
-        self.evaluations = 0
-        self.point: NDArray[np.float64] | None = None
-        self.mean_level = math.nan
-
-    def __call__(self, vector: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        d = self.unit_inputs.shape[1]
-        hidden = self.unit_inputs @ vector.reshape(d, d).T
-        rows = self.rows
-        loss, lowest = softmin_loss(
-            hidden,
-            rows.offsets,
-            rows.pool,
-            rows.target_rows,
-            rows.rows,
-            rows.scales,
-            self.gradient,
-            self.levels,
-        )
-        self.evaluations += 1
-        if lowest > 0 and self.point is None:
-            self.point = vector.copy()
-            self.mean_level = float(np.mean(self.levels))
-        n = self.unit_inputs.shape[0]
-        return loss / n, ((self.gradient.T @ self.unit_inputs) / n).ravel()
-
-    def separated(self) -> bool:
-        """Whether an evaluated point had every working-set level positive."""
-        return self.point is not None
-
-
 @numba.njit(cache=True, nogil=True)
 def lbfgs_direction(
     steps: NDArray[np.float64],
@@ -770,29 +728,23 @@ class _Memory:
         self.steps = np.empty((size, length))
         self.changes = np.empty((size, length))
         self.inverses = np.empty(size)
-        self.count = 0
-        self.newest = -1
+        self.ring = np.array([0, -1], dtype=np.int64)  # pairs held, newest row
+
+    @property
+    def count(self) -> int:
+        return int(self.ring[0])
 
     def clear(self) -> None:
-        self.count = 0
+        self.ring[0] = 0
 
     def update(self, step: NDArray[np.float64], change: NDArray[np.float64]) -> None:
-        curvature = float(step @ change)
-        if curvature > 1e-12 * math.sqrt(float(step @ step) * float(change @ change)):
-            self.newest = (self.newest + 1) % self.inverses.size
-            self.steps[self.newest] = step
-            self.changes[self.newest] = change
-            self.inverses[self.newest] = 1.0 / curvature
-            self.count = min(self.count + 1, self.inverses.size)
+        """Store the pair when its curvature is positive (:func:`_remember`)."""
+        _remember(self.steps, self.changes, self.inverses, self.ring, step, change)
 
     def direction(self, gradient: NDArray[np.float64]) -> NDArray[np.float64]:
         """:math:`-H g`; without pairs a steepest-descent step of length 1."""
-        if self.count == 0:
-            return -gradient / max(math.sqrt(float(gradient @ gradient)), 1e-300)
-        size = self.inverses.size
-        order = (self.newest - np.arange(self.count - 1, -1, -1, dtype=np.int64)) % size
-        direction: NDArray[np.float64] = lbfgs_direction(
-            self.steps, self.changes, self.inverses, order, gradient
+        direction: NDArray[np.float64] = _descent_direction(
+            self.steps, self.changes, self.inverses, self.ring, gradient
         )
         return direction
 
@@ -801,60 +753,244 @@ _ARMIJO = 1e-4
 _BACKTRACKS = 30
 _STALL_WINDOW = 20
 _STALL = 1e-3
+# what _lbfgs_iterations reports in counts[_STATUS]
+_RUNNING, _SEPARATED, _NOT_SEPARABLE = 0, 1, 2
+_EVALUATIONS, _ITERATIONS, _STATUS = 0, 1, 2
+
+
+@numba.njit(cache=True, nogil=True)
+def working_set_loss(
+    unit_inputs: NDArray[np.float64],
+    offsets: NDArray[np.int64],
+    pool: NDArray[np.float64],
+    target_rows: NDArray[np.int64],
+    rows: NDArray[np.int64],
+    scales: NDArray[np.float64],
+    point: NDArray[np.float64],
+    gradient: NDArray[np.float64],
+    levels: NDArray[np.float64],
+) -> tuple[float, float]:
+    r"""The stage's loss :math:`L(W)/n` at ``point`` (``W`` flattened) and its gradient in ``W``.
+
+    .. math::
+
+        h_\mu = W \hat e_\mu, \qquad
+        \nabla_W \frac{L}{n} = \frac1n \sum_\mu
+        \frac{\partial L}{\partial h_\mu}\, \hat e_\mu^\top
+
+    (:func:`softmin_loss` for :math:`L`; rows of ``unit_inputs`` are
+    :math:`\hat e_\mu`).  ``gradient`` (``d * d``) and ``levels`` are
+    overwritten; returns ``(L/n, min_i ell_i)``.
+    """
+    n, d = unit_inputs.shape
+    hidden = unit_inputs @ point.reshape((d, d)).T
+    hidden_gradient = np.empty((n, d))
+    loss, lowest = softmin_loss(
+        hidden, offsets, pool, target_rows, rows, scales, hidden_gradient, levels
+    )
+    gradient[:] = (hidden_gradient.T @ unit_inputs).ravel() / n
+    return loss / n, lowest
+
+
+@numba.njit(cache=True, nogil=True)
+def _remember(
+    steps: NDArray[np.float64],
+    changes: NDArray[np.float64],
+    inverses: NDArray[np.float64],
+    ring: NDArray[np.int64],
+    step: NDArray[np.float64],
+    change: NDArray[np.float64],
+) -> None:
+    r"""Store the pair ``(step, change)`` when :math:`s^\top y > 10^{-12}\|s\|\|y\|` (ring: count, newest)."""
+    curvature = np.dot(step, change)
+    if curvature > 1e-12 * math.sqrt(np.dot(step, step) * np.dot(change, change)):
+        newest = (ring[1] + 1) % inverses.size
+        steps[newest] = step
+        changes[newest] = change
+        inverses[newest] = 1.0 / curvature
+        ring[0] = min(ring[0] + 1, inverses.size)
+        ring[1] = newest
+
+
+@numba.njit(cache=True, nogil=True)
+def _descent_direction(
+    steps: NDArray[np.float64],
+    changes: NDArray[np.float64],
+    inverses: NDArray[np.float64],
+    ring: NDArray[np.int64],
+    gradient: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """:math:`-H g` from the stored pairs; without pairs a steepest-descent step of length 1."""
+    count, newest, size = ring[0], ring[1], inverses.size
+    if count == 0:
+        return -gradient / max(math.sqrt(np.dot(gradient, gradient)), 1e-300)
+    order = np.empty(count, dtype=np.int64)
+    for k in range(count):  # oldest first
+        order[k] = (newest - (count - 1 - k)) % size
+    return lbfgs_direction(steps, changes, inverses, order, gradient)
+
+
+@numba.njit(cache=True, nogil=True)
+def _lbfgs_iterations(
+    unit_inputs: NDArray[np.float64],
+    offsets: NDArray[np.int64],
+    pool: NDArray[np.float64],
+    target_rows: NDArray[np.int64],
+    rows: NDArray[np.int64],
+    scales: NDArray[np.float64],
+    levels: NDArray[np.float64],
+    point: NDArray[np.float64],
+    gradient: NDArray[np.float64],
+    losses: NDArray[np.float64],
+    counts: NDArray[np.int64],
+    steps: NDArray[np.float64],
+    changes: NDArray[np.float64],
+    inverses: NDArray[np.float64],
+    ring: NDArray[np.int64],
+    budget: int,
+) -> None:
+    r"""Up to ``budget`` L-BFGS iterations on the working-set loss, stopping at the first separating point.
+
+    The state lives in the arrays so that the caller can check its deadline
+    between calls: ``point`` and ``gradient`` (``W`` flattened and
+    :math:`\nabla L/n` there; the first call, with ``counts[1] == 0``,
+    evaluates them), ``losses`` (one per accepted iteration, for the stall
+    test), ``counts`` = (evaluations, iterations, status) and the memory
+    (``steps``, ``changes``, ``inverses``, ``ring`` = (count, newest), as
+    :class:`_Memory`).  Each iteration: direction :math:`-Hg` (steepest
+    descent when it is not a descent direction, the memory then cleared),
+    Armijo backtracking from the unit step (``_BACKTRACKS`` halvings), the
+    pair stored.  The status becomes ``_SEPARATED`` when an evaluated point
+    has every level positive (``point`` is then that point and ``levels``
+    its levels), ``_NOT_SEPARABLE`` when the loss fell by less than
+    ``_STALL`` (relative) over ``_STALL_WINDOW`` iterations, when the line
+    search fails or when ``losses`` is full; otherwise it stays ``_RUNNING``.
+    A call with any other status does nothing.
+    """
+    length_of_history = losses.size
+    if counts[_STATUS] != _RUNNING:
+        return
+    if counts[_ITERATIONS] == 0 and counts[_EVALUATIONS] == 0:
+        loss, lowest = working_set_loss(
+            unit_inputs, offsets, pool, target_rows, rows, scales, point, gradient, levels
+        )
+        counts[_EVALUATIONS] += 1
+        losses[0] = loss
+        if lowest > 0:
+            counts[_STATUS] = _SEPARATED
+            return
+    trial_gradient = np.empty_like(gradient)
+    for _ in range(budget):
+        done = counts[_ITERATIONS]
+        loss = losses[done]
+        if done + 1 >= length_of_history:
+            counts[_STATUS] = _NOT_SEPARABLE
+            return
+        if done >= _STALL_WINDOW and losses[done - _STALL_WINDOW] - loss < _STALL * loss:
+            counts[_STATUS] = _NOT_SEPARABLE  # converging to a positive loss
+            return
+        direction = _descent_direction(steps, changes, inverses, ring, gradient)
+        slope = np.dot(gradient, direction)
+        if not slope < 0:
+            ring[0] = 0
+            direction = -gradient
+            slope = -np.dot(gradient, gradient)
+        length = 1.0
+        accepted = False
+        separated = False
+        for _ in range(_BACKTRACKS):
+            trial = point + length * direction
+            trial_loss, lowest = working_set_loss(
+                unit_inputs, offsets, pool, target_rows, rows, scales, trial, trial_gradient, levels
+            )
+            counts[_EVALUATIONS] += 1
+            separated = lowest > 0
+            if separated or trial_loss <= loss + _ARMIJO * length * slope:
+                accepted = True
+                break
+            length *= 0.5
+        if not accepted:
+            counts[_STATUS] = _NOT_SEPARABLE
+            return
+        _remember(steps, changes, inverses, ring, trial - point, trial_gradient - gradient)
+        point[:] = trial
+        gradient[:] = trial_gradient
+        counts[_ITERATIONS] = done + 1
+        losses[done + 1] = trial_loss
+        if separated:
+            counts[_STATUS] = _SEPARATED
+            return
+
+
+@dataclass
+class _Separation:
+    """What :func:`_separate` found: the separating ``W`` (or None), its mean level, evaluations."""
+
+    weights: NDArray[np.float64] | None
+    mean_level: float
+    evaluations: int
 
 
 def _separate(
-    objective: _Objective,
+    rows: _Rows,
+    unit_inputs: NDArray[np.float64],
     weights: NDArray[np.float64],
     memory: _Memory,
     options: FeasibilityOptions,
-) -> NDArray[np.float64] | None:
+    deadline: float,
+) -> _Separation:
     """L-BFGS on the working-set loss from ``weights``: a ``W`` with all working-set margins > 0.
 
-    Backtracking (Armijo) line search from the unit step; stops at the first
-    evaluated point that separates the working set.  None when
+    Runs :func:`_lbfgs_iterations` in slices (one iteration first, then as
+    many as take about a hundredth of a second) so that ``deadline`` is
+    honoured to within a slice.  ``weights`` is None when
     ``options.inner_iterations`` iterations, a failed line search, a stall
     (the loss fell by less than 0.1% over 20 iterations: it converges to a
     positive value, as on a working set without a separating ``W``) or the
     deadline come first.
     """
     point = weights.ravel().copy()
-    loss, gradient = objective(point)
-    losses = [loss]
-    for _ in range(options.inner_iterations):
-        if objective.separated() or time.perf_counter() >= objective.deadline:
-            break
-        if len(losses) > _STALL_WINDOW and losses[-_STALL_WINDOW - 1] - loss < _STALL * loss:
-            break  # converging to a positive loss: the working set is not separable
-        direction = memory.direction(gradient)
-        slope = float(gradient @ direction)
-        if not slope < 0:
-            memory.clear()
-            direction, slope = -gradient, -float(gradient @ gradient)
-        length = 1.0
-        for _ in range(_BACKTRACKS):
-            trial = point + length * direction
-            trial_loss, trial_gradient = objective(trial)
-            if objective.separated() or trial_loss <= loss + _ARMIJO * length * slope:
-                break
-            length *= 0.5
-        else:
-            return None
-        memory.update(trial - point, trial_gradient - gradient)
-        point, loss, gradient = trial, trial_loss, trial_gradient
-        losses.append(loss)
-    if objective.point is None:
-        return None
-    return objective.point.reshape(weights.shape)
+    gradient = np.empty_like(point)
+    levels = np.empty(rows.rows.size)
+    losses = np.empty(options.inner_iterations + 1)
+    counts = np.zeros(3, dtype=np.int64)
+    budget = 1
+    while counts[_STATUS] == _RUNNING and time.perf_counter() < deadline:
+        tick = time.perf_counter()
+        _lbfgs_iterations(
+            unit_inputs,
+            rows.offsets,
+            rows.pool,
+            rows.target_rows,
+            rows.rows,
+            rows.scales,
+            levels,
+            point,
+            gradient,
+            losses,
+            counts,
+            memory.steps,
+            memory.changes,
+            memory.inverses,
+            memory.ring,
+            budget,
+        )
+        elapsed = max(time.perf_counter() - tick, 1e-7)
+        budget = int(min(options.inner_iterations, max(1, budget * 0.01 / elapsed)))
+    evaluations = int(counts[_EVALUATIONS])
+    if counts[_STATUS] != _SEPARATED:
+        return _Separation(None, math.nan, evaluations)
+    return _Separation(point.reshape(weights.shape), float(np.mean(levels)), evaluations)
 
 
 def handover_cuts(instance: Instance, first: StagePass, count: int) -> StagePass:
     r"""The first pass cut to the ``count`` lowest constraints of each association, with directions.
 
     What a pass keeping ``count`` constraints per association would have
-    returned (up to ties): the max-margin stages start from it when this
-    stage hands over.  ``first`` holds more constraints per association, in
-    increasing level (as :func:`stage_pass` returns them).
+    returned (up to ties and order): the max-margin stages start from it when
+    this stage hands over.  ``first`` holds more constraints per association,
+    grouped by association (as :func:`stage_pass` returns them), with their
+    levels; they are ranked by level here.
 
     Examples
     --------
@@ -866,11 +1002,20 @@ def handover_cuts(instance: Instance, first: StagePass, count: int) -> StagePass
     >>> wide = stage_pass(instance, weights, member, math.inf, 10)
     >>> narrow = stage_pass(instance, weights, member, math.inf, 3, directions=True)
     >>> cut = handover_cuts(instance, wide, 3)
-    >>> bool(np.array_equal(cut.rhos, narrow.rhos)), bool(np.allclose(cut.directions, narrow.directions))
+    >>> keys = lambda found: sorted(zip(found.mus.tolist(), found.rhos.tolist()))
+    >>> keys(cut) == keys(narrow), bool(np.isclose(cut.directions.sum(), narrow.directions.sum()))
     (True, True)
     """
-    rank = np.arange(first.mus.size) - np.searchsorted(first.mus, first.mus, side="left")
-    keep = rank < count
+    if count <= 0:  # the stage decided: nothing to hand over (and nothing to sort)
+        keep = np.empty(0, dtype=np.int64)
+    elif first.levels is None:  # as returned, when the order is all there is
+        rank = np.arange(first.mus.size) - np.searchsorted(first.mus, first.mus, side="left")
+        keep = np.nonzero(rank < count)[0]
+    else:
+        order = np.lexsort((first.levels, first.mus))
+        mus = first.mus[order]
+        rank = np.arange(mus.size) - np.searchsorted(mus, mus, side="left")
+        keep = order[rank < count]
     mus, rhos = first.mus[keep], first.rhos[keep]
     if first.directions is not None:
         directions = first.directions[keep]
@@ -956,16 +1101,15 @@ def run_feasibility_stage(
         if outcome.passes >= opts.max_passes:
             outcome.stopped = "max_passes"
             break
-        objective = _Objective(working.rows(), unit_inputs, deadline)
         if outcome.passes == 1:
             weights = _unit_scaled(weights, cuts)
-        separated = _separate(objective, weights, memory, opts)
-        outcome.evaluations += objective.evaluations
-        if separated is None:
+        separation = _separate(working.rows(), unit_inputs, weights, memory, opts, deadline)
+        outcome.evaluations += separation.evaluations
+        if separation.weights is None:
             outcome.stopped = "time_limit" if time.perf_counter() >= deadline else "not_separated"
             break
-        weights = separated
-        cuts = stage_pass(instance, weights, member, opts.level * objective.mean_level, opts.cuts)
+        weights = separation.weights
+        cuts = stage_pass(instance, weights, member, opts.level * separation.mean_level, opts.cuts)
         outcome.passes += 1
         stale = stale + 1 if cuts.min_margin <= outcome.min_margin else 0
         if stale == 0:  # NaN-safe, as _Progress.offer
