@@ -730,10 +730,6 @@ class _Memory:
         self.inverses = np.empty(size)
         self.ring = np.array([0, -1], dtype=np.int64)  # pairs held, newest row
 
-    @property
-    def count(self) -> int:
-        return int(self.ring[0])
-
     def clear(self) -> None:
         self.ring[0] = 0
 
@@ -781,6 +777,22 @@ def working_set_loss(
     (:func:`softmin_loss` for :math:`L`; rows of ``unit_inputs`` are
     :math:`\hat e_\mu`).  ``gradient`` (``d * d``) and ``levels`` are
     overwritten; returns ``(L/n, min_i ell_i)``.
+
+    Examples
+    --------
+    One association (d = 1), target row 1, one competitor row 0, scale 1: the
+    level is :math:`\ell = (1 - 0) \cdot 2 = 2` at ``W = [[2]]``, so
+    :math:`L = \log(1 + e^{-2})` and :math:`\partial L/\partial W = -1/(1 + e^2)`.
+
+    >>> pool = np.array([[0.0], [1.0]])
+    >>> offsets, target_rows, rows = np.array([0, 1]), np.array([1]), np.array([0])
+    >>> gradient, levels = np.empty(1), np.empty(1)
+    >>> loss, lowest = working_set_loss(np.ones((1, 1)), offsets, pool, target_rows, rows,
+    ...                                 np.ones(1), np.array([2.0]), gradient, levels)
+    >>> bool(np.isclose(loss, np.log1p(np.exp(-2.0)))), lowest
+    (True, 2.0)
+    >>> bool(np.isclose(gradient[0], -1.0 / (1.0 + np.exp(2.0))))
+    True
     """
     n, d = unit_inputs.shape
     hidden = unit_inputs @ point.reshape((d, d)).T
