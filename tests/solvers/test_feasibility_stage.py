@@ -327,8 +327,10 @@ def test_stage_pass_picks_what_the_solvers_score_pass_picks(model: str) -> None:
 def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient(
     monkeypatch: pytest.MonkeyPatch, compiled: bool
 ) -> None:
-    if not compiled:
+    if not compiled:  # the memory's kernels and the two-loop recursion, all as Python
         monkeypatch.setattr(stage_module, "lbfgs_direction", lbfgs_direction.py_func)
+        for name in ("_descent_direction", "_remember"):
+            monkeypatch.setattr(stage_module, name, getattr(stage_module, name).py_func)
     rng = np.random.default_rng(5)
     memory = _Memory(size=3, length=6)
     pairs = []
