@@ -39,7 +39,7 @@ Algorithm
    pairs are kept when the working set grows (:class:`_Memory`).  The whole
    loop is compiled (:func:`_lbfgs_iterations`) and run in slices of about
    10 ms between which the deadline is checked: at d = 32 the Python loop
-   around the compiled loss had cost a fifth of the stage's time.
+   around the compiled loss had cost 15% of the stage's time.
 3. **Score pass** (:func:`lowest_constraints`, one sweep over all :math:`np`
    scores of :meth:`~lamcap.problems.Instance.scored_blocks`, the expensive
    part): if the minimum normalised margin exceeds :math:`10^{-9}` the
