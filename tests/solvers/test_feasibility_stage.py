@@ -22,9 +22,11 @@ from lamcap.solvers._feasibility_stage import (
     _NOT_SEPARABLE,
     _SEPARATED,
     FeasibilityOptions,
+    _descent_direction,
     _lbfgs_iterations,
     _Memory,
     _presort_below_sample,
+    _remember,
     _Rows,
     _separate,
     _smallest_to_front,
@@ -327,18 +329,19 @@ def test_stage_pass_picks_what_the_solvers_score_pass_picks(model: str) -> None:
 def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient(
     monkeypatch: pytest.MonkeyPatch, compiled: bool
 ) -> None:
+    remember, descent_direction = _remember, _descent_direction
     if not compiled:  # the memory's kernels and the two-loop recursion, all as Python
         monkeypatch.setattr(stage_module, "lbfgs_direction", lbfgs_direction.py_func)
-        for name in ("_descent_direction", "_remember"):
-            monkeypatch.setattr(stage_module, name, getattr(stage_module, name).py_func)
+        remember, descent_direction = _remember.py_func, _descent_direction.py_func
     rng = np.random.default_rng(5)
     memory = _Memory(size=3, length=6)
+    arrays = (memory.steps, memory.changes, memory.inverses, memory.ring)
     pairs = []
     for _ in range(5):
         step = rng.standard_normal(6)
         change = step + 0.3 * rng.standard_normal(6)  # s.y > 0 with high probability
         if step @ change > 0:
-            memory.update(step, change)
+            remember(*arrays, step, change)
             pairs.append((step, change))
     pairs = pairs[-3:]
     step, change = pairs[-1]
@@ -348,7 +351,8 @@ def test_memory_direction_is_the_inverse_bfgs_matrix_times_the_gradient(
         left = np.eye(6) - r * np.outer(step, change)
         inverse = left @ inverse @ left.T + r * np.outer(step, step)
     gradient = rng.standard_normal(6)
-    np.testing.assert_allclose(memory.direction(gradient), -inverse @ gradient, rtol=1e-12)
+    direction = descent_direction(*arrays, gradient)
+    np.testing.assert_allclose(direction, -inverse @ gradient, rtol=1e-12)
 
 
 @pytest.mark.parametrize("kernel", [working_set_loss, working_set_loss.py_func])

@@ -721,7 +721,9 @@ class _Memory:
     only drops rounding noise).  When the working set grows, the old pairs
     still describe most of the loss; keeping them saves the evaluations a
     cold restart spends relearning the scale (measured: 35-37 instead of
-    46-47 evaluations per stage at d = 32, 0.9 p_c).
+    46-47 evaluations per stage at d = 32, 0.9 p_c).  Only arrays: the
+    compiled loop (:func:`_lbfgs_iterations`) stores pairs with
+    :func:`_remember` and reads them with :func:`_descent_direction`.
     """
 
     def __init__(self, size: int, length: int) -> None:
@@ -729,20 +731,6 @@ class _Memory:
         self.changes = np.empty((size, length))
         self.inverses = np.empty(size)
         self.ring = np.array([0, -1], dtype=np.int64)  # pairs held, newest row
-
-    def clear(self) -> None:
-        self.ring[0] = 0
-
-    def update(self, step: NDArray[np.float64], change: NDArray[np.float64]) -> None:
-        """Store the pair when its curvature is positive (:func:`_remember`)."""
-        _remember(self.steps, self.changes, self.inverses, self.ring, step, change)
-
-    def direction(self, gradient: NDArray[np.float64]) -> NDArray[np.float64]:
-        """:math:`-H g`; without pairs a steepest-descent step of length 1."""
-        direction: NDArray[np.float64] = _descent_direction(
-            self.steps, self.changes, self.inverses, self.ring, gradient
-        )
-        return direction
 
 
 _ARMIJO = 1e-4
@@ -865,7 +853,7 @@ def _lbfgs_iterations(
 
     The state lives in the arrays so that the caller can check its deadline
     between calls: ``point`` and ``gradient`` (``W`` flattened and
-    :math:`\nabla L/n` there; the first call, with ``counts[1] == 0``,
+    :math:`\nabla L/n` there; the first call, before any evaluation,
     evaluates them), ``losses`` (one per accepted iteration, for the stall
     test), ``counts`` = (evaluations, iterations, status) and the memory
     (``steps``, ``changes``, ``inverses``, ``ring`` = (count, newest), as
@@ -1018,11 +1006,9 @@ def handover_cuts(instance: Instance, first: StagePass, count: int) -> StagePass
     >>> keys(cut) == keys(narrow), bool(np.isclose(cut.directions.sum(), narrow.directions.sum()))
     (True, True)
     """
+    assert first.levels is not None  # stage_pass records them
     if count <= 0:  # the stage decided: nothing to hand over (and nothing to sort)
         keep = np.empty(0, dtype=np.int64)
-    elif first.levels is None:  # as returned, when the order is all there is
-        rank = np.arange(first.mus.size) - np.searchsorted(first.mus, first.mus, side="left")
-        keep = np.nonzero(rank < count)[0]
     else:
         order = np.lexsort((first.levels, first.mus))
         mus = first.mus[order]
@@ -1038,8 +1024,7 @@ def handover_cuts(instance: Instance, first: StagePass, count: int) -> StagePass
             + np.einsum("kd,kd->k", competitors, competitors)
         )
         directions = (targets - competitors) / scale[:, None]
-    levels = None if first.levels is None else first.levels[keep]
-    return replace(first, mus=mus, rhos=rhos, directions=directions, levels=levels)
+    return replace(first, mus=mus, rhos=rhos, directions=directions, levels=first.levels[keep])
 
 
 def _unit_scaled(weights: NDArray[np.float64], first: StagePass) -> NDArray[np.float64]:
