@@ -35,7 +35,10 @@ also writes ``W`` and the dual weights of each solve (``.npz``) for
 Resumable: rows already in the CSV with the same ``d, kappa, p, seed`` and
 ``gap_tolerance`` are skipped, so a seed of an earlier pass is solved again at a
 new tolerance; ``--per-point`` counts the feasible rows at this tolerance. New
-rows are appended one at a time.  Keep CPU use bounded::
+rows are appended one at a time; ``--per-point`` counts only the seeds asked for
+(``--seeds``), so that the seeds that build a law (below 1000) and the held-out
+seeds that check it (1000 and above, see ``report_spectrum_finite_size.py``)
+fill up separately.  Keep CPU use bounded::
 
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/measure_spectrum_finite_size.py \
         --d 48,64 --fractions 0.95 --seeds 0-40 --per-point 16 --tolerance 1e-4
@@ -298,11 +301,16 @@ def main(argv: list[str] | None = None) -> None:
         "--save", type=Path, default=None, help="folder for W and dual weights (.npz per solve)"
     )
     args = parser.parse_args(argv)
+    chosen = set(args.seeds)
     for d in args.d:
         for fraction in args.fractions:
             p = max(2, round(fraction * float(lamcap.critical_p(d))))
             for seed in args.seeds:
-                rows = _rows(args.csv, d, p, f"{args.tolerance:g}")
+                rows = [
+                    r
+                    for r in _rows(args.csv, d, p, f"{args.tolerance:g}")
+                    if int(r["seed"]) in chosen
+                ]
                 if sum(r["verdict"] == "feasible" for r in rows) >= args.per_point:
                     break
                 if any(int(r["seed"]) == seed for r in rows):
