@@ -145,6 +145,10 @@ def statistical_dimension_series(
     only logarithmically in :math:`p`.  Derivation:
     :mod:`lamcap.symbolic._series` (arXiv:2605.10795; docs/theory/cone.md, fact 6).
 
+    Status: asymptotic. A truncated :math:`p \to \infty` series; its error against the exact
+    :func:`lamcap.statistical_dimension` is stated above (0.004 at :math:`p = 10^3` with the
+    default order).
+
     Parameters
     ----------
     p : number of outputs, :math:`p \ge 2`; broadcasts.
@@ -189,6 +193,10 @@ def capacity_series(
     :math:`\tfrac12 + \frac{3\log 2L - 3 + \log 2\pi}{4L} + O(\log^2 L / L^2)` up to
     term ``order`` (0..2, default 2), which shows the logarithmic approach to
     1/2 but is much less accurate at accessible :math:`p`.
+
+    Status: asymptotic. :math:`\log p` over a truncated :math:`p \to \infty` series of
+    :math:`\mathbb{E}[C_p]`; use :func:`lamcap.capacity` with ``p`` for the exact finite-p value
+    of the same formula.
 
     Parameters
     ----------

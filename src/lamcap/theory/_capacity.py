@@ -41,6 +41,8 @@ from lamcap.theory._width import gaussian_width_squared, retained_rank
 #: of a full-rank linear associative memory at load :math:`\alpha = p\log p/d^2`
 #: (arXiv:2605.10795; docs/theory/cone.md, fact 6).  The approach is logarithmic in p:
 #: finite-p values (:func:`capacity` with ``p``) are far above it.
+#: Status: asymptotic.  The limit :math:`d, p \to \infty`; the transitions measured at
+#: :math:`d \le 96` lie at loads 0.85-1.06 (docs/measurements/capacity.md).
 CAPACITY: Final[float] = 0.5
 
 FloatArray = NDArray[np.float64]
@@ -86,6 +88,13 @@ def capacity(
     where :math:`w^2/d^2 = F(\kappa)` if ``d`` is None and the finite-d width
     :func:`lamcap.gaussian_width_squared` divided by :math:`d^2`
     (:math:`r = \operatorname{round}(\kappa d)`) otherwise.
+
+    Status: asymptotic. Without ``p``, :math:`\alpha_c(\kappa)` is the limit
+    :math:`d, p \to \infty` (for :math:`\kappa < 1` the Gordon-type threshold of
+    docs/theory/rank.md, an upper bound on the rank-constrained capacity), approached only
+    logarithmically in :math:`p`: the transitions measured at :math:`d \le 96` lie far above 1/2
+    (docs/measurements/capacity.md). With ``p`` (and ``d``) the value is the finite-size
+    threshold of :func:`critical_p` read as a load, a model with measured error (stated there).
 
     Parameters
     ----------
@@ -320,6 +329,20 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) 
     the finite-size threshold of docs/theory/capacity.md and docs/theory/rank.md with as many
     associations as outputs.  :math:`w_r^2 = d^2` at full rank; for
     :math:`r < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
+
+    Status: model with measured error. :math:`p_c` is the 50% point of the Crofton law
+    (:func:`lamcap.feasibility_probability`, docs/theory/crofton.md) of the *decoupled* problem
+    with Gaussian embeddings, which assumes that its score map acts like a Gaussian map
+    (Gaussian equivalence; not derived). Measured error, against the transitions of certified
+    decoupled full-rank sweeps at d = 8, 12, 16, 24, 32, 48, 64 and 96
+    (docs/measurements/capacity.csv): the fitted :math:`p_c` lies between 1.0% below and 0.6%
+    above ``critical_p(d)``, and every 95% interval contains ``critical_p(d)``. The *original*
+    problem (one shared output matrix) is not described by this law: it stores 2.0-4.7% more
+    than ``critical_p(d)`` at d = 8-64, an OP/DP ratio of 1.024-1.049 whose 95% intervals
+    exclude 1 at every d but 12 (docs/measurements/op_vs_dp.md); that the two agree as
+    :math:`d \to \infty` is a claim of arXiv:2605.10795, not a measurement. For
+    :math:`\kappa < 1`, :math:`w_r^2` in place of :math:`d^2` gives the Gordon-type upper bound
+    of docs/theory/rank.md, not a Crofton identity.
 
     Parameters
     ----------

@@ -419,6 +419,12 @@ def statistical_dimension(
     At :math:`p = 2` this is Gardner's :math:`\int_{-\kappa_G}^\infty Dz\,(z + \kappa_G)^2`
     with the stability :math:`\kappa_G = m/\sqrt2`.
 
+    Status: exact. :math:`\mathbb{E}\operatorname{dist}(g, K_m)^2` of the recall cone for a
+    standard Gaussian :math:`g`, to the precision stated under ``method`` (float64 relative
+    error below ``2e-15`` at margin 0 for :math:`p \le 10^{18}`). ``method="monte_carlo"``
+    returns an estimate with its standard error instead, and ``method="asymptotic"`` the
+    asymptotic series of :func:`lamcap.statistical_dimension_series`.
+
     Parameters
     ----------
     p : int or array_like of int
@@ -770,6 +776,9 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     conditional excess is tabulated once and raised to the power :math:`k - 1`;
     the densities of all k from one log-binomial table.  About 0.1 s per law
     for p up to 1e9 (formerly 0.3-2 s with one inversion per k per grid).
+
+    Status: exact. The law of :math:`|A|` for a standard Gaussian score vector, to the absolute
+    error stated under Returns (about ``1e-15`` per entry up to :math:`p = 10^3`).
 
     Parameters
     ----------

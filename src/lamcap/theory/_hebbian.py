@@ -89,7 +89,11 @@ from lamcap.theory._precision import secant_root, working_dps
 FloatArray = NDArray[np.float64]
 
 HEBBIAN_CAPACITY = 0.125
-"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8.
+r"""Asymptotic Hebbian capacity: all associations are recalled iff alpha < 1/8.
+
+Status: asymptotic. The threshold as :math:`p \to \infty` (and :math:`d \to \infty`); at finite
+``p`` the load where all are recalled with probability 1/2 is higher (:func:`hebbian_critical_load`:
+0.154 at ``p = 1000``) and approaches 1/8 logarithmically.
 
 See docs/theory/hebbian.md and arXiv:2605.10795.
 """
@@ -169,6 +173,13 @@ def hebbian_recall(
 
         P_1 = \int \varphi(z)\, \Phi(\mu_p + z)^{p-1}\,dz, \qquad
         \mu_p = \sqrt{\log p/\alpha}\ (n = p), \qquad P(\text{all}) \approx P_1^n .
+
+    Status: asymptotic. :math:`P_1` in the limit :math:`d \to \infty` at fixed :math:`p` and
+    :math:`\alpha`, evaluated to the relative error stated under Notes. At the sizes one
+    simulates it is far too high (0.820 against the exact 0.649 at ``d = 20``, ``p = 40``:
+    :func:`hebbian_recall_finite`). With ``all_associations=True`` it is :math:`P_1^n`, which
+    also leaves out the dependence between associations through the shared :math:`W`
+    (:func:`hebbian_all_recalled_error`).
 
     Parameters
     ----------
@@ -352,6 +363,12 @@ def hebbian_recall_finite(
     Gauss rules (8 nodes per chi-square variable).  ``P(all) ≈ P_1^n`` as in
     :func:`hebbian_recall`.
 
+    Status: exact. :math:`P_1` of the decoupled Hebbian memory with Gaussian embeddings at
+    finite ``d``, to about ``1e-6`` relative (Notes). With ``all_associations=True`` the result
+    :math:`P_1^n` is a model with measured error: the ``n`` recall events share :math:`W`, and
+    :math:`P_1^n` exceeds the true probability that all are recalled by up to
+    :func:`hebbian_all_recalled_error` ``(d)`` (measured at ``n = p``, d = 8-64).
+
     Parameters
     ----------
     p : int or array_like of int
@@ -410,6 +427,9 @@ def hebbian_error_exponent(alpha: ArrayLike, *, dps: int | None = None) -> Any:
     associations are recalled iff :math:`e > 1` iff :math:`\alpha < 1/8`.
     Reference: docs/theory/hebbian.md, arXiv:2605.10795.
 
+    Status: asymptotic. The exponent of :math:`1 - P_1` as :math:`p \to \infty` (after
+    :math:`d \to \infty`); at finite :math:`p` the logarithmic factors it leaves out matter.
+
     Parameters
     ----------
     alpha : float or array_like
@@ -456,6 +476,10 @@ def hebbian_critical_load(
     Solves :math:`P_1(\alpha)^n = \text{probability}` (:func:`hebbian_recall`); tends
     to :data:`HEBBIAN_CAPACITY` = 1/8 as :math:`p \to \infty`, logarithmically
     slowly (docs/theory/hebbian.md).
+
+    Status: asymptotic. Built on :func:`hebbian_recall` (:math:`d \to \infty`) and
+    :math:`P_1^n`; at finite ``d`` use :func:`hebbian_recall_finite` and the error of
+    :func:`hebbian_all_recalled_error`.
 
     Parameters
     ----------
@@ -701,6 +725,12 @@ def hebbian_score_law(
     Gaussian: ``target`` is its Gaussian approximation, while ``recall``
     is exact).  Competitors are exactly :math:`N(0, 1)` in these units at any
     ``d``.
+
+    Status: asymptotic. Without ``d``, the :math:`d \to \infty` law of the normalised target;
+    the competitor law :math:`N(0, 1)` is exact at every ``d``. With ``d``, ``recall`` is exact
+    (:func:`hebbian_recall_finite`), ``target`` is the Gaussian with the exact finite-d mean and
+    standard deviation (an approximation of a law that is not Gaussian) and ``all_recalled`` is
+    :math:`P_1^n`, a model with measured error (:func:`hebbian_all_recalled_error`).
 
     Parameters
     ----------

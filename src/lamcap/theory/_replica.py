@@ -485,6 +485,11 @@ def free_entropy(
     Precision: that of :func:`energetic_term` (exact at :math:`p = 2`, Monte Carlo
     with a fixed seed otherwise).
 
+    Status: asymptotic. The replica-symmetric free entropy per weight as :math:`d \to \infty` at
+    fixed :math:`a` and :math:`p` (replica symmetry is assumed, not proved); for :math:`p \ge 3`
+    its energetic term is a quenched Monte Carlo average over ``samples`` draws with a fixed
+    seed.
+
     Parameters
     ----------
     q : float or array_like
@@ -601,6 +606,9 @@ def solve_saddle_point(
     (down to :math:`1 - q = 10^{-12}`) and inverted by monotone interpolation;
     beyond the grid a power law in :math:`1 - q` is used.
 
+    Status: asymptotic. The replica-symmetric saddle point of :func:`free_entropy`
+    (:math:`d \to \infty`), with that function's Monte Carlo error for :math:`p \ge 3`.
+
     Raises
     ------
     ValueError
@@ -665,6 +673,9 @@ def log_volume(
     The fraction of the sphere of weights that recalls every association, on a
     log scale per weight: :math:`0` at :math:`a = 0`, decreasing, :math:`\to -\infty`
     as :math:`a \to a_c` (Gardner 1988; docs/theory/replica.md).
+
+    Status: asymptotic. The replica-symmetric :math:`d \to \infty` log-volume, with the Monte
+    Carlo error of :func:`free_entropy` for :math:`p \ge 3`.
 
     Parameters
     ----------

@@ -123,6 +123,11 @@ def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     (module notes give :math:`G` and the derivation).  Exact (:math:`d^2`)
     when :math:`r = d`.
 
+    Status: model with measured error. Exact (:math:`d^2`) at :math:`r = d`; for :math:`r < d`
+    an expansion whose absolute error, measured against Monte Carlo averages of Gaussian
+    matrices (module notes), is below 1.4 for :math:`r \ge d/4`, :math:`d \le 64`, and below 2.1
+    at :math:`r = 1`.
+
     Parameters
     ----------
     d : int or array of int >= 1
