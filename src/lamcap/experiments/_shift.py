@@ -42,6 +42,28 @@ stays the shape-free description of a transition.
 The law is evaluated at integer p (where it is defined, cached) and
 interpolated linearly in :math:`\log p` (:class:`TransitionLaw`).
 
+Located transitions
+-------------------
+:func:`law_transition` turns the same one-parameter model into a measured
+transition point: :math:`\hat p_c = p_c^{\text{law}} e^{\hat\delta}` is
+the 50% point of the fitted curve :math:`F(p\,e^{-\hat\delta})`, with the
+likelihood-ratio interval
+:math:`\{p_c^{\text{law}} e^{\delta} : 2[\ell(\hat\delta) - \ell(\delta)]
+\le \chi^2_{1,0.95}\}` solved to :math:`10^{-6}` in :math:`\delta` (grid
+of step :math:`5\cdot 10^{-4}`, then Brent's method on the bracketing grid
+cells).  lamcap's per-cell p_c intervals (``capacity.csv``,
+``op_vs_dp.csv``, the report's fitted transitions:
+:meth:`lamcap.experiments._analysis.CellData.transition`) come from it:
+the free-slope logistic fit over-steepens the transition at the committed
+designs and its intervals cover the true 50% point far less often than 95%,
+while this one covers it at the nominal rate, also when the true curve is
+20% steeper or flatter than the law (benchmarks/measure_pc_coverage.py,
+docs/measurements/capacity.md).  :func:`finite_size_law` gives the law of a
+cell: the Crofton curve ``feasibility_probability(d, p, κ)`` (arXiv:2605.10795)
+for optimal W (the original problem's curve is close to the decoupled one up
+to a shift, which is what is fitted), ``hebbian_recall_finite(p, d,
+all_associations=True)`` for the Hebbian rule.
+
 Examples
 --------
 >>> law = TransitionLaw(lambda p: 1.0 / (1.0 + (p / 40.0) ** 12))
@@ -52,12 +74,15 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from lamcap.experiments._fitting import TransitionFit
 
 _Z95 = 1.959963984540054
 _CHI2_95 = 3.841458820694124
@@ -87,6 +112,30 @@ class TransitionLaw:
         integers = np.arange(math.floor(points.min()), math.floor(points.max()) + 2)
         table = np.array([self.at_integer(int(i)) for i in integers])
         return np.asarray(np.interp(np.log(points), np.log(integers), table), dtype=np.float64)
+
+    def median(self) -> float:
+        r"""The real p at which the interpolated law crosses 1/2 (the law decreases in p).
+
+        Doubling search for an integer below 1/2, integer bisection, then the
+        crossing of the linear interpolation in :math:`\log p`; NaN when the
+        law stays at or above 1/2 up to :math:`10^9` or is below it at 2.
+        """
+        low, high = 2, 4
+        if self.at_integer(low) < 0.5:
+            return math.nan
+        while self.at_integer(high) >= 0.5:
+            low, high = high, 2 * high
+            if high > 10**9:
+                return math.nan
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.at_integer(middle) >= 0.5:
+                low = middle
+            else:
+                high = middle
+        upper, lower = self.at_integer(low), self.at_integer(high)
+        fraction = (upper - 0.5) / (upper - lower)
+        return math.exp(math.log(low) + fraction * (math.log(high) - math.log(low)))
 
 
 @dataclass(frozen=True)
@@ -202,4 +251,218 @@ def shift_fit(
         clipped=bool(low <= -_WINDOW + _STEP / 2 or high >= _WINDOW - _STEP / 2),
         z=math.copysign(math.sqrt(statistic), float(deltas[best])),
         p_value=p_value,
+    )
+
+
+@functools.lru_cache(maxsize=128)
+def finite_size_law(d: int, kappa: float = 1.0, *, hebbian: bool = False) -> TransitionLaw:
+    r"""The finite-size transition curve of a cell as a :class:`TransitionLaw` (cached).
+
+    ``hebbian_recall_finite(p, d, all_associations=True)`` for the Hebbian
+    rule (every one of the :math:`n = p` associations recalled; docs/theory/hebbian.md),
+    else the Crofton curve ``feasibility_probability(d, p, κ)``
+    (docs/theory/crofton.md; Gordon width below full rank), both of the
+    decoupled problem and both from arXiv:2605.10795.  Used as a shape only:
+    :func:`law_transition` fits its shift along :math:`\log p`.
+
+    Examples
+    --------
+    >>> round(finite_size_law(16).median(), 2)
+    61.68
+    """
+    if hebbian:
+        from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
+
+        return TransitionLaw(lambda p: float(hebbian_recall_finite(p, d, all_associations=True)))
+    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
+
+    return TransitionLaw(lambda p: float(feasibility_probability(d, p, kappa=kappa)))
+
+
+_FINE_STEP = 5e-4
+_SOLVE_TOLERANCE = 1e-6
+_MAX_WINDOW = 6 * _WINDOW  # |delta| <= 2.1: a factor 8 either way
+
+
+def _likelihood_grid(
+    points: NDArray[np.float64],
+    k: NDArray[np.float64],
+    m: NDArray[np.float64],
+    law: TransitionLaw,
+    cutoff: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""(deltas, log-likelihood) on a grid of step 5e-4 that holds the whole interval.
+
+    Starts at :math:`|\delta| \le 0.35` and widens a side by 0.35 while the
+    interval (or a flat likelihood) reaches it, up to :math:`|\delta| \le 2.1`.
+    Empty arrays when the likelihood is flat over the widest window.
+    """
+    ends = [-round(_WINDOW / _FINE_STEP), round(_WINDOW / _FINE_STEP)]
+    reach = round(_MAX_WINDOW / _FINE_STEP)
+    widen = round(_WINDOW / _FINE_STEP)
+    while True:
+        deltas = np.arange(ends[0], ends[1] + 1, dtype=np.float64) * _FINE_STEP
+        yes, no = _log_tables(deltas, points, law)
+        grid = yes @ k + no @ (m - k)
+        flat = float(grid.max() - grid.min()) < 1e-9
+        inside = 2.0 * (grid.max() - grid) <= cutoff
+        grow = [flat or bool(inside[0]), flat or bool(inside[-1])]
+        if grow[0] and ends[0] > -reach:
+            ends[0] = max(-reach, ends[0] - widen)
+        elif grow[1] and ends[1] < reach:
+            ends[1] = min(reach, ends[1] + widen)
+        elif flat:
+            return np.empty(0), np.empty(0)
+        else:
+            return deltas, grid
+
+
+def _counts(
+    p: ArrayLike, feasible: ArrayLike, total: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Validated (p, k, m) with ``m > 0``: ValueError naming the argument, value and range."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in (p, feasible, total)]
+    names = ("p", "feasible", "total")
+    for name, array in zip(names, arrays, strict=True):
+        if array.ndim != 1 or array.size != arrays[0].size:
+            msg = (
+                f"{name} must be a one-dimensional sequence as long as p ({arrays[0].size}), "
+                f"got shape {array.shape}"
+            )
+            raise ValueError(msg)
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            msg = f"{name} must hold finite whole numbers, got {array[bad][0]!r}"
+            raise ValueError(msg)
+    points, k, m = arrays
+    if (points < 2).any():
+        msg = f"p must be at least 2, got {points[points < 2][0]:g}"
+        raise ValueError(msg)
+    if (k < 0).any() or (k > m).any():
+        index = int(np.flatnonzero((k < 0) | (k > m))[0])
+        msg = (
+            f"feasible must lie in [0, total] at every p, got {k[index]:g} of "
+            f"{m[index]:g} at p = {points[index]:g}"
+        )
+        raise ValueError(msg)
+    keep = m > 0
+    if not keep.any():
+        msg = f"total must count at least one instance, got {m.tolist()}"
+        raise ValueError(msg)
+    return points[keep], k[keep], m[keep]
+
+
+def law_transition(
+    p: ArrayLike,
+    feasible: ArrayLike,
+    total: ArrayLike,
+    law: TransitionLaw,
+    *,
+    confidence: float = 0.95,
+) -> TransitionFit | None:
+    r"""The 50% point of a transition whose shape is ``law``'s, with its likelihood-ratio interval.
+
+    Fits :math:`P(\text{storable} \mid p) = F(p\,e^{-\delta})` (``law`` is
+    :math:`F`) to binomial counts by maximum likelihood in the one parameter
+    :math:`\delta`, and returns :math:`p_c = p_c^{F} e^{\hat\delta}`
+    (:math:`p_c^{F}` = :meth:`TransitionLaw.median`) with the interval
+    :math:`\{p_c^{F} e^{\delta} : 2[\ell(\hat\delta) - \ell(\delta)] \le
+    \chi^2_{1}(\text{confidence})\}` (module docstring; Wilks' theorem,
+    one parameter).
+
+    Parameters
+    ----------
+    p : numbers of associations (one entry per distinct p, each ``>= 2``).
+    feasible : storable instances at each p.
+    total : counted instances at each p (entries with 0 are ignored).
+    law : the finite-size curve whose shape is kept (:func:`finite_size_law`).
+    confidence : level of the interval, in (0, 1).
+
+    Returns
+    -------
+    TransitionFit or None
+        ``link="law"``; ``slope`` is the law's central logistic-equivalent
+        slope :math:`-4\,dF/d\log p` at its median (so
+        :meth:`~lamcap.experiments._fitting.TransitionFit.quantile` is the
+        logistic approximation of the fitted curve); ``bracketed`` as in
+        :func:`lamcap.experiments.fit_transition` (the storable fractions
+        straddle 1/2).  The search starts within a factor
+        :math:`e^{0.35} = 1.42` of the law's median and widens while the
+        interval reaches its edge, up to a factor :math:`e^{2.1} = 8`; an end
+        that reaches that is the window's end.  None when
+        the counts do not locate the transition (the likelihood is flat: every
+        instance where the law is 0 or 1) or the law has no median.
+
+    Raises
+    ------
+    ValueError
+        Arrays of different lengths, p below 2, counts that are not whole
+        numbers in [0, total], no instance at all, or ``confidence`` outside
+        (0, 1); the message names the argument, the value and the accepted range.
+
+    Examples
+    --------
+    >>> law = TransitionLaw(lambda p: 1.0 / (1.0 + (p / 40.0) ** 12))
+    >>> fit = law_transition([30, 40, 50], [15, 8, 1], [16, 16, 16], law)
+    >>> round(fit.p_c, 1), round(fit.low, 1), round(fit.high, 1)
+    (39.6, 36.9, 42.6)
+    """
+    from scipy import optimize, stats  # noqa: PLC0415
+
+    if not 0.0 < float(confidence) < 1.0:
+        msg = f"confidence must lie in the open interval (0, 1), got {confidence!r}"
+        raise ValueError(msg)
+    points, k, m = _counts(p, feasible, total)
+    median = law.median()
+    if not math.isfinite(median):
+        return None
+    cutoff = float(stats.chi2.ppf(confidence, 1))
+
+    def loglik(delta: float) -> float:
+        values = law(points * math.exp(-delta))
+        yes = np.log(np.maximum(values, _TINY))
+        no = np.log(np.maximum(1.0 - values, _TINY))
+        return float(k @ yes + (m - k) @ no)
+
+    deltas, grid = _likelihood_grid(points, k, m, law, cutoff)
+    if deltas.size == 0:
+        return None
+    best = int(np.argmax(grid))
+    lower, upper = deltas[max(best - 1, 0)], deltas[min(best + 1, deltas.size - 1)]
+    found = optimize.minimize_scalar(
+        lambda delta: -loglik(delta),
+        bounds=(lower, upper),
+        method="bounded",
+        options={"xatol": _SOLVE_TOLERANCE},
+    )
+    delta, top = (float(found.x), -float(found.fun))
+    if top < grid[best]:
+        delta, top = float(deltas[best]), float(grid[best])
+
+    def excess(value: float) -> float:
+        return 2.0 * (top - loglik(value)) - cutoff
+
+    def end(direction: int) -> float:
+        outside = np.flatnonzero((2.0 * (top - grid) > cutoff) & (direction * (deltas - delta) > 0))
+        if outside.size == 0:
+            return float(deltas[-1] if direction > 0 else deltas[0])
+        first = outside[0] if direction > 0 else outside[-1]
+        inner = float(deltas[first - direction])
+        if direction * (inner - delta) < 0:
+            inner = delta
+        a, b = sorted((inner, float(deltas[first])))
+        return float(optimize.brentq(excess, a, b, xtol=1e-7))
+
+    fraction = k / m
+    centre = float(law(np.array([median]))[0])
+    nearby = law(np.array([median * math.exp(-0.01), median * math.exp(0.01)]))
+    slope = 4.0 * float(nearby[0] - nearby[1]) / 0.02 if centre > 0 else math.nan
+    return TransitionFit(
+        p_c=median * math.exp(delta),
+        low=median * math.exp(end(-1)),
+        high=median * math.exp(end(+1)),
+        slope=slope,
+        bracketed=bool(fraction.max() >= 0.5 >= fraction.min() and fraction.max() > fraction.min()),
+        instances=int(m.sum()),
+        link="law",
     )

@@ -3,26 +3,30 @@ r"""The committed transition tables, regenerated from results databases.
 Two CSV files under ``docs/measurements/`` hold every fitted transition lamcap
 has measured; both are written by this module only, from the stored instances
 of one or more results databases (:func:`lamcap.experiments._analysis.cell_data`,
-each instance once), with the logistic fit of
-:mod:`lamcap.experiments._fitting` (complementary log-log for the Hebbian rule,
-:attr:`~lamcap.experiments.Cell.link`; :math:`p_c` where half the
-instances are storable, 95% profile-likelihood interval):
+each instance once), with the fit of
+:meth:`~lamcap.experiments._analysis.CellData.transition` (the cell's
+finite-size law moved along :math:`\log p`; :math:`p_c` where half the
+instances are storable, 95% likelihood-ratio interval, coverage measured in
+docs/measurements/capacity.md):
 
 * ``capacity.csv`` (:func:`capacity_csv`) — one row per cell,
   ``d,kappa,model,method,p_c,p_c_low,p_c_high,instances``;
 * ``op_vs_dp.csv`` (:func:`op_vs_dp_csv`) — the full-rank certified cells
   (κ = 1, method ``auto``) at every ``d`` measured with both models,
-  ``d,model,p_c,p_c_low,p_c_high,instances``.
+  ``d,model,p_c,p_c_low,p_c_high,instances,undecided``.
 
-``instances`` counts every stored instance of the cell, undecided ones
-included (the fit leaves them out at full rank and counts them as failures
-for κ < 1: :meth:`~lamcap.experiments._analysis.CellData.fit`).  Cells whose
+``instances`` in ``capacity.csv`` counts every stored instance of the cell,
+undecided ones included (which ones the fit counts:
+:meth:`~lamcap.experiments._analysis.CellData.counts`).  In ``op_vs_dp.csv``
+(full rank, where the fit leaves undecided instances out) ``instances``
+counts the decided instances, as ``op_vs_dp_ratio.csv`` does, and
+``undecided`` the others.  Cells whose
 data do not straddle one half (``bracketed`` false) have no measured
 transition and are left out.  The output is deterministic: rows sorted by
 (d, κ, model, method), κ printed with ``:g`` (six significant digits), p_c
-and its bounds with three decimals (the fit's grid is 0.05% in p, so the third
-decimal is below its resolution for p_c > 2; it is kept to make the file
-reproducible byte for byte, not as a claim of precision).
+and its bounds with three decimals (solved to :math:`10^{-6}` in
+:math:`\log p`; the third decimal is kept to make the file reproducible byte
+for byte, not as a claim of precision).
 
 The command line is ``lamcap results transitions`` (``--check`` compares
 instead of writing).
@@ -56,17 +60,18 @@ from lamcap.experiments._sweep import Cell
 CAPACITY_COLUMNS = ("d", "kappa", "model", "method", "p_c", "p_c_low", "p_c_high", "instances")
 """Columns of ``docs/measurements/capacity.csv``."""
 
-OP_VS_DP_COLUMNS = ("d", "model", "p_c", "p_c_low", "p_c_high", "instances")
+OP_VS_DP_COLUMNS = ("d", "model", "p_c", "p_c_low", "p_c_high", "instances", "undecided")
 """Columns of ``docs/measurements/op_vs_dp.csv``."""
 
 
 @dataclass(frozen=True)
 class FittedCell:
-    """The transition of one cell: its fit and the number of stored instances."""
+    """The transition of one cell: its fit, its stored instances and how many are undecided."""
 
     cell: Cell
     fit: TransitionFit
     instances: int
+    undecided: int = 0
 
     def bounds(self) -> list[str]:
         """p_c, its 95% interval's low and high end, three decimals."""
@@ -78,12 +83,12 @@ def fitted_cells(cells: Mapping[Cell, CellData]) -> tuple[list[FittedCell], list
     fitted, unbracketed = [], []
     for cell in sorted(cells, key=lambda c: (c.d, c.kappa, c.model, c.method)):
         data = cells[cell]
-        fit = data.fit()
+        fit = data.transition()
         if fit is None or not fit.bracketed:
             unbracketed.append(cell)
             continue
-        instances = int(data.decided.sum() + data.undecided.sum())
-        fitted.append(FittedCell(cell, fit, instances))
+        undecided = int(data.undecided.sum())
+        fitted.append(FittedCell(cell, fit, int(data.decided.sum()) + undecided, undecided))
     return fitted, unbracketed
 
 
@@ -116,7 +121,13 @@ def op_vs_dp_csv(cells: Mapping[Cell, CellData]) -> str:
     for f in fitted:
         models.setdefault(f.cell.d, set()).add(f.cell.model)
     rows = [
-        [str(f.cell.d), f.cell.model, *f.bounds(), str(f.instances)]
+        [
+            str(f.cell.d),
+            f.cell.model,
+            *f.bounds(),
+            str(f.instances - f.undecided),
+            str(f.undecided),
+        ]
         for f in fitted
         if models[f.cell.d] >= {"decoupled", "original"}
     ]
