@@ -1,6 +1,6 @@
 """MkDocs hook for the lamcap site (registered under ``hooks:`` in mkdocs.yml).
 
-It does four things, all without importing lamcap (the build stays static):
+It does five things, all without importing lamcap (the build stays static):
 
 1. Renders the reStructuredText math used in numpy docstrings. Docstrings follow the
    numpy convention (``.. math::`` blocks and ``:math:`` roles) so that they read
@@ -16,7 +16,12 @@ It does four things, all without importing lamcap (the build stays static):
 4. Serves MathJax from the site itself, so that formulas render without network
    access: the MathJax 3 files shipped by the PyPI package ``django-static-mathjax``
    (a dependency of the ``docs`` extra; it needs no Django to be read) are added to
-   the site under ``javascripts/mathjax/`` (:func:`mathjax_files`).
+   the site under ``javascripts/mathjax/`` (:func:`mathjax_files`). The site uses
+   MathJax's SVG output (``tex-svg.js``): glyphs are paths inside each formula, so
+   reading a page needs no web font (``docs/javascripts/mathjax-config.js``).
+5. Writes formulas of headings as plain text where MathJax does not typeset them: in
+   the table of contents and in page titles (:func:`tex_to_text`), so that the
+   navigation never shows raw TeX such as ``\\(n\\)``.
 """
 
 from __future__ import annotations
@@ -258,11 +263,12 @@ def derivation_pages(docs_dir: Path) -> list[str]:
 
 MATHJAX_DISTRIBUTION = "django-static-mathjax"
 MATHJAX_SITE_DIR = "javascripts/mathjax"
-# What the tex-chtml component needs: the bundle, its fonts, the TeX extensions it
-# autoloads, and the menu's accessibility parts (loaded only when a reader asks).
+MATHJAX_COMPONENT = "tex-svg.js"
+# What the tex-svg component needs: the bundle (its SVG glyph paths included, so no
+# web font), the TeX extensions it autoloads, and the menu's accessibility parts
+# (loaded only when a reader asks).
 MATHJAX_PARTS = (
-    "tex-chtml.js",
-    "output/chtml/fonts/woff-v2",
+    MATHJAX_COMPONENT,
     "input/tex/extensions",
     "ui",
     "a11y",
@@ -270,19 +276,37 @@ MATHJAX_PARTS = (
 )
 
 
-def mathjax_root() -> Path:
-    """The ``es5`` folder of the installed MathJax 3 distribution (PluginError if missing)."""
+def mathjax_root(distribution_name: str = MATHJAX_DISTRIBUTION) -> Path:
+    """The ``es5`` folder of the installed MathJax 3 distribution.
+
+    Parameters
+    ----------
+    distribution_name
+        The Python distribution that ships MathJax (``django-static-mathjax``).
+
+    Returns
+    -------
+    Path
+        The folder holding :data:`MATHJAX_COMPONENT` and the parts of :data:`MATHJAX_PARTS`.
+
+    Raises
+    ------
+    PluginError
+        With a one-line message naming the missing package or file, when the package
+        is not installed or lacks :data:`MATHJAX_COMPONENT`: the build stops instead of
+        writing a site whose formulas stay raw TeX.
+    """
     try:
-        distribution = importlib.metadata.distribution(MATHJAX_DISTRIBUTION)
+        distribution = importlib.metadata.distribution(distribution_name)
     except importlib.metadata.PackageNotFoundError:
         msg = (
-            f"MathJax is served from the site and comes from the package {MATHJAX_DISTRIBUTION}, "
+            f"MathJax is served from the site and comes from the package {distribution_name}, "
             'which is not installed: python -m pip install ".[docs]"'
         )
         raise PluginError(msg) from None
     root = Path(str(distribution.locate_file("mathjax/static/mathjax/es5")))
-    if not (root / "tex-chtml.js").is_file():
-        msg = f"{MATHJAX_DISTRIBUTION} has no mathjax/static/mathjax/es5/tex-chtml.js"
+    if not (root / MATHJAX_COMPONENT).is_file():
+        msg = f"{distribution_name} has no mathjax/static/mathjax/es5/{MATHJAX_COMPONENT}"
         raise PluginError(msg)
     return root
 
@@ -298,6 +322,122 @@ def mathjax_files(root: Path) -> dict[str, Path]:
         for path in paths:
             found[f"{MATHJAX_SITE_DIR}/{path.relative_to(root).as_posix()}"] = path
     return found
+
+
+# ---------------------------------------------------------------------- headings
+
+# Inline and display math as arithmatex leaves it in the text of a heading.
+_TEX_SPAN = re.compile(r"\\\((?P<inline>.+?)\\\)|\\\[(?P<display>.+?)\\\]", re.DOTALL)
+# TeX command names and the characters they stand for, in pairs.
+_SYMBOL_TABLE = """
+    alpha α beta β gamma γ delta δ epsilon ε varepsilon ε zeta ζ eta η theta θ
+    vartheta ϑ iota ι kappa κ lambda λ mu μ nu ν xi ξ pi π rho ρ sigma σ tau τ
+    upsilon υ phi φ varphi φ chi χ psi ψ omega ω Gamma Γ Delta Δ Theta Θ Lambda Λ
+    Xi Ξ Pi Π Sigma Σ Phi Φ Psi Ψ Omega Ω le ≤ leq ≤ ge ≥ geq ≥ ne ≠ neq ≠ approx ≈
+    sim ∼ simeq ≃ to → rightarrow → infty ∞ times × cdot · pm ± in ∈ sum Σ prod Π
+    int ∫ partial ∂ nabla ∇ top ⊤ star ⋆ ell ℓ lvert | rvert | lVert ‖ rVert ‖
+    langle ⟨ rangle ⟩ ldots … dots … cdots ⋯ { { } } % % _ _ | ‖
+"""
+_SYMBOL_PAIRS = _SYMBOL_TABLE.split()
+_TEX_SYMBOLS = dict(zip(_SYMBOL_PAIRS[::2], _SYMBOL_PAIRS[1::2], strict=True))
+_TEX_SPACES = {",": " ", ";": " ", ":": " ", "!": "", "quad": " ", "qquad": " "}
+_SUPERSCRIPTS = dict(zip("0123456789+-=()nik", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵏ", strict=True))
+_SUBSCRIPTS = dict(zip("0123456789+-=()aeijkmnoprstx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜₓ", strict=True))
+
+
+def _group(name: str) -> str:
+    """Regex of a brace group without nested braces, captured as ``name``."""
+    return rf"\{{(?P<{name}>[^{{}}]*)\}}"
+
+
+_TEX_FRACTION = re.compile(r"\\[dt]?frac\s*" + _group("a") + r"\s*" + _group("b"))
+_TEX_SQRT = re.compile(r"\\sqrt\s*" + _group("a"))
+_TEX_FONT = re.compile(
+    r"\\(?:mathbb|mathbf|mathrm|mathcal|mathit|mathsf|boldsymbol|bm|text|textrm|textit|"
+    r"operatorname|mbox)\s*" + _group("a")
+)
+_TEX_SCRIPT = re.compile(r"(?P<kind>[\^_])\s*(?:\{(?P<group>[^{}]*)\}|(?P<single>\\?[\w.]))")
+_TEX_COMMAND = re.compile(r"\\(?P<name>[A-Za-z]+|.)")
+_TEX_SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)[lr]?(?![A-Za-z])")
+
+
+def _script(kind: str, text: str) -> str:
+    table = _SUPERSCRIPTS if kind == "^" else _SUBSCRIPTS
+    if text and all(char in table for char in text):
+        return "".join(table[char] for char in text)
+    return f"{kind}{text}" if len(text) == 1 else f"{kind}({text})"
+
+
+def _command_text(match: re.Match[str]) -> str:
+    """A symbol's character, a space command's space, or a named operator and a space."""
+    name = match.group("name")
+    if name in _TEX_SYMBOLS:
+        return _TEX_SYMBOLS[name]
+    if name in _TEX_SPACES:
+        return _TEX_SPACES[name]
+    return f"{name} " if name.isalpha() else name  # \log p -> "log p"
+
+
+def _formula_to_text(tex: str) -> str:
+    text = _TEX_SIZING.sub("", tex)
+    previous = None
+    while previous != text:  # innermost groups first, until nothing changes
+        previous = text
+        text = _TEX_FONT.sub(lambda m: m.group("a"), text)
+        text = _TEX_FRACTION.sub(lambda m: f"{_wrap(m.group('a'))}/{_wrap(m.group('b'))}", text)
+        text = _TEX_SQRT.sub(lambda m: f"√{_wrap(m.group('a'))}", text)
+    text = _TEX_COMMAND.sub(_command_text, text)
+    text = _TEX_SCRIPT.sub(
+        lambda m: _script(m.group("kind"), (m.group("group") or m.group("single")).strip()), text
+    )
+    text = text.replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _wrap(text: str) -> str:
+    text = text.strip()
+    return text if re.fullmatch(r"[\w\\.]+", text) else f"({text})"
+
+
+def tex_to_text(text: str) -> str:
+    r"""The text of a heading with each formula written as plain Unicode text.
+
+    Formulas are the arithmatex delimiters ``\(...\)`` and ``\[...\]``. Greek letters
+    and common symbols become their characters (``\kappa`` -> κ, ``\le`` -> ≤), simple
+    super- and subscripts become Unicode ones where they exist (``d^2`` -> d²),
+    ``\frac{a}{b}`` becomes ``a/b``, font commands keep their argument, and any other
+    command keeps its name without the backslash: the result never contains TeX
+    delimiters or backslashes.
+
+    Parameters
+    ----------
+    text
+        A heading or table-of-contents title, possibly with formulas.
+
+    Returns
+    -------
+    str
+        ``text`` with its formulas replaced by plain text; unchanged without formulas.
+
+    Examples
+    --------
+    >>> tex_to_text(r"1. The optimum is a sum of \(n\) rank-one terms")
+    '1. The optimum is a sum of n rank-one terms'
+    >>> tex_to_text(r"Load \(\alpha = p \log p / d^2\) and \(\kappa \le 1\)")
+    'Load α = p log p / d² and κ ≤ 1'
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        return _formula_to_text(match.group("inline") or match.group("display") or "")
+
+    return _TEX_SPAN.sub(replace, text)
+
+
+def plain_toc(items: Any) -> None:
+    """Rewrite, in place, the titles of a table of contents with :func:`tex_to_text`."""
+    for item in items:
+        item.title = tex_to_text(item.title)
+        plain_toc(item.children)
 
 
 # ----------------------------------------------------------------------- events
@@ -353,3 +493,12 @@ def on_files(files: Files, config: Any) -> Files:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:  # noqa: ARG001
     return unlink_missing_modules(markdown, public_modules())
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:  # noqa: ARG001
+    # The table of contents (and a title taken from the first heading) is text that
+    # MathJax never sees: its formulas become plain text instead of staying raw TeX.
+    plain_toc(page.toc)
+    if page.title:
+        page.title = tex_to_text(page.title)
+    return html
