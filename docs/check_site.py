@@ -316,9 +316,29 @@ def screenshot_name(page: str, browser_name: str, how: str) -> str:
 
 
 def check_site(
-    site: Path, *, browser_name: str = "chromium", over_http: bool = True
+    site: Path,
+    *,
+    browser_name: str = "chromium",
+    over_http: bool = True,
+    screenshots: Path | None = None,
 ) -> list[PageReport]:
-    """Inspect every page of :data:`PAGES` of the built ``site``; screenshots included.
+    """Inspect every page of :data:`PAGES` of the built ``site`` and screenshot it.
+
+    Parameters
+    ----------
+    site
+        The folder written by ``mkdocs build``.
+    browser_name
+        "chromium" or "firefox" (see :func:`browser`).
+    over_http
+        Serve the site on 127.0.0.1 (True) or open the pages as ``file://`` URLs.
+    screenshots
+        Folder of the PNGs; default ``<site>/_screenshots``.
+
+    Returns
+    -------
+    list of PageReport
+        One report per page, in the order of :data:`PAGES`.
 
     Raises
     ------
@@ -329,6 +349,7 @@ def check_site(
         msg = f"site={site} has no index.html: build it first with mkdocs build --strict"
         raise ValueError(msg)
     how = "http" if over_http else "file"
+    folder = site / SCREENSHOT_DIR if screenshots is None else screenshots
     with contextlib.ExitStack() as stack:
         base = stack.enter_context(serve(site)) if over_http else None
         driver = stack.enter_context(browser(browser_name))
@@ -336,7 +357,7 @@ def check_site(
             inspect_page(
                 driver,
                 page_url(site, page, base),
-                site / SCREENSHOT_DIR / screenshot_name(page, browser_name, how),
+                folder / screenshot_name(page, browser_name, how),
             )
             for page in PAGES
         ]

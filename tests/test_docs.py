@@ -6,9 +6,15 @@
   ``docs/figures/make_figures.py``;
 * the Python snippets of the guides run;
 * ``mkdocs build --strict`` succeeds **without importing lamcap** (the API pages are
-  read statically by griffe), so the site builds with only the ``docs`` extra.
+  read statically by griffe), so the site builds with only the ``docs`` extra;
+* the built site, served on 127.0.0.1 and opened as files, is looked at in headless
+  Chromium (``docs/check_site.py``): every formula is drawn with a size, no text is
+  raw TeX (table of contents included), every image loads. Screenshots of the pages
+  are left in ``site/_screenshots/`` (git-ignored) for anyone to look at.
 
-The tests that need mkdocs are skipped when the ``docs`` extra is not installed.
+The tests that need mkdocs are skipped when the ``docs`` extra is not installed; the
+browser test is skipped only when Debian's ``chromium`` and ``chromium-driver`` are
+absent (``.ci/run`` installs them).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 HOOK = DOCS / "hooks" / "lamcap_docs.py"
+SITE_CHECK = DOCS / "check_site.py"
+SCREENSHOTS = ROOT / "site" / "_screenshots"
 FIGURE_SCRIPT = DOCS / "figures" / "make_figures.py"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "derivations" not in p.relative_to(DOCS).parts)
 MAX_FIGURE_BYTES = 150_000
@@ -43,13 +51,18 @@ needs_mkdocs = pytest.mark.skipif(
 )
 
 
-def _load_hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lamcap_docs_hook", HOOK)
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def _load_hook() -> ModuleType:
+    return _load(HOOK, "lamcap_docs_hook")
 
 
 # ------------------------------------------------------------------------ the hook
@@ -124,6 +137,43 @@ def test_links_to_missing_module_pages_degrade_to_text() -> None:
     text = "[`capacity`](../reference/lamcap.theory._capacity.md) and [x](../reference/lamcap.nope.md#a)"
     out = hook.unlink_missing_modules(text, ["lamcap.theory._capacity"])
     assert out == "[`capacity`](../reference/lamcap.theory._capacity.md) and x"
+
+
+@needs_mkdocs
+@pytest.mark.parametrize(
+    ("heading", "text"),
+    [
+        (r"1. The optimum is a sum of \(n\) rank-one terms", "1. The optimum is a sum of n rank-one terms"),
+        (r"Load \(\alpha = p \log p / d^2\) and \(\kappa \le 1\)", "Load α = p log p / d² and κ ≤ 1"),
+        (r"\(\frac{1}{2}\) and \(\mathbb{E}[C_p]\)", "1/2 and E[Cₚ]"),
+        (r"\(\|W\|_F\), \(\sqrt{2\log p}\), \(\left( x \right)\)", "‖W‖_F, √(2log p), ( x )"),
+        (r"\[W^\star = \sum_{\mu=1}^{n} c_\mu\]", "W^⋆ = Σ_(μ=1)ⁿ c_μ"),
+        ("No formula: a \\ stays", "No formula: a \\ stays"),
+    ],
+)  # fmt: skip
+def test_headings_lose_their_tex(heading: str, text: str) -> None:
+    assert _load_hook().tex_to_text(heading) == text
+
+
+@needs_mkdocs
+def test_table_of_contents_titles_become_plain_text() -> None:
+    from mkdocs.structure.toc import get_toc
+
+    hook = _load_hook()
+    toc = get_toc(
+        [
+            {
+                "level": 2,
+                "id": "a",
+                "name": r"Sum of \(n\) terms",
+                "children": [{"level": 3, "id": "b", "name": r"At \(\kappa\)", "children": []}],
+            }
+        ]
+    )
+    hook.plain_toc(toc)
+    (item,) = toc
+    assert item.title == "Sum of n terms"
+    assert item.children[0].title == "At κ"
 
 
 # ------------------------------------------------------------------------- figures
@@ -214,11 +264,10 @@ cli()
 """
 
 
-@pytest.mark.slow
-@needs_mkdocs
-def test_site_builds_strictly_without_importing_lamcap(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", _BLOCK_LAMCAP, "build", "--strict", "--site-dir", str(tmp_path)],
+def _mkdocs(*arguments: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
+    """``mkdocs`` in a fresh interpreter that refuses to import lamcap."""
+    return subprocess.run(
+        [sys.executable, "-c", prelude + _BLOCK_LAMCAP, *arguments],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -226,11 +275,61 @@ def test_site_builds_strictly_without_importing_lamcap(tmp_path: Path) -> None:
         timeout=900,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once per module with ``mkdocs build --strict``."""
+    site = tmp_path_factory.mktemp("site")
+    result = _mkdocs("build", "--strict", "--site-dir", str(site))
     assert result.returncode == 0, result.stderr[-4000:]
-    assert (tmp_path / "index.html").is_file()
-    assert (tmp_path / "reference" / "lamcap.theory" / "index.html").is_file()
-    assert not (tmp_path / "reference" / "lamcap.theory._capacity").exists()  # private
-    _assert_served_from_the_site(tmp_path)
+    return site
+
+
+@pytest.mark.slow
+@needs_mkdocs
+def test_site_builds_strictly_without_importing_lamcap(built_site: Path) -> None:
+    assert (built_site / "index.html").is_file()
+    assert (built_site / "reference" / "lamcap.theory" / "index.html").is_file()
+    assert not (built_site / "reference" / "lamcap.theory._capacity").exists()  # private
+    _assert_served_from_the_site(built_site)
+
+
+_HIDE_MATHJAX = """
+import importlib.metadata
+
+_distribution = importlib.metadata.distribution
+
+
+def _without_mathjax(name):
+    if name == "django-static-mathjax":
+        raise importlib.metadata.PackageNotFoundError(name)
+    return _distribution(name)
+
+
+importlib.metadata.distribution = _without_mathjax
+"""
+
+
+@pytest.mark.slow
+@needs_mkdocs
+def test_build_without_the_mathjax_package_stops_with_one_line(tmp_path: Path) -> None:
+    result = _mkdocs("build", "--strict", "--site-dir", str(tmp_path), prelude=_HIDE_MATHJAX)
+    assert result.returncode != 0
+    (line,) = [line for line in result.stderr.splitlines() if "django-static-mathjax" in line]
+    assert "not installed" in line
+    assert 'pip install ".[docs]"' in line
+    assert not (tmp_path / "javascripts" / "mathjax").exists()
+
+
+@needs_mkdocs
+def test_missing_mathjax_package_is_a_plugin_error_naming_it() -> None:
+    from mkdocs.exceptions import PluginError
+
+    hook = _load_hook()
+    with pytest.raises(PluginError, match="package lamcap-no-such-mathjax, which is not") as info:
+        hook.mathjax_root("lamcap-no-such-mathjax")
+    assert "\n" not in str(info.value)
 
 
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
@@ -270,18 +369,68 @@ def _assert_served_from_the_site(site: Path) -> None:
         found = external_resources(page.read_text(encoding="utf-8"))
         assert not found, f"{page.relative_to(site)} loads {found}"
     mathjax = site / "javascripts" / "mathjax"
-    assert (mathjax / "tex-chtml.js").stat().st_size > 500_000
-    assert (
-        mathjax / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff"
-    ).is_file()
+    assert (mathjax / "tex-svg.js").stat().st_size > 500_000
+    assert not list(mathjax.rglob("*.woff*")), "SVG output: no web font is needed"
     index = (site / "theory" / "capacity" / "index.html").read_text(encoding="utf-8")
-    assert 'src="../../javascripts/mathjax/tex-chtml.js"' in index
+    assert 'src="../../javascripts/mathjax/tex-svg.js"' in index
 
 
 @needs_mkdocs
 def test_mathjax_files_come_from_the_installed_package() -> None:
     hook = _load_hook()
     files = hook.mathjax_files(hook.mathjax_root())
-    assert files["javascripts/mathjax/tex-chtml.js"].is_file()
+    assert files["javascripts/mathjax/tex-svg.js"].is_file()
     assert any(uri.startswith("javascripts/mathjax/input/tex/extensions/") for uri in files)
     assert all(path.is_file() for path in files.values())
+
+
+# ------------------------------------------------------------------- in a browser
+
+
+def _site_check() -> ModuleType:
+    return _load(SITE_CHECK, "lamcap_docs_site_check")
+
+
+def _browser_or_skip(name: str) -> None:
+    check = _site_check()
+    if name == "chromium" and not check.chromium_available():
+        pytest.skip(
+            "Debian's chromium and chromium-driver are not installed (.ci/run installs them)"
+        )
+    if name == "firefox" and not check.firefox_available():
+        pytest.skip("Firefox (firefox-esr) and a geckodriver on the PATH are not installed")
+    if not _has("selenium"):
+        pytest.skip("selenium is not installed (test extra)")
+
+
+def test_browser_checks_cover_the_four_kinds_of_page() -> None:
+    pages = _site_check().PAGES
+    assert "index.html" in pages
+    assert "vocabulary/index.html" in pages
+    assert any(page.startswith("theory/") for page in pages)
+    assert any(page.startswith("measurements/") for page in pages)
+
+
+@pytest.mark.slow
+@needs_mkdocs
+@pytest.mark.parametrize("over_http", [True, False], ids=["http", "file"])
+@pytest.mark.parametrize("browser_name", ["chromium", "firefox"])
+def test_pages_render_their_formulas_and_figures_in_a_browser(
+    built_site: Path, browser_name: str, over_http: bool
+) -> None:
+    """Landing, theory, measurement and vocabulary pages as a reader sees them.
+
+    Fails when a formula (or one of its glyphs) is drawn without size, when any text
+    outside code, table of contents included, is still raw TeX, or when an image did
+    not load. Screenshots go to ``site/_screenshots/``.
+    """
+    _browser_or_skip(browser_name)
+    check = _site_check()
+    reports = check.check_site(
+        built_site, browser_name=browser_name, over_http=over_http, screenshots=SCREENSHOTS
+    )
+    assert len(reports) == len(check.PAGES)
+    for report in reports:
+        assert report.formulas > 0, f"{report.url} shows no formula"
+    problems = [f"{r.url}: {problem}" for r in reports for problem in r.problems]
+    assert not problems, "\n".join(problems[:40])
