@@ -14,12 +14,14 @@ problem, arXiv:2605.10795), :math:`m` its median and :math:`s` a slope factor:
 :math:`s = 1` is the law itself, :math:`s = 1.2` and :math:`0.8` a curve 20%
 steeper or flatter in :math:`\\log p` with the same 50% point :math:`m` (the
 original problem's curve is the law's up to a shift and possibly a somewhat
-different steepness).  Both interval methods then see the same counts:
+different steepness).  Three interval methods see the same counts:
 
-* ``law`` — :func:`lamcap.experiments._shift.law_transition`, the law's
-  shape moved along :math:`\\log p` (what capacity.csv and op_vs_dp.csv use);
+* ``law`` — :func:`lamcap.experiments._shift.law_transition` as lamcap uses
+  it (capacity.csv, op_vs_dp.csv): the law moved along :math:`\\log p`, its
+  slope free within ±20% (``SLOPE_RANGE``);
+* ``shift`` — the same with the law's own slope (``slope_range=(1, 1)``);
 * ``free`` — :func:`lamcap.experiments.fit_transition`, the free-slope
-  logistic fit (what they used before).
+  logistic fit (what the tables used before).
 
 A cell is covered when the 95% interval contains :math:`m`.  Designs: d = 16
 as the committed ``opdp_small`` sweep (bracket 0.6–1.6 × ``critical_p``, 20
@@ -69,6 +71,7 @@ DESIGNS = {
 """The committed sweeps' designs (docs/measurements/data: opdp_small, opdp_64)."""
 
 SLOPES = (1.0, 0.8, 1.2)
+METHODS = ("law", "shift", "free")
 COLUMNS = (
     "d",
     "slope",
@@ -77,6 +80,9 @@ COLUMNS = (
     "law_p_c",
     "law_low",
     "law_high",
+    "shift_p_c",
+    "shift_low",
+    "shift_high",
     "free_p_c",
     "free_low",
     "free_high",
@@ -116,6 +122,7 @@ def simulate(d: int, slope: float, seed: int) -> dict[str, object]:
     k = np.array([sum(by_p[q]) for q in p])
     m = np.array([len(by_p[q]) for q in p])
     located = law_transition(p, k, m, finite_size_law(d))
+    shifted = law_transition(p, k, m, finite_size_law(d), slope_range=(1.0, 1.0))
     free = fit_transition(p, k, m)
     nan = math.nan
     return {
@@ -126,6 +133,9 @@ def simulate(d: int, slope: float, seed: int) -> dict[str, object]:
         "law_p_c": nan if located is None else located.p_c,
         "law_low": nan if located is None else located.low,
         "law_high": nan if located is None else located.high,
+        "shift_p_c": nan if shifted is None else shifted.p_c,
+        "shift_low": nan if shifted is None else shifted.low,
+        "shift_high": nan if shifted is None else shifted.high,
         "free_p_c": free.p_c,
         "free_low": free.low,
         "free_high": free.high,
@@ -177,7 +187,7 @@ def summary(paths: list[Path], out: Path | None) -> str:
         groups.setdefault((int(row["d"]), float(row["slope"])), []).append(row)
     lines = ["d,slope,method,cells,covered,coverage,coverage_low,coverage_high,median_width"]
     for (d, slope), members in sorted(groups.items()):
-        for method in ("law", "free"):
+        for method in METHODS:
             low = np.array([float(r[f"{method}_low"]) for r in members])
             high = np.array([float(r[f"{method}_high"]) for r in members])
             truth = np.array([float(r["truth"]) for r in members])
@@ -194,6 +204,41 @@ def summary(paths: list[Path], out: Path | None) -> str:
     return text
 
 
+def slope_evidence(databases: list[Path]) -> str:
+    """Pooled slope factor of the committed full-rank cells against the Crofton law, per model.
+
+    For every (d, model) cell the log-likelihood of
+    :math:`F(m(p e^{-\\delta}/m)^s)` is maximised over its own shift
+    :math:`\\delta`; the profiles are summed over d and the 95% likelihood-ratio
+    interval of the common :math:`s` is printed (a grid of step 0.025 in s).
+    """
+    from lamcap.experiments._analysis import cell_data  # noqa: PLC0415
+
+    cells: dict = {}
+    for database in databases:
+        cells.update(cell_data(database))
+    slopes = np.round(np.arange(0.5, 2.0001, 0.025), 3)
+    deltas = np.arange(-0.2, 0.2, 5e-4)
+    pooled: dict[str, np.ndarray] = {}
+    for cell, data in sorted(cells.items(), key=lambda item: (item[0].d, item[0].model)):
+        if cell.kappa != 1.0 or cell.method != "auto":
+            continue
+        p, k, m = (a.astype(np.float64) for a in data.counts())
+        law = finite_size_law(cell.d)
+        median = law.median()
+        scaled = p[None, :] * np.exp(-deltas[:, None]) / median
+        values = law(median * scaled[None, :, :] ** slopes[:, None, None])
+        values = np.clip(values, 1e-300, 1.0 - 1e-16)
+        loglik = (np.log(values) @ k + np.log1p(-values) @ (m - k)).max(axis=1)
+        pooled[cell.model] = pooled.get(cell.model, 0.0) + loglik
+    lines = ["model,slope_factor,low,high"]
+    for model, loglik in sorted(pooled.items()):
+        inside = slopes[2.0 * (loglik.max() - loglik) <= 3.841458820694124]
+        best = slopes[int(np.argmax(loglik))]
+        lines.append(f"{model},{best:.3f},{inside.min():.3f},{inside.max():.3f}")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--d", type=int, choices=sorted(DESIGNS), help="size to simulate")
@@ -203,12 +248,21 @@ def main() -> None:
         "--csv",
         type=Path,
         nargs="+",
-        required=True,
+        default=[],
         help="per-cell results: simulated cells are appended to the first; --summary reads all",
     )
     parser.add_argument("--max-seconds", type=float, default=540.0)
     parser.add_argument("--summary", type=Path, help="write the coverage table here")
+    parser.add_argument(
+        "--slope-evidence",
+        type=Path,
+        nargs="+",
+        metavar="DB",
+        help="print the pooled slope factor of these results databases against the law",
+    )
     arguments = parser.parse_args()
+    if arguments.slope_evidence:
+        print(slope_evidence(arguments.slope_evidence), end="")
     if arguments.d is not None:
         added = run(
             arguments.d,
