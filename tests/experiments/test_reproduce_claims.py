@@ -19,9 +19,9 @@ from lamcap.experiments._claims import (
     trend_claim,
 )
 from lamcap.experiments._mechanism import SolutionSample
-from lamcap.experiments._report import judge
 from lamcap.experiments._shift import TransitionLaw, shift_fit
 from lamcap.experiments._sweep import Cell
+from lamcap.experiments._verdicts import judge
 
 
 def _logistic_law(p_c: float, slope: float = 12.0) -> TransitionLaw:
@@ -88,33 +88,41 @@ def test_shift_fit_without_information_is_untestable() -> None:
 
 
 def test_trend_claim_needs_three_sizes_and_takes_the_larger_p_value() -> None:
-    few = trend_claim("c", "→ 0", [8, 12], [0.1, 0.05], [0.01, 0.01], limit=0.0, show=str)
+    few = trend_claim(
+        "c", "→ 0", [8, 12], [0.1, 0.05], [0.01, 0.01], limit=0.0, show=str, quantity="ratio"
+    )
     assert few.untested.startswith("needs ≥ 3 sizes")
     dims = [8, 12, 16, 24]
     # exactly 1/d with tiny errors: the 1/d line passes through 0 -> consistent
     on_line = [0.4 / d for d in dims]
-    claim = trend_claim("c", "→ 0", dims, on_line, [1e-4] * 4, limit=0.0, show=str)
+    claim = trend_claim(
+        "c", "→ 0", dims, on_line, [1e-4] * 4, limit=0.0, show=str, quantity="ratio"
+    )
     assert claim.p_value > 0.5
     # constant 0.05 with tiny errors: both extrapolations exclude 0 -> p tiny
-    flat = trend_claim("c", "→ 0", dims, [0.05] * 4, [1e-3] * 4, limit=0.0, show=str)
+    flat = trend_claim(
+        "c", "→ 0", dims, [0.05] * 4, [1e-3] * 4, limit=0.0, show=str, quantity="ratio"
+    )
     assert flat.p_value < 1e-6
     assert judge([flat])[0].verdict == "inconsistent"
 
 
-def test_trend_bracketing_the_limit_is_consistent() -> None:
+def test_trend_bracketing_the_limit_is_not_contradicted() -> None:
     # the finite-size spectral excess decays like (log d)/d: a line in 1/d puts the
     # limit above 0, a line in 1/log p below it; the claim is then not contradicted
     dims = [16, 24, 32, 48, 64]
     values = [math.log(d) / d for d in dims]
-    claim = trend_claim("c", "→ 0", dims, values, [1e-4] * 5, limit=0.0, show=str)
+    claim = trend_claim("c", "→ 0", dims, values, [1e-4] * 5, limit=0.0, show=str, quantity="ratio")
     assert claim.p_value == 1.0
     assert "-" in claim.measured.split("in 1/d;")[1]  # the 1/log p line is below the limit
 
 
 def test_trend_with_estimated_errors_uses_a_t_reference() -> None:
     dims, values, errors = [8, 12, 16], [0.06, 0.05, 0.048], [0.004, 0.004, 0.004]
-    normal = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str)
-    student = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str, dfs=[4, 7, 9])
+    normal = trend_claim("c", "→ 0", dims, values, errors, limit=0.0, show=str, quantity="ratio")
+    student = trend_claim(
+        "c", "→ 0", dims, values, errors, limit=0.0, show=str, quantity="ratio", dfs=[4, 7, 9]
+    )
     assert student.z == pytest.approx(normal.z)
     assert student.p_value == pytest.approx(2 * stats.t.sf(abs(student.z), 4))
     assert student.p_value > normal.p_value
@@ -210,10 +218,78 @@ def test_build_claims_on_synthetic_data() -> None:
     claims = judge(build_claims(cells, transition_rows(cells), [sample]))
     text = {c.claim: c for c in claims}
     assert text["DP capacity: transition p, d = 12"].test == "LR shift"
-    assert text["DP capacity: transition p, d = 12"].verdict in {"consistent", "inconsistent"}
-    assert text["OP/DP transition ratio, d = 16"].verdict.startswith("not tested")
+    assert text["DP capacity: transition p, d = 12"].verdict in {
+        "consistent",
+        "inconsistent",
+        "inconclusive",
+    }
+    # OP = DP is a claim about d → ∞: per-size ratios are measurements, never judged
+    assert text["OP/DP transition ratio, d = 16"].verdict == "comparison (not judged)"
     assert text["OP = DP as d → ∞ (same capacity)"].kind == "asymptotic"
     comparison = [c for c in claims if c.kind == "comparison"]
     assert comparison
     assert all(c.verdict == "comparison (not judged)" for c in comparison)
     assert not any(c.verdict == "no" for c in claims)
+
+
+def _rank_cell(undecided_share: float, shift: float, rng: np.random.Generator) -> CellData:
+    """A κ = 0.5 cell drawn from its law moved by ``shift`` (log p), some instances undecided."""
+    from lamcap.experiments._claims import transition_law
+
+    cell = Cell(12, 0.5, "decoupled", "two_layer")
+    law = transition_law(12, 0.5, False)
+    p = np.arange(28, 48, 2)
+    seeds = 40
+    undecided = np.full(p.size, round(undecided_share * seeds))
+    decided = seeds - undecided
+    return CellData(
+        cell=cell,
+        p=p,
+        feasible=rng.binomial(decided, law(p * math.exp(-shift))),
+        decided=decided,
+        undecided=undecided.astype(np.int64),
+        mean_accuracy=np.full(p.size, math.nan),
+    )
+
+
+def _rank_claim(data: CellData):  # type: ignore[no-untyped-def]
+    from lamcap.experiments._analysis import transition_rows
+    from lamcap.experiments._claims import transition_claims
+
+    cells = {data.cell: data}
+    return judge(transition_claims(cells, transition_rows(cells)))[0]
+
+
+def test_rank_claims_are_one_sided_bounds() -> None:
+    rng = np.random.default_rng(4)
+    above = _rank_claim(_rank_cell(0.0, 0.12, rng))
+    below = _rank_claim(_rank_cell(0.0, -0.12, rng))
+    assert above.alternative == "greater"
+    assert above.verdict == "inconsistent"  # a lower bound above the prediction refutes it
+    assert below.verdict != "inconsistent"  # a trainer below the prediction refutes nothing
+    assert below.p_value > 0.5
+
+
+def test_undecided_instances_never_become_verdicts() -> None:
+    rng = np.random.default_rng(8)
+    data = _rank_cell(0.25, 0.0, rng)
+    claim = _rank_claim(data)
+    assert claim.verdict == "inconclusive"
+    assert "25% of the instances in the transition window are undecided" in claim.advice
+    assert math.isnan(claim.adjusted)  # outside the familywise rule
+    # the fit counts decided instances only: undecided ones are neither storable nor not
+    _, _, total = data.counts()
+    assert total.sum() == data.decided.sum()
+    few = _rank_claim(_rank_cell(0.05, 0.0, rng))
+    assert not few.undecidable
+
+
+def test_measured_op_dp_claim_states_the_law_and_the_verdict_with_its_power() -> None:
+    from lamcap.experiments._claims import measured_op_dp_claim
+
+    claim, text = measured_op_dp_claim()
+    assert claim.verdict in {"consistent", "inconsistent", "inconclusive"}
+    assert claim.quantity == "ratio"
+    assert len(claim.standard_errors) == 2
+    assert "limit e^c = " in text
+    assert f"{100 * claim.detectable:.1f}%" in text

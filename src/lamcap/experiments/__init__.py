@@ -42,7 +42,6 @@ from lamcap.experiments._fitting import (
 )
 from lamcap.experiments._mechanism import SolutionSample, collect_solutions
 from lamcap.experiments._model_comparison import ModelRatio, calibrated_cutoff, model_ratios
-from lamcap.experiments._report import Claim, holm_adjusted, judge
 from lamcap.experiments._reproduce import reproduce
 from lamcap.experiments._runner import SweepOutcome, run_sweep
 from lamcap.experiments._store import (
@@ -55,6 +54,7 @@ from lamcap.experiments._store import (
 from lamcap.experiments._sweep import Cell, Sweep, Task, instance_seed
 from lamcap.experiments._transitions import capacity_csv, op_vs_dp_csv
 from lamcap.experiments._trials import solver_trial, synthetic_trial
+from lamcap.experiments._verdicts import Claim, holm_adjusted, judge
 
 __all__ = [
     "Cell",

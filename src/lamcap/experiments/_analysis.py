@@ -78,21 +78,15 @@ class CellData:
         """95% Wilson interval of :attr:`fraction`."""
         return wilson_interval(self.feasible, np.maximum(self.decided, 1))
 
-    @property
-    def undecided_fail(self) -> bool:
-        """Whether undecided instances count as not storable (rank-constrained cells)."""
-        return self.cell.kappa < 1.0
-
     def fit(self) -> TransitionFit | None:
         """Transition fit with the cell's link (:attr:`Cell.link`; None when no instance counts).
 
-        Full rank: undecided instances are left out (the LP decides almost
-        all).  κ < 1: the problem is non-convex and the trainer certifies
-        infeasibility only when even full rank is infeasible, so near the
-        transition most failures are "undecided"; leaving them out would keep
-        only the solved instances and push p_c up.  They count as *not
-        storable by the trainer*: the fitted p_c is the trainer's empirical
-        capacity, a lower bound on the true rank-r capacity.
+        Undecided instances are left out at every rank: an instance counts only
+        with a verified W (storable) or a checkable certificate (not storable).
+        Below full rank the trainer leaves many instances undecided near the
+        transition; the claims of a reproduction report their share and call a
+        transition with more than 10% undecided in its window inconclusive
+        (:func:`lamcap.experiments._claims.undecided_share`).
         """
         p, feasible, total = self.counts()
         if p.size == 0:
@@ -127,10 +121,9 @@ class CellData:
         return located if located is not None else self.fit()
 
     def counts(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """(p, storable, counted) at every p with a counted instance, as :meth:`fit` uses them."""
-        total = self.decided + self.undecided if self.undecided_fail else self.decided
-        keep = total > 0
-        return self.p[keep], self.feasible[keep], total[keep]
+        """(p, storable, decided) at every p with a decided instance, as :meth:`fit` uses them."""
+        keep = self.decided > 0
+        return self.p[keep], self.feasible[keep], self.decided[keep]
 
 
 _Key = tuple[int, int, str, str, int, float, int]

@@ -1,7 +1,8 @@
-r"""Does the verdict rule keep its promise?  Whole runs simulated with every claim true.
+r"""Does the verdict rule keep its promises?  Whole runs simulated with true and false claims.
 
 :func:`simulate_claims` draws one synthetic reproduction in which every tested
-claim holds exactly, and judges it with the code of a real run
+claim holds exactly (or, with ``deviations``, in which the claims of chosen
+quantities are off by a known amount), and judges it with the code of a real run
 (:func:`lamcap.experiments._claims.build_claims`, then
 :func:`lamcap.experiments.judge`):
 
@@ -20,10 +21,20 @@ claim holds exactly, and judges it with the code of a real run
   whose excess over 2 tends to 0; else the excess :math:`c/d` of
   :data:`SPECTRUM_EXCESS`), with the spreads between matrices of a quick run.
 
-So any "inconsistent" in a simulated run is false.  :func:`false_inconsistent_rate`
-repeats runs and counts those with at least one, with a 95% Wilson interval;
-it also counts the runs that a per-claim 5% rule (no multiplicity correction)
-would have failed, the rule ``lamcap reproduce`` used before.
+So, without deviations, any "inconsistent" in a simulated run is false.
+:func:`false_inconsistent_rate` repeats runs and counts those with at least one,
+with a 95% Wilson interval; it also counts the runs that a per-claim 5% rule (no
+multiplicity correction) would have failed.
+
+With ``deviations`` (:data:`DEVIATIONS`: quantity -> size of the deviation) the
+claims of that quantity are false by a known amount: every decoupled transition
+(optimal, Hebbian, rank) at :math:`(1 + \Delta)` times its law's p, a constant
+OP/DP ratio :math:`1 + \Delta` at every d (so OP/DP does not tend to 1), or
+per-matrix spectra and scores whose means are off by :math:`\Delta`.
+:func:`power_curve` counts how often each such claim is called inconsistent,
+next to the power that :func:`lamcap.experiments._verdicts.power` predicts from
+the claim's own standard errors: the measured rate should be at least the
+prediction (the prediction is made at Holm's first threshold, the strictest).
 
 Examples
 --------
@@ -35,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,9 +60,9 @@ from lamcap.experiments._claims import (
 )
 from lamcap.experiments._fitting import wilson_interval
 from lamcap.experiments._mechanism import SolutionSample
-from lamcap.experiments._report import LEVEL, Claim, judge
 from lamcap.experiments._runner import CellState, theory_guess
 from lamcap.experiments._sweep import Cell, Sweep
+from lamcap.experiments._verdicts import LEVEL, TOLERANCES, Claim, judge, power
 
 OP_LOG_RATIO = 0.7
 """Simulated :math:`\\log(p_c^{OP}/p_c^{DP}) = c/d` (1.045 at d = 16, 1.09 at d = 8)."""
@@ -78,27 +90,50 @@ def _law(cell: Cell, p: int) -> float:
     return float(feasibility_probability(cell.d, p, kappa=cell.kappa))
 
 
-def _probability(cell: Cell, p: int) -> float:
-    """The cell's law; the original problem's is the decoupled one at p / e^{c/d}."""
-    if cell.model == "decoupled":
-        return _law(cell, p)
-    decoupled = Cell(cell.d, cell.kappa, "decoupled", cell.method)
-    shifted = math.log(p) - OP_LOG_RATIO / cell.d  # log of p / ratio
-    below = max(2, math.floor(math.exp(shifted)))
-    if below + 1 <= 2:
-        return _law(decoupled, 2)
-    weight = (shifted - math.log(below)) / (math.log(below + 1) - math.log(below))
+DEVIATIONS = ("transition", "ratio", "spectrum", "score")
+"""Quantities whose claims :func:`simulate_claims` can make false (keys of ``deviations``)."""
+
+
+def _interpolated(cell: Cell, log_p: float) -> float:
+    """The decoupled law of ``cell`` at real p = e^log_p (linear in log p between integers)."""
+    below = max(2, math.floor(math.exp(log_p)))
+    if math.exp(log_p) <= 2:
+        return _law(cell, 2)
+    weight = (log_p - math.log(below)) / (math.log(below + 1) - math.log(below))
     weight = min(1.0, max(0.0, weight))
-    return (1 - weight) * _law(decoupled, below) + weight * _law(decoupled, below + 1)
+    return (1 - weight) * _law(cell, below) + weight * _law(cell, below + 1)
 
 
-def _simulate_cell(sweep: Sweep, cell: Cell, rng: np.random.Generator) -> CellData:
+def _probability(cell: Cell, p: int, deviations: Mapping[str, float] | None = None) -> float:
+    """The cell's law, moved by the deviations; the original problem's is the decoupled
+    one at p / ratio, with ratio e^{c/d} (true claims) or 1 + Δ_ratio times the
+    decoupled transition (a false OP = DP)."""
+    deviations = deviations or {}
+    decoupled = Cell(cell.d, cell.kappa, "decoupled", cell.method)
+    log_shift = math.log1p(deviations.get("transition", 0.0))
+    if cell.model == "decoupled":
+        if log_shift == 0.0:
+            return _law(cell, p)
+        return _interpolated(decoupled, math.log(p) - log_shift)
+    if "ratio" in deviations:
+        log_ratio = log_shift + math.log1p(deviations["ratio"])
+    else:
+        log_ratio = log_shift + OP_LOG_RATIO / cell.d
+    return _interpolated(decoupled, math.log(p) - log_ratio)
+
+
+def _simulate_cell(
+    sweep: Sweep,
+    cell: Cell,
+    rng: np.random.Generator,
+    deviations: Mapping[str, float] | None = None,
+) -> CellData:
     """Run the adaptive design of ``cell`` with instances drawn from its finite-size law."""
     state = CellState(cell, sweep, theory_guess(cell))
     verdicts: dict[tuple[int, int, str, str, int, float, int], str] = {}
     while tasks := state.next_round(verdicts):
         for task in tasks:
-            storable = rng.random() < _probability(cell, task.p)
+            storable = rng.random() < _probability(cell, task.p, deviations)
             verdicts[task.key()] = "feasible" if storable else "infeasible"
     by_p: dict[int, list[int]] = {}
     for task in state.planned:
@@ -115,7 +150,13 @@ def _simulate_cell(sweep: Sweep, cell: Cell, rng: np.random.Generator) -> CellDa
 
 
 def _sample(
-    d: int, kappa: float, p: int, solution: str, seeds: int, rng: np.random.Generator
+    d: int,
+    kappa: float,
+    p: int,
+    solution: str,
+    seeds: int,
+    rng: np.random.Generator,
+    deviations: Mapping[str, float] | None = None,
 ) -> SolutionSample:
     """Per-matrix statistics drawn around their predictions (see the module docstring)."""
     from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
@@ -123,6 +164,9 @@ def _sample(
     count = int(rng.binomial(seeds, float(feasibility_probability(d, p, kappa=kappa))))
     finite = spectrum_prediction(kappa, d, p)
     ratio = finite[0] if finite is not None else 2.0 + SPECTRUM_EXCESS / d
+    deviations = deviations or {}
+    ratio += deviations.get("spectrum", 0.0)
+    score = deviations.get("score", 0.0)
     empty = np.empty(0)
     return SolutionSample(
         d=d,
@@ -137,9 +181,11 @@ def _sample(
         hebbian_target=empty,
         hebbian_competitors=empty,
         ratio_per_matrix=rng.normal(ratio, _SPREAD["ratio"] / d, count),
-        target_mean_per_matrix=rng.normal(score_prediction(d, p)[0], _SPREAD["target"], count),
+        target_mean_per_matrix=rng.normal(
+            score_prediction(d, p)[0] + score, _SPREAD["target"], count
+        ),
         hebbian_target_mean_per_matrix=rng.normal(
-            hebbian_target_prediction(d, p), _SPREAD["hebbian"], count
+            hebbian_target_prediction(d, p) + score, _SPREAD["hebbian"], count
         ),
     )
 
@@ -149,26 +195,111 @@ def _op_dp_law(d: int) -> tuple[float, float]:
     return OP_LOG_RATIO / d, OP_LAW_ERROR
 
 
-def simulate_claims(plan: object, seed: int) -> list[Claim]:
-    """One synthetic run of ``plan`` (a :class:`~lamcap.experiments._reproduce.Plan`), judged."""
+def _check_deviations(deviations: Mapping[str, float] | None) -> dict[str, float]:
+    chosen = dict(deviations or {})
+    for quantity, value in chosen.items():
+        if quantity not in DEVIATIONS:
+            msg = f"deviations: quantity must be one of {DEVIATIONS}, got {quantity!r}"
+            raise ValueError(msg)
+        if not math.isfinite(value) or (quantity in ("transition", "ratio") and value <= -1):
+            msg = f"deviations[{quantity!r}] must be finite (and > -1 for a ratio), got {value!r}"
+            raise ValueError(msg)
+    return chosen
+
+
+def simulate_claims(
+    plan: object, seed: int, deviations: Mapping[str, float] | None = None
+) -> list[Claim]:
+    """One synthetic run of ``plan`` (a :class:`~lamcap.experiments._reproduce.Plan`), judged.
+
+    ``deviations``: quantity (one of :data:`DEVIATIONS`) -> the size by which its
+    claims are made false (module docstring); none: every claim true.
+    """
     from lamcap import critical_p  # noqa: PLC0415
     from lamcap.experiments._reproduce import Plan, _mechanism_runs  # noqa: PLC0415
 
     if not isinstance(plan, Plan):
         msg = f"plan must be a reproduce Plan, got {type(plan).__name__}"
         raise ValueError(msg)
+    chosen = _check_deviations(deviations)
     rng = np.random.default_rng([seed, 20_260_511])
     cells = {}
     for sweep in plan.sweeps:
         shifted = Sweep.from_mapping({**sweep.to_mapping(), "seed": seed})
         for cell in shifted.cells():
-            cells[cell] = _simulate_cell(shifted, cell, rng)
+            cells[cell] = _simulate_cell(shifted, cell, rng, chosen)
     samples = []
     for d, kappa, solution in _mechanism_runs(plan):
         p = max(2, int(plan.critical_fraction * float(critical_p(d, kappa=kappa))))
-        samples.append(_sample(d, kappa, p, solution, plan.mechanism_seeds, rng))
+        samples.append(_sample(d, kappa, p, solution, plan.mechanism_seeds, rng, chosen))
     rows = transition_rows(cells)
     return judge(build_claims(cells, rows, samples, law=_op_dp_law))
+
+
+def deviated_claims(claims: list[Claim], quantity: str) -> list[Claim]:
+    """The judged claims that a deviation of ``quantity`` makes false.
+
+    A transition deviation moves every decoupled transition (and so the α_c
+    trend, a ratio of transitions to their laws); a ratio deviation only the
+    OP = DP trend; spectrum and score deviations the claims of that quantity.
+    """
+    tested = [c for c in claims if c.kind != "comparison" and c.standard_errors]
+    if quantity == "transition":
+        return [c for c in tested if c.quantity == "transition" or c.claim.startswith("α_c")]
+    if quantity == "ratio":
+        return [c for c in tested if c.claim.startswith("OP = DP")]
+    if quantity == "spectrum":
+        # the quarter-circle trend's excess stays true-in-the-limit only without a deviation
+        return [c for c in tested if c.quantity == "spectrum"]
+    return [c for c in tested if c.quantity == quantity]
+
+
+def predicted_power(claim: Claim, deviation: float, claims_tested: int) -> float:
+    """Power of ``claim`` against ``deviation`` (in the tolerance's units) at Holm's first step."""
+    tolerance = TOLERANCES[claim.quantity]
+    on_scale = math.log1p(deviation) if tolerance.relative else deviation
+    if claim.alternative == "less":
+        on_scale = -on_scale
+    return power(
+        on_scale,
+        claim.standard_errors,
+        level=LEVEL / max(1, claims_tested),
+        df=claim.df,
+        alternative=claim.alternative,
+    )
+
+
+@dataclass
+class PowerPoint:
+    """Rejections of the deviated claims of one quantity at one deviation, over runs."""
+
+    quantity: str
+    deviation: float
+    runs: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    predicted: dict[str, float] = field(default_factory=dict)
+    """Per claim: sum over runs of the predicted power (divide by ``runs``)."""
+    consistent: dict[str, int] = field(default_factory=dict)
+    """Per claim: runs in which the (false) claim was called consistent."""
+
+
+def power_curve(
+    plan: object, quantity: str, deviation: float, runs: int, *, first_seed: int = 1
+) -> PowerPoint:
+    """Simulate ``runs`` runs with the claims of ``quantity`` off by ``deviation``."""
+    point = PowerPoint(quantity, deviation)
+    for seed in range(first_seed, first_seed + runs):
+        claims = simulate_claims(plan, seed, {quantity: deviation})
+        count = sum(c.tested for c in claims)
+        point.runs += 1
+        for claim in deviated_claims(claims, quantity):
+            name = claim.claim
+            point.rejected[name] = point.rejected.get(name, 0) + (claim.verdict == "inconsistent")
+            point.consistent[name] = point.consistent.get(name, 0) + (claim.verdict == "consistent")
+            point.predicted[name] = point.predicted.get(name, 0.0) + predicted_power(
+                claim, deviation, count
+            )
+    return point
 
 
 @dataclass

@@ -41,12 +41,12 @@ from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from lamcap import __version__
 from lamcap._progress import Progress
 from lamcap.experiments._analysis import CellData, TransitionRow, cell_data, transition_rows
-from lamcap.experiments._claims import build_claims, op_dp_law
+from lamcap.experiments._claims import build_claims, measured_op_dp_claim, op_dp_law
 from lamcap.experiments._executors import default_workers, open_executor
 from lamcap.experiments._mechanism import (
     MAX_MARGIN_TOLERANCE,
@@ -55,16 +55,17 @@ from lamcap.experiments._mechanism import (
     solution_tasks,
     solution_trial,
 )
-from lamcap.experiments._report import (
-    LEVEL,
-    Claim,
-    claims_table,
-    judge,
-    markdown_table,
-    verdict_counts,
-)
+from lamcap.experiments._report import claims_table, markdown_table
 from lamcap.experiments._store import ResultsStore, check_store, git_commit
 from lamcap.experiments._sweep import Cell, Sweep
+from lamcap.experiments._verdicts import (
+    LEVEL,
+    POWER,
+    Claim,
+    counts_text,
+    judge,
+    tolerance_table,
+)
 
 _T = TypeVar("_T")
 
@@ -285,30 +286,42 @@ _COLUMNS = f"""\
   *DP* is the decoupled problem: every association has fresh outputs.  n = p.
 - **kind** — *finite-size*: a prediction at the size that was run; *asymptotic*: a
   statement about d → ∞, judged by the trend across the run's sizes; *comparison*:
-  another matrix shown for reference, not judged.
-- **finite-size prediction** — printed to its precision: every digit is right unless a
-  ± error is given (the Hebbian law's P(all) = P₁ⁿ step, P₁ the recall of one
-  association, is accurate to about 0.3/d).
-  The spectrum's finite-size law is a model (docs/theory/spectrum-finite-size.md).
+  a measurement or another matrix shown for reference, not judged.
+- **finite-size prediction** — the law's value and what the law is (docs/vocabulary.md,
+  "law labels": *exact*, *asymptotic*, *model with measured error*, *fitted*).  The
+  printed digits are those of the law's evaluation (a ± gives the law's own stated error
+  where it is a model with one: the Hebbian P(all) = P₁ⁿ step); whether the law is right
+  is what the row tests.  The Crofton law and the spectrum's finite-size law are models.
 - **measured [95% interval]** — transitions: the 50% point of the finite-size law's
-  curve moved along log p to fit the instances (maximum likelihood; likelihood-ratio
-  interval), with the number of instances; matrices: the mean over the storing W of a
+  curve moved along log p to fit the decided instances (maximum likelihood;
+  likelihood-ratio interval), with the number of instances and of undecided ones
+  (never counted as storable or not); matrices: the mean over the storing W of a
   per-matrix statistic with its t interval; trends: the value extrapolated to d → ∞ in
   x = 1/d and in x = 1/log critical_p(d).
 - **test** — *LR shift*: likelihood ratio of the law as it is against the law moved
   along log p (χ²₁; below p = 0.05 a parametric bootstrap of 4000 redraws from the
-  law); *t*: one-sample t over the matrices (df = matrices − 1); *z*: normal test of a
-  log ratio; *WLS trend, IU*: weighted least-squares extrapolation in 1/d and in
-  1/log p, p the larger of the two (intersection–union: the claim fails only if both
-  exclude the limit on the same side; p = 1 when they fall on either side of it).
+  law); *z shift ± model error*: the fitted shift against the law's stated error added
+  in quadrature; *one-sided*: a measured lower bound (the two-layer trainer), which
+  contradicts a prediction only from above; *t*: one-sample t over the matrices
+  (df = matrices − 1; *± model error* adds the law's error); *WLS trend, IU*: weighted
+  least-squares extrapolation in 1/d and in 1/log p, p the larger of the two
+  (intersection–union: the claim fails only if both exclude the limit on the same side;
+  p = 1 when they fall on either side of it).
 - **z** — standardised distance (measured − predicted) / standard error (t for t tests;
   the signed root of the LR statistic).
-- **p**, **Holm p** — two-sided p-value and its Holm adjustment over all tested claims.
-- **verdict** — *consistent* if Holm p > {LEVEL:g}, *inconsistent* otherwise; the chance
-  that a run calls any true claim inconsistent is at most {100 * LEVEL:g}% (Holm's rule,
-  valid for dependent tests; checked by simulating whole runs, benchmarks/
-  measure_verdicts.py and docs/howto/reproduce.md).  *consistent* means "not
-  contradicted at this precision": read the interval.  *not tested* says why."""
+- **p**, **Holm p** — p-value and its Holm adjustment over all tested claims.
+- **detectable at 80% (tolerance)** — the smallest deviation from the prediction that this
+  run would call inconsistent with probability {100 * POWER:g}% under the same familywise rule
+  (at Holm's first threshold, {100 * LEVEL:g}% / number of tested claims), in the claim's
+  units, next to the claim's tolerance of scientific interest (table below).
+- **verdict** — *inconsistent* if Holm p ≤ {LEVEL:g}: the chance that a run calls any true
+  claim inconsistent is at most {100 * LEVEL:g}% (Holm's rule, valid for dependent tests;
+  checked by simulating whole runs, docs/howto/reproduce.md).  *consistent* only when the
+  test does not reject **and** its detectable deviation is at most the tolerance: the run
+  could have seen a deviation that matters, and did not.  *inconclusive* otherwise, with
+  what would make it conclusive (more instances, more matrices, more or larger sizes), or
+  when the data cannot decide (more than 10% undecided instances in a transition window).
+  *not tested* says why; *comparison* rows are not judged."""
 
 
 def _where(workers: int | None, dask_local: bool, scheduler: str | None, executor: Executor) -> str:
@@ -343,8 +356,8 @@ def _report(
     table_lines = "\n".join(
         f"- [{p.relative_to(out)}]({p.relative_to(out)})" for p in tables if p.suffix == ".md"
     )
-    counts = verdict_counts(claims)
-    verdicts = ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))
+    verdicts = counts_text(claims)
+    _, measured_op_dp = measured_op_dp_claim()
     commit = git_commit()
     provenance = f"commit {commit}" if commit else f"lamcap {__version__} (no git checkout)"
     return f"""# lamcap reproduction ({plan.name})
@@ -355,7 +368,9 @@ lamcap documentation.
 
 **{verdicts}.**  Verdicts are familywise: with Holm's rule over the {sum(c.tested for c in claims)}
 tested claims, the chance that this run calls any true claim "inconsistent" is at most
-{100 * LEVEL:g}%.  Mechanism claims (spectra, scores) are about the max-margin W,
+{100 * LEVEL:g}%.  A claim is "consistent" only when the run could have detected a deviation
+larger than its tolerance with {100 * POWER:g}% probability; otherwise it is "inconclusive" and
+its row says what would decide it.  Mechanism claims (spectra, scores) are about the max-margin W,
 `lamcap.solve(instance, objective="max_margin")` with a certified relative gap
 ≤ {MAX_MARGIN_TOLERANCE:g}; the first feasible W, the Adam/cross-entropy W and the
 two-layer trainer appear as labelled comparisons.
@@ -364,9 +379,21 @@ two-layer trainer appear as labelled comparisons.
 
 {claims_table(claims)}
 
+### Tolerances of scientific interest
+
+Fixed per quantity before any data are seen (`lamcap.experiments._verdicts.TOLERANCES`):
+
+{tolerance_table()}
+
 ### Columns
 
 {_COLUMNS}
+
+## OP = DP in lamcap's own measurements
+
+The run's sizes are small; lamcap's certified OP vs DP measurements
+(docs/measurements/op_vs_dp.md, shipped with lamcap, independent instances) reach
+larger d.  {measured_op_dp}
 
 Measurements at larger sizes: docs/measurements/capacity.md (capacities, OP vs DP,
 Hebbian, rank), docs/measurements/spectrum.md (spectra of max-margin, first-feasible and
@@ -374,11 +401,12 @@ Adam/CE matrices); the claims and tests are described in docs/howto/reproduce.md
 
 ## Fitted transitions
 
-p_c is where half the instances are storable (logistic fit, complementary log-log
-for the Hebbian rule; maximum likelihood, 95% profile-likelihood interval);
-α_c = p_c log p_c / d².
-"theory p" is `critical_p(d, κ)` (Hebbian: the d → ∞ law), "finite-size p" the
-Crofton median (Hebbian: the exact finite-d law).
+p_c is where half the decided instances are storable: the cell's finite-size law moved
+along log p (maximum likelihood, 95% likelihood-ratio interval; docs/measurements/capacity.md
+gives its measured coverage); α_c = p_c log p_c / d².  Undecided instances are counted
+apart and never enter a fit.  "theory p" is `critical_p(d, κ)` (Hebbian: the d → ∞ law),
+"finite-size p" the Crofton median (Hebbian: the finite-d law, P(all) = P₁ⁿ); "gap" is
+the measured p_c relative to the reference prediction.
 
 {markdown_table(rows)}
 
@@ -506,20 +534,37 @@ def reproduce(
 
 
 def _write_claims(claims: list[Claim], path: Path) -> None:
-    """Every judged claim as JSON (NaN as null), for scripts and the CLI summary."""
+    """Every judged claim as JSON (NaN and infinity as null), for scripts and the CLI summary."""
+
+    def plain(value: object) -> object:
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, tuple | list):
+            return [plain(item) for item in value]
+        return value
+
     records = [
-        {
-            key: (None if isinstance(value, float) and not math.isfinite(value) else value)
-            for key, value in dataclasses.asdict(claim).items()
-        }
-        for claim in claims
+        {key: plain(value) for key, value in dataclasses.asdict(claim).items()} for claim in claims
     ]
-    path.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+def read_claims(path: str | os.PathLike[str]) -> list[Claim]:
+    """The judged claims written by a run (``claims.json``), null read back as NaN."""
+    records = json.loads(Path(path).read_text(encoding="utf-8"))
+    claims = []
+    for record in records:
+        fields: dict[str, Any] = {k: math.nan if v is None else v for k, v in record.items()}
+        fields["standard_errors"] = tuple(
+            math.inf if e is None else e for e in record.get("standard_errors") or ()
+        )
+        if record.get("df", 0) is None:
+            fields["df"] = math.inf
+        claims.append(Claim(**fields))
+    return claims
 
 
 def summary(report: str | os.PathLike[str]) -> str:
     """One line counting the verdicts of the run whose ``report.md`` is ``report``."""
-    records = json.loads((Path(report).parent / "claims.json").read_text(encoding="utf-8"))
-    claims = [Claim(**{k: math.nan if v is None else v for k, v in r.items()}) for r in records]  # type: ignore[arg-type]
-    counts = verdict_counts(claims)
-    return ", ".join(f"{count} {word}" for word, count in sorted(counts.items()))
+    return counts_text(read_claims(Path(report).parent / "claims.json"))
