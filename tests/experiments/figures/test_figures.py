@@ -264,3 +264,99 @@ def test_fourth_moment_ratio_of_the_quarter_circle() -> None:
     s = rng.uniform(0, 2, 400000)
     keep = rng.uniform(0, 1, s.size) < np.sqrt(4 - s * s) / 2
     assert spectrum.fourth_moment_ratio(s[keep]) == pytest.approx(2.0, abs=0.02)
+
+
+# ------------------------------------------------------------ everything in frame
+
+
+def test_outside_frame_names_a_legend_cut_at_both_edges() -> None:
+    from lamcap.experiments.figures import _style as style
+
+    figure, (axis,) = style.new_figure(1)
+    with style.context():
+        lines = [axis.plot([0, 1], [0, i])[0] for i in range(6)]
+        labels = [f"a long label number {i}" for i in range(6)]
+        figure.legend(lines, labels, loc="outside lower center", ncols=6)
+        (problem,) = style.outside_frame(figure)
+    assert problem.startswith("figure legend 1 is cut at the left by")
+    assert "right by" in problem
+    with pytest.raises(ValueError, match="figure does not fit its frame: figure legend 1"):
+        style.check_fits(figure)
+
+
+def test_outside_frame_finds_titles_texts_and_tick_labels_past_the_edge() -> None:
+    from lamcap.experiments.figures import _style as style
+
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(style.COLUMN_WIDTH, 2.6))  # no layout engine to make room
+    axis = figure.add_subplot()
+    with style.context():
+        axis.set_title("a title " * 12)
+        axis.text(1.3, 0.5, "beyond the right edge", transform=axis.transAxes)
+        axis.secondary_xaxis("top").set_xticks([1.0], labels=["x" * 80])
+        problems = style.outside_frame(figure)
+    assert any(p.startswith("title 'a title") for p in problems)
+    assert any(p.startswith("text 'beyond the right edge'") for p in problems)
+    assert any("secondary axis" in p for p in problems)
+
+
+def test_a_figure_that_fits_passes() -> None:
+    from lamcap.experiments.figures import _style as style
+
+    figure, (axis,) = style.new_figure(1)
+    with style.context():
+        axis.plot([0, 1], [0, 1], label="line")
+        axis.set(title="title", xlabel="x", ylabel="y")
+        axis.legend()
+        style.mark_asymptote(axis, 0.5, "1/2 (d → ∞)", vertical=True)
+        assert style.outside_frame(figure) == []
+        style.check_fits(figure)
+
+
+def test_legend_wraps_onto_rows_until_it_fits_the_width() -> None:
+    from lamcap.experiments.figures import _style as style
+
+    figure, (axis,) = style.new_figure(1)
+    with style.context():
+        lines = [axis.plot([0, 1], [0, i])[0] for i in range(7)]
+        labels = [f"label {i} of the legend" for i in range(7)]
+        legend = style.legend(figure, lines, labels, loc="outside lower center", ncols=7)
+        assert style.outside_frame(figure) == []
+    assert 1 < legend._ncols < 7  # wrapped, yet not one entry per row
+    assert [t.get_text() for t in legend.get_texts()] == labels
+    assert len(figure.legends) == 1  # the wider attempts were removed
+
+
+def test_save_warns_when_a_figure_is_cut(tmp_path: Path) -> None:
+    from lamcap.experiments.figures import _style as style
+
+    figure, (axis,) = style.new_figure(1)
+    with style.context():
+        lines = [axis.plot([0, 1], [0, i])[0] for i in range(6)]
+        figure.legend(lines, [f"a long label number {i}" for i in range(6)], ncols=6)
+    with pytest.warns(style.FigureFitWarning, match="cut: figure legend 1 is cut at the left"):
+        style.save(figure, tmp_path, "cut")
+    assert (tmp_path / "cut.png").stat().st_size > 0  # written all the same
+
+
+@pytest.mark.slow
+def test_storable_fraction_legend_of_many_dimensions_fits(tmp_path: Path) -> None:
+    """The legend of figure 1 with the dimensions of a full reproduce run stays inside."""
+    cells = {}
+    for d in (8, 12, 16, 24, 32, 48, 64):
+        cell = Cell(d, 1.0, "decoupled", "auto")
+        p_c = d * d / (2 * np.log(d))
+        cells[cell] = _cell_data(cell, [round(p_c * f) for f in (0.8, 1.0, 1.2)], [4, 2, 0], 4)
+    figure = storable_fraction.draw(cells, tmp_path)  # save() warns (an error here) if cut
+    assert style_outside(figure) == []
+    (legend,) = figure.legends
+    assert [t.get_text() for t in legend.get_texts()][:7] == [
+        f"d = {d}" for d in (8, 12, 16, 24, 32, 48, 64)
+    ]
+
+
+def style_outside(figure: Any) -> list[str]:
+    from lamcap.experiments.figures import _style as style
+
+    return style.outside_frame(figure)

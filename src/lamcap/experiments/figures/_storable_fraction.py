@@ -36,6 +36,7 @@ from lamcap.experiments.figures._common import (
     theory_or_none,
 )
 from lamcap.experiments.figures._style import (
+    PAGE_WIDTH,
     colour,
     legend,
     mark_asymptote,
@@ -152,7 +153,10 @@ def _draw_cell(axis: Any, cell: Cell, data: CellData, kind: str, index: int) -> 
 
 
 def _legend(figure: Figure, entries: dict[int, tuple[Any, Any]], hebbian: bool) -> None:
-    """One legend below the panels: a colour per d (marker on its line), then line styles."""
+    """One legend below the panels: a colour per d (marker on its line), then line styles.
+
+    The entries wrap onto as many rows as the figure's width needs (:func:`legend`).
+    """
     handles: list[Any] = []
     labels: list[str] = []
     for d, (measured, line) in sorted(entries.items()):
@@ -163,14 +167,10 @@ def _legend(figure: Figure, entries: dict[int, tuple[Any, Any]], hebbian: bool) 
     if hebbian:
         handles.append(Line2D([], [], color="0.3", ls=":"))
         labels.append("Hebbian law as d → ∞")
-    legend(
-        figure,
-        handles,
-        labels,
-        loc="outside lower center",
-        ncols=len(handles),
-        title="points: measured fraction with 95% interval; lines: theory, coloured by d",
-    )
+    title = "points: measured fraction with 95% interval; lines: theory, coloured by d"
+    if figure.get_figwidth() < PAGE_WIDTH:  # one panel: the title on two lines
+        title = title.replace("; ", ";\n")
+    legend(figure, handles, labels, loc="outside lower center", ncols=len(handles), title=title)
 
 
 @styled
