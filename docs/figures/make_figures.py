@@ -11,6 +11,8 @@ figures show what the package computes, in the one style of every lamcap figure
 (``lamcap.experiments.figures._style``). The PNGs are small (about 30-120 kB) and
 committed; the site build does not run this script (it stays static and fast).
 
+* landing page: ``headline``, the capacity against p: the finite-size law, its
+  asymptote 1/2 and the measured transitions of ``docs/measurements/capacity.csv``;
 * theory pages: ``capacity``, ``cone``, ``crofton``, ``rank``, ``hebbian``,
   ``mechanism``, ``replica``;
 * getting started: ``transition`` (the Crofton transition curve at d = 12);
@@ -26,6 +28,9 @@ committed; the site build does not run this script (it stays static and fast).
   about two minutes on 2 cores);
 * own weights: ``own-weights``, the spectrum and the scores of a max-margin W of
   ``lamcap.solve`` against the laws, as ``lamcap.empirical`` computes them.
+
+Every figure is checked before it is written: a title, label, tick label, text or
+legend that the PNG would cut stops the script (``style.check_fits``).
 """
 
 from __future__ import annotations
@@ -196,6 +201,45 @@ def transition_figure() -> Figure:
         ylabel="P(all associations storable)",
         ylim=(-0.02, 1.02),
     )
+    return fig
+
+
+# ------------------------------------------------------------------ landing page
+
+
+def headline_figure() -> Figure:
+    """Capacity against p: finite-size law, asymptote 1/2 and the measured transitions."""
+    p = np.unique(np.round(np.logspace(math.log10(8), 9, _points(80))).astype(np.int64))
+    fig, (ax,) = _new_figure()
+    ax.semilogx(
+        p, lamcap.capacity(p=p), color="k", label=r"finite-size law $\log p/\mathbb{E}[C_p]$"
+    )
+    style.mark_asymptote(ax, lamcap.CAPACITY, r"$1/2$ ($d\to\infty$)")
+    for index, name in enumerate(("decoupled", "original")):
+        rows = measured_table("1", name, "auto")
+        dims = sorted(rows)
+        p_c = np.array([rows[d][0] for d in dims])
+        loads = [tuple(float(_load(v, d)) for v in rows[d]) for d in dims]
+        _errorbar(
+            ax,
+            p_c * (1 + 0.06 * index),  # side by side
+            loads,
+            color=style.colour(index),
+            ms=3,
+            label=f"measured, {name} (d = {dims[0]}–{dims[-1]})",
+        )
+    top = ax.secondary_xaxis("top")
+    sizes = [8, 32, 128, 1024, 8192]
+    top.set_xticks([float(lamcap.critical_p(d)) for d in sizes], labels=[str(d) for d in sizes])
+    top.set_xticks([], minor=True)
+    top.set_xlabel("dimension $d$ at which $p$ is critical")
+    ax.set(
+        xlabel="number of outputs $p$ ($n = p$ associations)",
+        ylabel=r"capacity $\alpha = p\log p/d^2$",
+        xlim=(8, 1e9),
+        ylim=(0.4, 1.25),
+    )
+    ax.legend(loc="upper right")
     return fig
 
 
@@ -434,6 +478,7 @@ def own_weights_figure() -> Figure:
 
 
 FIGURES: dict[str, Callable[[], Figure]] = {
+    "headline": headline_figure,
     "capacity": capacity_figure,
     "cone": cone_figure,
     "crofton": crofton_figure,
@@ -460,6 +505,11 @@ def make_figures(names: list[str], out: Path) -> list[Path]:
     for name in names:
         with style.context():
             fig = FIGURES[name]()
+            try:
+                style.check_fits(fig)
+            except ValueError as error:
+                msg = f"figure {name!r}: {error}"
+                raise ValueError(msg) from None
             path = out / f"{name}.png"
             fig.savefig(path, dpi=DPI, metadata={"Software": None})
         plt.close(fig)

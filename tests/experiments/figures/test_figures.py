@@ -74,6 +74,9 @@ def _inside_and_apart(figure: Any) -> None:
     """Every title and text lies inside the figure; titles of panels do not overlap."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    from lamcap.experiments.figures import _style as style
+
+    style.check_fits(figure)  # legends, labels and tick labels too
     canvas = FigureCanvasAgg(figure)
     canvas.draw()
     renderer = canvas.get_renderer()
@@ -285,9 +288,9 @@ def test_outside_frame_names_a_legend_cut_at_both_edges() -> None:
 
 
 def test_outside_frame_finds_titles_texts_and_tick_labels_past_the_edge() -> None:
-    from lamcap.experiments.figures import _style as style
-
     from matplotlib.figure import Figure
+
+    from lamcap.experiments.figures import _style as style
 
     figure = Figure(figsize=(style.COLUMN_WIDTH, 2.6))  # no layout engine to make room
     axis = figure.add_subplot()
