@@ -60,3 +60,31 @@ def test_whole_run_false_inconsistent_rate_is_at_most_five_percent() -> None:
     for claim, count in result.rejections.items():
         assert count <= stats.binom.ppf(0.9999, runs, 0.05), claim
     assert math.isfinite(result.interval()[1])
+
+
+def test_a_large_deviation_is_called_inconsistent_and_its_power_says_so() -> None:
+    from lamcap.experiments._calibration import deviated_claims, predicted_power
+
+    claims = simulate_claims(_PLAN, seed=3, deviations={"transition": 0.2})
+    tested = sum(c.tested for c in claims)
+    false = {c.claim: c for c in deviated_claims(claims, "transition")}
+    dp16 = false["DP capacity: transition p, d = 16"]
+    assert dp16.verdict == "inconsistent"
+    assert predicted_power(dp16, 0.2, tested) > 0.99
+    # the deviation touches only its own quantity: spectra and scores stay true
+    untouched = [c for c in claims if c.quantity in ("spectrum", "score") and c.tested]
+    assert untouched
+    assert all(c.verdict != "inconsistent" for c in untouched)
+
+
+@pytest.mark.parametrize(
+    ("deviations", "message"),
+    [
+        ({"mass": 0.1}, r"deviations: quantity must be one of .*got 'mass'"),
+        ({"ratio": -1.0}, r"deviations\['ratio'\] must be finite \(and > -1 for a ratio\)"),
+        ({"spectrum": math.nan}, r"deviations\['spectrum'\] must be finite"),
+    ],
+)
+def test_bad_deviations_name_themselves(deviations: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        simulate_claims(_PLAN, seed=1, deviations=deviations)
