@@ -13,8 +13,8 @@ import pytest
 
 from lamcap.cli import main
 from lamcap.experiments._analysis import cell_data, infeasible_proofs, stored_rows
-from lamcap.experiments._fitting import fit_transition
 from lamcap.experiments._runner import run_sweep
+from lamcap.experiments._shift import finite_size_law, law_transition
 from lamcap.experiments._store import ResultsStore
 from lamcap.experiments._sweep import Sweep
 from lamcap.experiments._transitions import (
@@ -75,7 +75,9 @@ def test_capacity_rows_are_the_fits_of_every_bracketed_cell(databases: list[Path
     for (d, kappa, model, method), by_p in sorted(_by_hand(databases).items()):
         ps = sorted(by_p)
         feasible = [by_p[p].count("feasible") for p in ps]
-        fit = fit_transition(ps, feasible, [len(by_p[p]) for p in ps])
+        law = finite_size_law(d, kappa, hebbian=method == "hebbian")
+        fit = law_transition(ps, feasible, [len(by_p[p]) for p in ps], law)
+        assert fit is not None
         if not fit.bracketed:
             continue
         instances = sum(len(v) for v in by_p.values())
@@ -110,7 +112,27 @@ def test_op_vs_dp_keeps_full_rank_auto_cells_measured_with_both_models(
     capacity = {(r["d"], r["model"]): r for r in _parse(capacity_csv(cells)) if r["kappa"] == "1"}
     for row in rows:  # the same numbers as the capacity table: one code path
         same = capacity[row["d"], row["model"]]
-        assert [row[k] for k in OP_VS_DP_COLUMNS] == [same[k] for k in OP_VS_DP_COLUMNS]
+        shared = ("d", "model", "p_c", "p_c_low", "p_c_high")
+        assert [row[k] for k in shared] == [same[k] for k in shared]
+        # decided instances and undecided ones: together every stored instance
+        assert int(row["instances"]) + int(row["undecided"]) == int(same["instances"])
+
+
+def test_op_vs_dp_counts_decided_instances_and_reports_undecided_ones(tmp_path: Path) -> None:
+    sweep = Sweep(
+        dims=(8,), models=("decoupled", "original"), p_grid=(14, 18, 22, 26, 30), seeds_per_point=4
+    )
+    path = tmp_path / "undecided.sqlite"
+    run_sweep(sweep, path, trial=synthetic_trial, workers=0)
+    with sqlite3.connect(path) as connection:  # three original instances at p = 22 undecided
+        connection.execute(
+            "UPDATE trials SET verdict = 'undecided' WHERE id IN (SELECT id FROM trials "
+            "WHERE model = 'original' AND p = 22 ORDER BY id LIMIT 3)"
+        )
+    connection.close()
+    rows = {r["model"]: r for r in _parse(op_vs_dp_csv(cell_data(path)))}
+    assert (rows["original"]["instances"], rows["original"]["undecided"]) == ("17", "3")
+    assert (rows["decoupled"]["instances"], rows["decoupled"]["undecided"]) == ("20", "0")
 
 
 def test_an_instance_in_two_databases_counts_once(databases: list[Path], tmp_path: Path) -> None:

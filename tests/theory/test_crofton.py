@@ -127,20 +127,20 @@ def _full_rank_transitions(model: str) -> list[tuple[int, float, float, float]]:
 
 def test_stated_measured_error_matches_the_certified_transitions() -> None:
     # The Status line of critical_p / feasibility_probability and docs/theory/crofton.md:
-    # decoupled p_c between 1.0% below and 0.6% above critical_p(d) at d = 8-96, every
-    # 95% interval containing it; the original problem 1.9-4.7% above at d <= 64.  A
+    # decoupled p_c between 1.4% below and 0.7% above critical_p(d) at d = 8-96, every
+    # 95% interval containing it; the original problem 1.9-4.5% above at d <= 64.  A
     # regenerated capacity.csv that moves outside these numbers must change the docs.
     decoupled = _full_rank_transitions("decoupled")
     assert {d for d, *_ in decoupled} >= {8, 12, 16, 24, 32, 48, 64, 96}
     for d, p_c, low, high in decoupled:
         law = float(critical_p(d))
-        assert -0.0105 <= p_c / law - 1 <= 0.0065, d
+        assert -0.0145 <= p_c / law - 1 <= 0.0075, d
         assert low <= law <= high, d
     original = [row for row in _full_rank_transitions("original") if row[0] <= 64]
     assert len(original) == 7
     gaps = [p_c / float(critical_p(d)) - 1 for d, p_c, *_ in original]
     assert min(gaps) >= 0.0185
-    assert max(gaps) <= 0.0475
+    assert max(gaps) <= 0.0450
 
 
 def test_probability_properties() -> None:

@@ -335,9 +335,9 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) 
     with Gaussian embeddings, which assumes that its score map acts like a Gaussian map
     (Gaussian equivalence; not derived). Measured error, against the transitions of certified
     decoupled full-rank sweeps at d = 8, 12, 16, 24, 32, 48, 64 and 96
-    (docs/measurements/capacity.csv): the fitted :math:`p_c` lies between 1.0% below and 0.6%
+    (docs/measurements/capacity.csv): the fitted :math:`p_c` lies between 1.4% below and 0.7%
     above ``critical_p(d)``, and every 95% interval contains ``critical_p(d)``. The *original*
-    problem (one shared output matrix) is not described by this law: it stores 1.9-4.7% more
+    problem (one shared output matrix) is not described by this law: it stores 1.9-4.5% more
     than ``critical_p(d)`` at d = 8-64, an OP/DP ratio of 1.024-1.049 whose 95% intervals
     exclude 1 at every d but 12 (docs/measurements/op_vs_dp.md); that the two agree as
     :math:`d \to \infty` is a claim of arXiv:2605.10795, not a measurement. For
