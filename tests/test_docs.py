@@ -347,7 +347,7 @@ def external_resources(html: str) -> list[str]:
 
 def test_external_resources_are_recognised() -> None:
     page = (
-        '<script src="../javascripts/mathjax/tex-chtml.js"></script>'
+        '<script src="../javascripts/mathjax/tex-svg.js"></script>'
         '<script defer src="https://cdn.example/mathjax.js"></script>'
         "<script src=//cdn.example/x.js></script>"
         '<link rel="stylesheet" href="https://fonts.example/css">'
