@@ -148,28 +148,31 @@ def append(path: Path, row: list[object]) -> None:
 
 
 def summary(path: Path) -> None:
-    """Largest miss per d and the smallest constant c with law - P(all) <= c/d everywhere."""
+    """Largest miss per d, and the smallest c with |law - P(all)| + 2 se <= c / sqrt(d) everywhere."""
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    c_point, c_upper = 0.0, 0.0
+    c_point, c_covered = 0.0, 0.0
     for d in sorted({int(row["d"]) for row in rows}):
         mine = [row for row in rows if int(row["d"]) == d]
-        worst = max(mine, key=lambda row: float(row["excess"]))
+        worst = max(mine, key=lambda row: abs(float(row["excess"])))
         low = min(float(row["excess"]) - 2 * float(row["excess_se"]) for row in mine)
-        upper = max(float(row["excess"]) + 2 * float(row["excess_se"]) for row in mine)
+        covered = max(abs(float(row["excess"])) + 2 * float(row["excess_se"]) for row in mine)
         agree = max(
             abs(float(row["p_all_count"]) - float(row["p_all_conditional"]))
             / float(row["se_count"])
             for row in mine
         )
-        c_point, c_upper = max(c_point, d * float(worst["excess"])), max(c_upper, d * upper)
+        excess, root = float(worst["excess"]), math.sqrt(d)
+        c_point, c_covered = max(c_point, root * abs(excess)), max(c_covered, root * covered)
         print(
-            f"d = {d:2d}: {len(mine)} points, largest excess {float(worst['excess']):+.4f} "
-            f"+- {float(worst['excess_se']):.4f} at p = {worst['p']} (law {float(worst['law']):.3f}), "
-            f"d x excess {d * float(worst['excess']):.3f}; smallest excess - 2 se {low:+.4f}; "
+            f"d = {d:2d}: {len(mine)} points (p = {mine[0]['p']}-{mine[-1]['p']}), largest miss "
+            f"{excess:+.4f} +- {float(worst['excess_se']):.4f} at p = {worst['p']} "
+            f"(law {float(worst['law']):.3f}, relative {excess / float(worst['law']):+.1%}); "
+            f"sqrt(d) x miss {root * abs(excess):.3f}, d x miss {d * abs(excess):.3f}; "
+            f"max |miss| + 2 se {covered:.4f}; min miss - 2 se {low:+.4f}; "
             f"count vs conditional within {agree:.1f} se"
         )
-    print(f"max d x excess {c_point:.3f}; max d x (excess + 2 se) {c_upper:.3f}")
+    print(f"max sqrt(d) x |miss| {c_point:.4f}; max sqrt(d) x (|miss| + 2 se) {c_covered:.4f}")
 
 
 def main() -> None:

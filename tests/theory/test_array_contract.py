@@ -163,6 +163,12 @@ CASES: dict[str, Case] = {
         {"p": [10, 20], "d": [8, 12], "n": [5, 20]},
         bad=(({"d": 0}, r"d must be an integer >= 1, got 0"),),
     ),
+    "hebbian_all_recalled_error": Case(
+        hebbian.hebbian_all_recalled_error,
+        {"d": 16},
+        {"d": [8, 16, 64]},
+        bad=(({"d": 65}, r"d must be an integer in \[8, 64\], got 65"),),
+    ),
     "hebbian_error_exponent": Case(
         hebbian.hebbian_error_exponent,
         {"alpha": 0.1},

@@ -43,14 +43,16 @@ sizes one simulates: :math:`\mu_p^2/d = n^{-1} d` is 0.5 at ``d = 20``,
 
 *All associations.*  The recall events of different associations share
 :math:`W`; we use the independence (Poisson) approximation
-:math:`P(\text{all}) \approx P_1^n`.  The pair correlation of the normalised
-targets is :math:`O(1/n)`, and simulations of actual Hebbian memories agree
-with :math:`P_1^n` to within ``0.3/d`` (absolute; :math:`P_1^n` is slightly
-too high at small ``d``: 0.514 vs 0.500 at ``p = n = 10, d = 16``; 0.630 vs
-0.623 at ``p = n = 16, d = 24``; at the crossing of 1/2 by 0.014, 0.006 and
-0.003 for ``d = 16, 32, 64``, about ``0.2/d``, so the true crossing lies 1.3%,
-0.4% and 0.14% lower; ``tests/theory/test_hebbian.py``,
-``benchmarks/measure_hebbian_transition.py``, docs/measurements/capacity.md).
+:math:`P(\text{all}) \approx P_1^n` (the pair correlation of the normalised targets
+is :math:`O(1/n)`).  Only :math:`P_1` is exact.  The events are negatively
+dependent, so :math:`P_1^n` is high.  Against an exact-competitor Monte Carlo at
+``n = p`` (benchmarks/measure_hebbian_all.py) it exceeds :math:`P(\text{all})` by up to
+0.022, 0.017, 0.011 and 0.006 at ``d = 8, 16, 32, 64``, largest where :math:`P_1^n`
+is 0.1-0.3 and shrinking about like :math:`1/\sqrt d`; at the crossing of 1/2 by
+0.014, 0.006 and 0.003 at ``d = 16, 32, 64``, so the true crossing lies 1.3%, 0.4%
+and 0.14% lower (benchmarks/measure_hebbian_transition.py).
+:func:`hebbian_all_recalled_error` states the bound :math:`0.08/\sqrt d` that covers
+every measured point (``n = p``, ``8 <= d <= 64``).
 
 *Thresholds.*  The error fraction :math:`1 - P_1` decays like :math:`p^{-e(\alpha)}`
 up to logarithmic factors (:func:`hebbian_error_exponent`), with
@@ -352,7 +354,7 @@ def hebbian_recall_finite(
     all_associations: bool = False,
     error: bool = False,
 ) -> Any:
-    r"""Exact recall probability of the Hebbian memory at finite ``d`` (decoupled problem).
+    r"""Recall probability of the Hebbian memory at finite ``d`` (decoupled problem; P_1 exact).
 
     .. math::
 
@@ -361,7 +363,7 @@ def hebbian_recall_finite(
 
     with the five independent scalars of the module docstring, integrated by
     Gauss rules (8 nodes per chi-square variable).  ``P(all) ≈ P_1^n`` as in
-    :func:`hebbian_recall`.
+    :func:`hebbian_recall`, with the measured error :func:`hebbian_all_recalled_error`.
 
     Status: exact. :math:`P_1` of the decoupled Hebbian memory with Gaussian embeddings at
     finite ``d``, to about ``1e-6`` relative (Notes). With ``all_associations=True`` the result
@@ -408,6 +410,66 @@ def hebbian_recall_finite(
         return float(miss if error else recall)
 
     return elementwise(one_problem, outputs, dimensions, counts)
+
+
+#: Constant :math:`c` of :func:`hebbian_all_recalled_error` and the range of ``d`` in which
+#: it was measured (benchmarks/measure_hebbian_all.py, docs/measurements/hebbian_all_error.csv).
+_ALL_RECALLED_ERROR_SCALE: float = 0.08
+_ALL_RECALLED_ERROR_DIMS: tuple[int, int] = (8, 64)
+
+
+def hebbian_all_recalled_error(d: ArrayLike) -> Any:
+    r"""Measured bound on the error of the Hebbian all-recalled law :math:`P_1^n` at finite ``d``.
+
+    .. math::
+
+        \big|P_1^n - P(\text{all})\big| \le \frac{c}{\sqrt d}, \qquad c = 0.08,
+        \qquad n = p,\quad 8 \le d \le 64,
+
+    where :math:`P_1^n` is ``hebbian_recall_finite(p, d, all_associations=True)`` and
+    :math:`P(\text{all})` the probability that the decoupled Hebbian memory with Gaussian
+    embeddings recalls all :math:`n = p` associations.  :math:`P_1` is exact; the power
+    treats the :math:`n` recall events as independent, while they share :math:`W` and are
+    negatively dependent, so :math:`P_1^n` is high.
+
+    Measured against an exact-competitor Monte Carlo (benchmarks/measure_hebbian_all.py,
+    docs/measurements/hebbian_all_error.csv; docs/theory/hebbian.md): memories drawn as
+    :func:`lamcap.make_instance` draws them, the top competitor of each association drawn
+    exactly from its law given :math:`W`, at 9-20 values of ``p`` per ``d`` where
+    :math:`P_1^n` lies in [0.01, 0.99], 100 000 memories per point (40 000 at
+    ``d = 64``; standard errors 0.0001-0.0013).  The largest miss
+    :math:`P_1^n - P(\text{all})` is 0.0216, 0.0203, 0.0166, 0.0119, 0.0106, 0.0082 and
+    0.0061 at d = 8, 12, 16, 24, 32, 48 and 64, where :math:`P_1^n` is 0.1-0.3 (2-11%
+    relative); :math:`\sqrt d` times it is 0.048-0.070, so the miss shrinks about like
+    :math:`1/\sqrt d`, not like :math:`1/d`.  Coverage: :math:`c = 0.08` bounds the miss
+    plus two standard errors at every one of the 103 points (largest
+    :math:`\sqrt d\,(|\text{miss}| + 2\,\text{se}) = 0.075`, at d = 12, p = 9); no point
+    has :math:`P_1^n` significantly low.
+
+    Parameters
+    ----------
+    d : int or array_like of int
+        Dimension, ``8 <= d <= 64`` (the measured range; the error at other ``d`` is
+        not known).
+
+    Returns
+    -------
+    numpy.float64 or ndarray
+        The bound :math:`c/\sqrt d` on the absolute error of :math:`P_1^n`, shaped like
+        ``d``.
+
+    Examples
+    --------
+    >>> float(hebbian_all_recalled_error(16))
+    0.02
+    >>> law = float(hebbian_recall_finite(14, 16, all_associations=True))
+    >>> bound = float(hebbian_all_recalled_error(16))
+    >>> round(law - bound, 4), round(law, 4)  # P(all) at p = n = 14 lies in this range
+    (0.1337, 0.1537)
+    """
+    low, high = _ALL_RECALLED_ERROR_DIMS
+    dimensions = check_integer_array("d", d, minimum=low, maximum=high)
+    return float_result(_ALL_RECALLED_ERROR_SCALE / np.sqrt(dimensions.astype(np.float64)))
 
 
 def hebbian_error_exponent(alpha: ArrayLike, *, dps: int | None = None) -> Any:
@@ -739,7 +801,7 @@ def hebbian_score_law(
     alpha : float
         Load :math:`p\log p/d^2 > 0`.
     d : int, optional
-        Dimension for the exact finite-d law (``alpha`` must then match it to 5%).
+        Dimension for the finite-d law (``alpha`` must then match it to 5%).
     n : int, optional
         Number of associations (default ``p``).
 
