@@ -59,6 +59,7 @@ CHROMIUM_ARGUMENTS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-dev-shm-usage",  # containers often have a small /dev/shm
     "--window-size=1400,1000",
 )
 WAIT_SECONDS = 60.0

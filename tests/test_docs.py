@@ -399,8 +399,6 @@ def _browser_or_skip(name: str) -> None:
         )
     if name == "firefox" and not check.firefox_available():
         pytest.skip("Firefox (firefox-esr) and a geckodriver on the PATH are not installed")
-    if not _has("selenium"):
-        pytest.skip("selenium is not installed (test extra)")
 
 
 def test_browser_checks_cover_the_four_kinds_of_page() -> None:
