@@ -442,7 +442,7 @@ def hebbian_all_recalled_error(d: ArrayLike) -> Any:
     0.0061 at d = 8, 12, 16, 24, 32, 48 and 64, where :math:`P_1^n` is 0.1-0.3 (2-11%
     relative); :math:`\sqrt d` times it is 0.048-0.070, so the miss shrinks about like
     :math:`1/\sqrt d`, not like :math:`1/d`.  Coverage: :math:`c = 0.08` bounds the miss
-    plus two standard errors at every one of the 103 points (largest
+    plus two standard errors at every one of the 104 points (largest
     :math:`\sqrt d\,(|\text{miss}| + 2\,\text{se}) = 0.075`, at d = 12, p = 9); no point
     has :math:`P_1^n` significantly low.
 
