@@ -144,17 +144,19 @@ def test_prediction_text_prints_only_right_digits() -> None:
     assert prediction_text(10.13, 0.04, "law") == "10.13 ± 0.04 (law)"
 
 
-def test_hebbian_prediction_precision_is_the_documented_probability_error() -> None:
-    crossing, error = hebbian_prediction(32)
-    from lamcap.theory._hebbian import hebbian_recall_finite
+def test_hebbian_prediction_precision_is_the_measured_model_error() -> None:
+    from lamcap.theory._hebbian import hebbian_all_recalled_error, hebbian_recall_finite
 
+    crossing, error = hebbian_prediction(32)
     below = math.floor(crossing)
     slope = hebbian_recall_finite(below, 32, all_associations=True) - hebbian_recall_finite(
         below + 1, 32, all_associations=True
     )
-    assert error == pytest.approx((0.3 / 32) / slope)
+    assert error == pytest.approx(float(hebbian_all_recalled_error(32)) / slope)
     assert hebbian_recall_finite(below, 32, all_associations=True) >= 0.5
     assert hebbian_recall_finite(below + 1, 32, all_associations=True) < 0.5
+    # outside the measured range the law has no stated error: no number is invented
+    assert math.isnan(hebbian_prediction(128)[1])
 
 
 def test_op_dp_law_from_a_measurement_file(tmp_path: Path) -> None:

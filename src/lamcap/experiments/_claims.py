@@ -110,20 +110,29 @@ def prediction_text(value: float, error: float, source: str) -> str:
 
 @functools.lru_cache(maxsize=64)
 def hebbian_prediction(d: int) -> tuple[float, float]:
-    """Crossing of the exact finite-d Hebbian all-recalled law and its error in p.
+    """Crossing of the finite-d Hebbian all-recalled law and the law's error in p.
 
-    The error is the documented accuracy :math:`0.3/d` of :math:`P(\\text{all})
-    \\approx r^n` divided by the law's slope per unit p at the crossing.
+    :math:`P_1` is exact, :math:`P(\\text{all}) = P_1^n` a model whose measured error
+    in probability is :func:`lamcap.theory.hebbian_all_recalled_error` (measured
+    for 8 ≤ d ≤ 64); divided by the law's slope per unit p at the crossing it is the
+    error in p.  NaN error outside the measured range (the claim is then not tested).
     """
     from lamcap.experiments._analysis import hebbian_transition  # noqa: PLC0415
-    from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
+    from lamcap.theory._hebbian import (  # noqa: PLC0415
+        hebbian_all_recalled_error,
+        hebbian_recall_finite,
+    )
 
     crossing = hebbian_transition(d, finite=True)
     below = max(2, math.floor(crossing))
     slope = float(hebbian_recall_finite(below, d, all_associations=True)) - float(
         hebbian_recall_finite(below + 1, d, all_associations=True)
     )
-    return crossing, (0.3 / d) / max(slope, 1e-12)
+    try:
+        error = float(hebbian_all_recalled_error(d))
+    except ValueError:
+        return crossing, math.nan
+    return crossing, error / max(slope, 1e-12)
 
 
 @functools.lru_cache(maxsize=64)
@@ -524,6 +533,17 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
         data = cells[cell]
         if cell.method == "hebbian":
             predicted, error = hebbian_prediction(cell.d)
+            if not math.isfinite(error):
+                claims.append(
+                    Claim(
+                        f"Hebbian W recalls all n = p associations: transition p, d = {cell.d}",
+                        f"{predicted:.1f} (finite-d law, P₁ exact, P(all) = P₁ⁿ a model)",
+                        f"({row.instances} instances)",
+                        quantity="transition",
+                        untested="the P(all) = P₁ⁿ model's error is measured only at 8 ≤ d ≤ 64",
+                    )
+                )
+                continue
             claims.append(
                 _location_claim(
                     f"Hebbian W recalls all n = p associations: transition p, d = {cell.d}",
