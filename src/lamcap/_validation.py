@@ -157,6 +157,40 @@ def check_integer_array(
     return result
 
 
+_FLOAT_MAX = int(np.finfo(np.float64).max)
+
+
+def check_float_range(name: str, value: NDArray[Any], reason: str, *, minimum: int = 2) -> None:
+    """Raise ``ValueError`` if an integer array from :func:`check_integer_array` exceeds float64.
+
+    Integers beyond int64 are accepted by :func:`check_integer_array`; a
+    function that computes with them as float64 calls this to refuse those
+    beyond the float64 range (about ``1.8e308``), ``reason`` saying why.
+
+    Examples
+    --------
+    >>> check_float_range("p", check_integer_array("p", [10**300]), "p is a float64")
+    >>> check_float_range("p", check_integer_array("p", [3, 10**400]), "p is a float64")
+    Traceback (most recent call last):
+        ...
+    ValueError: p must contain integers in [2, 1.8e+308] (p is a float64), got 1e+400 (element 1)
+    """
+    if value.dtype != object:
+        return
+    bad = np.array([abs(v) > _FLOAT_MAX for v in value.flat], dtype=bool).reshape(value.shape)
+    if np.any(bad):
+        from lamcap._sizes import format_integer  # noqa: PLC0415
+
+        position = tuple(int(i) for i in np.argwhere(bad)[0])
+        shown = format_integer(int(value[position]))
+        where = (
+            "" if value.ndim == 0 else f" (element {position[0] if value.ndim == 1 else position})"
+        )
+        noun = "be an integer" if value.ndim == 0 else "contain integers"
+        msg = f"{name} must {noun} in [{minimum}, 1.8e+308] ({reason}), got {shown}{where}"
+        raise ValueError(msg)
+
+
 def check_real(
     name: str,
     value: Any,

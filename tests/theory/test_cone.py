@@ -311,3 +311,12 @@ def test_bad_input(kwargs: dict[str, object], name: str) -> None:
 def test_law_bad_input(p: int, kmax: int | None) -> None:
     with pytest.raises(ValueError, match=r"p|kmax"):
         active_set_law(p, kmax)
+
+
+def test_statistical_dimension_beyond_int64_and_beyond_float64() -> None:
+    # issue 23: integers beyond int64 work (docs/howto/precision.md), beyond float64 a ValueError
+    assert statistical_dimension(10**100) == statistical_dimension(1e100)
+    with pytest.raises(ValueError, match=r"p must be an integer in \[2, 1.8e\+308\].*got 1e\+400$"):
+        statistical_dimension(10**400)
+    with pytest.raises(ValueError, match=r"got 1e\+400 \(element 1\)"):
+        statistical_dimension([3, 10**400])

@@ -174,3 +174,81 @@ def test_low_rank_is_harder_and_uses_the_width() -> None:
 def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         feasibility_probability(**kwargs)  # type: ignore[arg-type]
+
+
+# --- sizes beyond what fits (issue 23) ------------------------------------------------------
+
+
+def test_huge_p_is_zero_without_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the probability is below 2**-1075 (Chernoff on the associations with |A| >= 1): 0.0
+    # exactly, decided before the law of |A| or any FFT (none may be computed here)
+    from lamcap.theory import _crofton
+
+    def refuse(*_: object) -> None:
+        msg = "the law of |A| must not be needed"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(_crofton, "_active_set_law", refuse)
+    assert feasibility_probability(16, 10**100) == 0.0
+    assert feasibility_probability(16, 10**12) == 0.0
+    assert feasibility_probability(16, 1e15) == 0.0
+    assert feasibility_probability(10**6, 10**100, n=10**100) == 0.0
+
+
+def test_huge_p_in_an_array_answers_elementwise() -> None:
+    values = feasibility_probability(16, [40, 10**15])
+    assert values[1] == 0.0
+    assert values[0] == feasibility_probability(16, 40)
+    assert 0.5 < values[0] <= 1.0
+
+
+def test_early_exits_agree_with_the_fft_where_both_apply() -> None:
+    # n = 4000 at d = 8 (D = 64): far past the transition; the FFT returns rounding noise
+    # within its stated 3e-13, the early exit the correctly rounded 0.0
+    from lamcap.theory._crofton import _decided, _feasibility_one
+
+    assert _decided(4000, 5, 64.0) == 0.0
+    start, values = sum_law_window(_active_set_law(5), 4000)
+    assert abs(_feasibility_one(start, values, 64.0)) < 3e-13
+    assert feasibility_probability(8, 5, n=4000) == 0.0
+    # every value of V (at most n (p - 1) = 12) below D = 13: exactly 1, the FFT agrees
+    assert _decided(3, 5, 13.0) == 1.0
+    start, values = sum_law_window(_active_set_law(5), 3)
+    assert abs(_feasibility_one(start, values, 13.0) - 1.0) < 3e-13
+    assert _decided(3, 5, 12.0) is None
+
+
+def test_huge_d_is_one() -> None:
+    assert feasibility_probability(10**100, 10**6) == 1.0
+    assert feasibility_probability(2**70, 40) == 1.0
+
+
+def test_moment_bound_decides_large_n_without_the_fft(monkeypatch: pytest.MonkeyPatch) -> None:
+    # p = 3: P(|A| = 0) = 1/3, so the binomial bound cannot decide n = 1e12 at D = 5e11;
+    # the moment bound of the law can (the window would be an FFT of 2**24 values)
+    from lamcap.theory import _crofton
+
+    def refuse(*_: object) -> None:
+        msg = "no FFT expected"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(_crofton, "sum_law_window", refuse)
+    assert feasibility_probability(707107, 3, n=10**12) == 0.0
+
+
+def test_a_window_that_does_not_fit_raises_naming_the_sizes_and_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lamcap import _sizes
+
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 10**6)
+    # near the transition at n = 1e12 (E V = 0.833 n): an FFT of 2**24 values, 640 MiB
+    with pytest.raises(ValueError, match=r"p = 3, n = 1000000000000 .*needs 640 MiB"):
+        feasibility_probability(912871, 3, n=10**12)
+    with pytest.raises(ValueError, match=r"n = 1000000000000 .*needs 640 MiB"):
+        sum_law_window(_active_set_law(3), 10**12)
+
+
+def test_p_beyond_int64_between_zero_and_one_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"p must be an integer in \[2, 2\*\*63 - 1\].*1e\+100"):
+        feasibility_probability(10**60, 10**100)

@@ -89,7 +89,15 @@ d = 96, 2.15 GB at d = 128 and 34.4 GB at d = 256.
 
 from __future__ import annotations
 
-import os
+from lamcap._sizes import available_memory
+
+__all__ = [
+    "RUNTIME_BYTES",
+    "available_memory",
+    "dense_repair_bytes",
+    "exact_stage_bytes",
+    "perturbation_proof_bytes",
+]
 
 RUNTIME_BYTES = 8 << 20
 """Size-independent allowance of :func:`exact_stage_bytes` (kernels, BLAS buffers, allocator)."""
@@ -218,21 +226,3 @@ def perturbation_proof_bytes(count: int, dimension: int) -> int:
     square = dimension * dimension
     numbers = count * dimension + max(count * dimension + 2 * square, 7 * square)
     return _PROOF_RUNTIME_BYTES + 8 * numbers
-
-
-def available_memory() -> int:
-    """Bytes of memory available to new allocations without swapping (psutil, else sysconf).
-
-    ``psutil.virtual_memory().available`` counts reclaimable page cache;
-    without psutil the free pages reported by ``os.sysconf`` (a lower bound).
-
-    Examples
-    --------
-    >>> available_memory() > 0
-    True
-    """
-    try:
-        import psutil  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - psutil comes with dask[distributed]
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    return int(psutil.virtual_memory().available)

@@ -75,6 +75,7 @@ from lamcap._cone_kernel import (
 from lamcap._validation import (
     check_dps,
     check_finite_array,
+    check_float_range,
     check_integer,
     check_integer_array,
     plain,
@@ -428,8 +429,9 @@ def statistical_dimension(
     Parameters
     ----------
     p : int or array_like of int
-        Number of outputs, ``p >= 2`` (vectorised): any integer, also beyond
-        int64 (``10**100``), or an integral float (``1e300``).
+        Number of outputs, ``p >= 2`` (vectorised): any integer up to the float64
+        range (about ``1.8e308``), also beyond int64 (``10**100``), or an
+        integral float (``1e300``); beyond it ``ValueError``.
     margin : float or array_like, optional
         :math:`m \ge 0`; broadcasts with ``p``.
     dps : int, optional
@@ -476,6 +478,7 @@ def statistical_dimension(
     p_array, margins = broadcast(
         check_integer_array("p", p, minimum=2), check_finite_array("margin", margin, minimum=0.0)
     )
+    check_float_range("p", p_array, "the quadrature and the series take p as a float64")
     if method == "exact":
         if digits is not None:
             return elementwise(lambda q, m: _exact_mp(q, m, digits), p_array, margins, dps=digits)

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import check_dps, check_integer_array, plain
 from lamcap.theory._arrays import float_result
 from lamcap.theory._capacity import full_rank_width, interpolation_stencil
@@ -60,6 +61,11 @@ FloatArray = NDArray[np.float64]
 _EXACT_SUPPORT_LIMIT = 1 << 16  # full-support FFT below this many values of V
 _LOG_TAIL = math.log(1e20)  # mass left outside the window: below 1e-20
 _LAW_GRID_RATIO = 1.05  # the law of |A| is interpolated in log p between these nodes
+_LOG_2 = math.log(2.0)
+_LOG_ROUNDS_TO_ZERO = -1075.0 * _LOG_2  # below 2**-1075 a probability rounds to 0.0
+_FFT_BYTES_PER_VALUE = 40  # folded law, its spectrum, the power, the inverse and its roll
+_LAW_LIMIT = 2**63  # the law of |A| is computed for p below this (int64 arithmetic)
+_MOMENT_SLACK = 1e-9  # relative allowance for the float64 error of the law's moments
 
 
 @functools.lru_cache(maxsize=512)
@@ -89,6 +95,22 @@ def _active_set_law(p: int) -> FloatArray:
     return result
 
 
+def _window_plan(probabilities: FloatArray, n: int) -> tuple[int, int, int]:
+    """``(size, start, full)``: FFT length, first value of V kept, size of V's support."""
+    support = np.arange(probabilities.size)
+    top = probabilities.size - 1
+    mean = float(np.dot(support, probabilities))
+    variance = max(float(np.dot((support - mean) ** 2, probabilities)), 0.0)
+    full = n * top + 1
+    # Bernstein: P(|V - mean| > t) <= 2 exp(-t^2 / (2 (n var + top t / 3))).
+    a, b = 2.0 * _LOG_TAIL * top / 3.0, 2.0 * _LOG_TAIL * float(n) * variance
+    half_width = 0.5 * (a + math.sqrt(a * a + 4.0 * b)) + 2.0
+    if full <= max(_EXACT_SUPPORT_LIMIT, 2 * half_width):
+        return 1 << max(0, (full - 1).bit_length()), 0, full
+    size = 1 << math.ceil(math.log2(2.0 * half_width + 1.0))
+    return size, max(0, round(n * mean) - size // 2), full
+
+
 def sum_law_window(law: ArrayLike, n: int) -> tuple[int, FloatArray]:
     r"""Law of the sum of ``n`` iid copies of an integer variable, on a window holding its mass.
 
@@ -98,7 +120,10 @@ def sum_law_window(law: ArrayLike, n: int) -> tuple[int, FloatArray]:
 
     for ``k = start .. start + len(values) - 1``; the mass of :math:`V` outside
     the window is below :math:`10^{-20}` (Bernstein's inequality) and the
-    window is the whole support when that has fewer than 65 536 points.
+    window is the whole support when that has fewer than 65 536 points.  The
+    window grows like :math:`\sqrt n`; when its FFT (about 40 bytes per value)
+    would not fit in the available memory, ``ValueError`` says so before
+    anything is allocated (:func:`lamcap._sizes.check_memory`).
 
     Returns
     -------
@@ -113,25 +138,64 @@ def sum_law_window(law: ArrayLike, n: int) -> tuple[int, FloatArray]:
     (0, [0.125, 0.375, 0.375, 0.125])
     """
     probabilities = np.asarray(law, dtype=np.float64)
-    support = np.arange(probabilities.size)
-    top = probabilities.size - 1
-    mean = float(np.dot(support, probabilities))
-    variance = max(float(np.dot((support - mean) ** 2, probabilities)), 0.0)
-    full = n * top + 1
-    # Bernstein: P(|V - mean| > t) <= 2 exp(-t^2 / (2 (n var + top t / 3))).
-    a, b = 2.0 * _LOG_TAIL * top / 3.0, 2.0 * _LOG_TAIL * n * variance
-    half_width = 0.5 * (a + math.sqrt(a * a + 4.0 * b)) + 2.0
-    if full <= max(_EXACT_SUPPORT_LIMIT, 2 * half_width):
-        size, start = 1 << max(0, (full - 1).bit_length()), 0
-    else:
-        size = 1 << math.ceil(math.log2(2.0 * half_width + 1.0))
-        start = max(0, round(n * mean) - size // 2)
+    count = check_integer_array("n", n, minimum=1)
+    if count.ndim != 0:
+        msg = f"n must be one integer >= 1, got {plain(n)}"
+        raise ValueError(msg)
+    n = int(count)
+    size, start, full = _window_plan(probabilities, n)
+    check_memory(
+        f"the law of a sum of n = {format_integer(n)} copies (an FFT of {size} values)",
+        _FFT_BYTES_PER_VALUE * size,
+    )
     folded = np.zeros(size)
-    np.add.at(folded, support % size, probabilities)
-    spectrum = np.fft.rfft(folded) ** n
+    np.add.at(folded, np.arange(probabilities.size) % size, probabilities)
+    spectrum = np.fft.rfft(folded) ** (n if n < _LAW_LIMIT else float(n))
     residues = np.fft.irfft(spectrum, size)
     window = np.roll(residues, -(start % size))[: min(size, full - start)]
     return start, np.asarray(window)
+
+
+def _log_chernoff_binomial(n: int, p: int, k: int) -> float:
+    r"""Upper bound on :math:`\log P(B \le k)`, :math:`B \sim \operatorname{Bin}(n, 1 - 1/p)`.
+
+    Chernoff: :math:`P(B \le k) \le e^{-n\,\mathrm{KL}(k/n \,\|\, q)}` for
+    :math:`k < nq`, :math:`q = 1 - 1/p` (0 otherwise: no bound).  The
+    probability falls with ``n`` at fixed ``k``, so ``n`` beyond
+    :math:`10^{300}` is replaced by :math:`10^{300}` (still a bound).
+    """
+    trials = float(min(n, 10**300))
+    if k < 0:
+        return -math.inf
+    fraction, log_p = k / trials, math.log(p)
+    log_q = math.log1p(-1.0 / p)
+    if fraction >= math.exp(log_q):
+        return 0.0
+    divergence = (1.0 - fraction) * (math.log1p(-fraction) + log_p)
+    if fraction > 0.0:
+        divergence += fraction * (math.log(fraction) - log_q)
+    return -trials * divergence
+
+
+def _log_lower_tail(law: FloatArray, n: int, k: int) -> float:
+    r"""Upper bound on :math:`\log P(V \le k)` from the first two moments of the law.
+
+    For :math:`X \ge 0` and :math:`\lambda > 0`, :math:`e^{-x} \le 1 - x + x^2/2`
+    (:math:`x \ge 0`) and :math:`1 + y \le e^y` give
+    :math:`\mathbb E e^{-\lambda X} \le e^{-\lambda\mu + \lambda^2 s/2}`
+    (:math:`\mu = \mathbb E X`, :math:`s = \mathbb E X^2`); Markov's inequality
+    for :math:`e^{-\lambda V}` at :math:`\lambda = t/(ns)` then yields
+    :math:`P(V \le n\mu - t) \le e^{-t^2/(2ns)}`.  The moments are taken
+    :data:`_MOMENT_SLACK` (relative) against the bound, far more than their
+    float64 error.
+    """
+    support = np.arange(law.size, dtype=np.float64)
+    mean = float(np.dot(support, law)) * (1.0 - _MOMENT_SLACK)
+    second = float(np.dot(support * support, law)) * (1.0 + _MOMENT_SLACK)
+    gap = float(n) * mean - k
+    if gap <= 0.0 or second <= 0.0:
+        return 0.0
+    return -gap * gap / (2.0 * float(n) * second)
 
 
 def _parity_probability(start: int, values: FloatArray, dimension: int) -> float:
@@ -246,12 +310,75 @@ def feasibility_probability(
     outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)
     result = np.empty(outputs_b.shape)
     for q in np.unique(outputs_b):
-        law = _active_set_law(int(q))
         rows = outputs_b == q
+        law: FloatArray | None = None
         for count in np.unique(associations_b[rows]):
-            selected = rows & (associations_b == count)
-            start, values = sum_law_window(law, int(count))
-            result[selected] = [
-                _feasibility_one(start, values, float(w)) for w in width_b[selected]
-            ]
+            selected = np.flatnonzero(rows & (associations_b == count))
+            outputs_q, count_n = int(q), int(count)
+            open_ = []
+            for i in selected:  # decided without the law of |A| (proofs in _decided)
+                known = _decided(count_n, outputs_q, float(width_b.flat[i]))
+                result.flat[i] = math.nan if known is None else known
+                if known is None:
+                    open_.append(i)
+            if not open_:
+                continue
+            if law is None:
+                law = _checked_law(outputs_q, count_n, float(width_b.flat[open_[0]]))
+            last = {i: math.ceil(float(width_b.flat[i])) - 1 for i in open_}
+            for i in list(open_):
+                if _LOG_2 + _log_lower_tail(law, count_n, last[i]) < _LOG_ROUNDS_TO_ZERO:
+                    result.flat[i] = 0.0
+                    open_.remove(i)
+            if not open_:
+                continue
+            size, _, _ = _window_plan(law, count_n)
+            check_memory(
+                f"feasibility_probability with p = {format_integer(outputs_q)}, "
+                f"n = {format_integer(count_n)} and d^2 = {float(width_b.flat[open_[0]]):g} "
+                f"(an FFT of {size} values of V)",
+                _FFT_BYTES_PER_VALUE * size,
+            )
+            start, values = sum_law_window(law, count_n)
+            for i in open_:
+                result.flat[i] = _feasibility_one(start, values, float(width_b.flat[i]))
     return float_result(result)
+
+
+def _decided(n: int, p: int, dimension: float) -> float | None:
+    r"""1.0 or 0.0 when the probability is that to double precision, else None.
+
+    With :math:`k = \lceil D \rceil - 1` (the largest :math:`V` counted at
+    dimension :math:`D`, also for a non-integer :math:`D` of ``kappa < 1``):
+
+    * :math:`k \ge n(p-1)`: every value of :math:`V` (:math:`|A| \le p - 1`)
+      lies below :math:`D`, and the parity sum is exactly 1 (Gauss-Bonnet,
+      :math:`\sum_k (-1)^k v_k = 0`, makes each parity class weigh 1/2);
+    * :math:`2\,P(\operatorname{Bin}(n, 1 - 1/p) \le k) < 2^{-1075}`: the
+      result is at most :math:`2P(V \le k)` and :math:`V` is at least the
+      number of associations with :math:`|A_\mu| \ge 1`, binomial with
+      :math:`P(|A| = 0) = 1/p` (the target already scores highest), so the
+      probability is below half the smallest subnormal and 0.0 is its
+      correctly rounded value (:func:`_log_chernoff_binomial`).
+    """
+    if not math.isfinite(dimension):
+        return 1.0
+    last = math.ceil(dimension) - 1
+    if last >= n * (p - 1):
+        return 1.0
+    if _LOG_2 + _log_chernoff_binomial(n, p, last) < _LOG_ROUNDS_TO_ZERO:
+        return 0.0
+    return None
+
+
+def _checked_law(p: int, n: int, dimension: float) -> FloatArray:
+    """The law of |A| at ``p``, or ValueError when p is beyond the int64 range of its inversion."""
+    if p >= _LAW_LIMIT:
+        msg = (
+            f"p must be an integer in [2, 2**63 - 1] for feasibility_probability where the "
+            f"probability is neither 0 nor 1 to double precision (the law of |A| is computed "
+            f"in int64), got p = {format_integer(p)} with n = {format_integer(n)} and "
+            f"d^2 = {dimension:g}"
+        )
+        raise ValueError(msg)
+    return _active_set_law(p)

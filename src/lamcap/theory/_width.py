@@ -91,7 +91,17 @@ def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
     """
     dimension = check_integer_array("d", d, minimum=1)
     ratio = check_kappa(kappa)
-    rank: NDArray[np.int64] = np.rint(ratio * dimension.astype(np.float64)).astype(np.int64)
+    rank: NDArray[Any] = np.rint(ratio * dimension.astype(np.float64))
+    if dimension.dtype == object:  # d beyond int64: Python ints, exactly d at kappa = 1
+        shape = rank.shape
+        sizes, ratios = np.broadcast_to(dimension, shape), np.broadcast_to(ratio, shape)
+        entries = [
+            int(size) if r == 1.0 else int(value)
+            for size, r, value in zip(sizes.flat, ratios.flat, rank.flat, strict=True)
+        ]
+        rank = np.array(entries, dtype=object).reshape(shape)
+    else:
+        rank = rank.astype(np.int64)
     if np.any(rank == 0):
         index = np.flatnonzero(rank == 0)[0]
         bad_d = int(np.broadcast_to(dimension, rank.shape).flat[index])
