@@ -242,7 +242,7 @@ def feasibility_probability(
     Gaussian embeddings by assuming that the range of its score map is such a subspace (Gaussian
     equivalence; not derived, docs/theory/crofton.md). Measured error, against certified
     decoupled full-rank sweeps at d = 8-96 (docs/measurements/capacity.csv): the curve's 50%
-    point (:func:`lamcap.critical_p`) lies within 1.0% of every measured transition and inside
+    point (:func:`lamcap.critical_p`) lies within 1.4% of every measured transition and inside
     every 95% interval; the width of the curve has no separate measured error. The *original*
     problem (shared outputs) stores 2-5% more at :math:`d \le 64` (OP/DP 1.024-1.049,
     docs/measurements/op_vs_dp.md) and is not described by this law. For :math:`\kappa < 1` it
