@@ -19,7 +19,7 @@ docs/measurements/capacity.md), giving :math:`p_c(d)` and the critical load
   (docs/theory/crofton.md), the p at which it crosses 1/2;
 * for ``method="hebbian"``: the p at which ``hebbian_recall(p, α,
   all_associations=True)`` crosses 1/2 (docs/theory/hebbian.md, the d → ∞ law), and the
-  same crossing of the exact finite-d law ``hebbian_recall_finite`` (decoupled).
+  same crossing of the finite-d law ``hebbian_recall_finite`` (decoupled; P₁ exact, P₁ⁿ a model).
 
 Undecided instances are left out at full rank and count as failures for
 κ < 1 (:meth:`CellData.fit`).
@@ -345,7 +345,7 @@ def theory_p(cell: Cell) -> float:
 
 
 def finite_theory_p(cell: Cell) -> float:
-    """Second prediction: Crofton median, or the exact finite-d Hebbian crossing (NaN if unknown)."""
+    """Second prediction: Crofton median, or the finite-d Hebbian crossing (NaN if unknown)."""
     try:
         if cell.method == "hebbian":
             return (
@@ -378,7 +378,7 @@ class TransitionRow:
 
     @property
     def reference(self) -> float:
-        """The prediction judged against: ``critical_p``, or the exact finite-d Hebbian value."""
+        """The prediction judged against: ``critical_p``, or the finite-d Hebbian crossing."""
         if self.cell.method == "hebbian" and math.isfinite(self.finite_theory):
             return self.finite_theory
         return self.theory

@@ -10,7 +10,7 @@ quantities are off by a known amount), and judges it with the code of a real run
   (:class:`lamcap.experiments._runner.CellState`, same seeds, rounds and
   refinements), each instance storable with the probability of its
   finite-size law: the Crofton law ``feasibility_probability(d, p, κ)`` for
-  the decoupled problem (Gordon width below full rank), the exact Hebbian law
+  the decoupled problem (Gordon width below full rank), the finite-d Hebbian law
   ``hebbian_recall_finite(p, d, all_associations=True)`` for the Hebbian rule;
 * the original problem follows the Crofton law shifted by a ratio
   :math:`e^{c/d}` (:data:`OP_LOG_RATIO`, about 1.045 at d = 16 as measured), which

@@ -2,9 +2,11 @@ r"""The claims of a reproduction, each measured against a finite-size prediction
 
 Every claim of arXiv:2605.10795 that ``lamcap reproduce`` checks becomes a
 :class:`~lamcap.experiments.Claim` with a prediction *at the size that
-was run*, a measurement with its 95% interval and a two-sided test; the
-verdicts come from :func:`lamcap.experiments.judge` (Holm's rule over
-the whole run).  OP is the original problem (every association scores the same
+was run*, a measurement with its 95% interval, a test and the standard
+errors that give its power; the verdicts (consistent, inconsistent,
+inconclusive) come from :func:`lamcap.experiments.judge` (Holm's rule over
+the whole run, and each claim's detectable deviation against its tolerance;
+:mod:`lamcap.experiments._verdicts`).  OP is the original problem (every association scores the same
 p outputs), DP the decoupled problem (fresh outputs for every association).
 
 Finite-size claims (one size each):
@@ -13,17 +15,22 @@ Finite-size claims (one size each):
   median of the Crofton law ``feasibility_probability(d, p)``
   (docs/theory/crofton.md; :func:`~lamcap.experiments._analysis.crofton_median`).
   Test: likelihood ratio of the transition fit at the predicted location
-  (:meth:`~lamcap.experiments._analysis.CellData.location_test`, :math:`\chi^2_1`).
+  (:func:`lamcap.experiments._shift.shift_fit`, :math:`\chi^2_1`).
 * **Rank-constrained storage at d, κ** (two-layer trainer): the same test
   against the Crofton law with the Gordon width :math:`w_r^2` (a heuristic
-  prediction; the trainer's capacity is a lower bound on the true one).
-* **Hebbian all-recalled transition at d**: against the crossing of the exact
-  finite-d law ``hebbian_recall_finite(p, d, all_associations=True)``, whose
-  :math:`r^n` step is accurate to about :math:`0.3/d` in probability; that
-  error, turned into p through the law's slope, is the printed precision.
-* **OP/DP at d**: the ratio of the two transitions against a measured
-  convergence law (:func:`op_dp_law`, fitted to the transitions of
-  docs/measurements/op_vs_dp.md, which lamcap ships as package data).
+  prediction), one-sided: the trainer's capacity is a lower bound on the true
+  one, so only a transition above the prediction contradicts it.  Undecided
+  instances never count; more than :data:`UNDECIDED_LIMIT` of them in the
+  transition window make the row inconclusive (:func:`undecided_share`).
+* **Hebbian all-recalled transition at d**: against the crossing of the
+  finite-d law ``hebbian_recall_finite(p, d, all_associations=True)``: P₁ is
+  exact, P(all) = P₁ⁿ a model whose measured error
+  (:func:`lamcap.theory.hebbian_all_recalled_error`) turned into p through the
+  law's slope is the printed ± and is added to the test's error.
+* **OP/DP at d**: a measurement, not judged (OP = DP is claimed only as
+  d → ∞), shown next to lamcap's measured convergence law (:func:`op_dp_law`,
+  fitted to docs/measurements/op_vs_dp.md, shipped as package data) as a
+  labelled description.
 * **Spectrum of the max-margin W at d**: per-matrix :math:`E[s^4]/E[s^2]^2`
   against the finite-size model ``singular_value_moment(4, 1, d=d, p=p)``
   (:func:`spectrum_prediction`; docs/theory/spectrum-finite-size.md).
@@ -94,8 +101,8 @@ def prediction_text(value: float, error: float, source: str) -> str:
 
     Examples
     --------
-    >>> prediction_text(92.7621, 0.41, "exact finite-d law")
-    '92.8 ± 0.4 (exact finite-d law)'
+    >>> prediction_text(92.7621, 0.41, "finite-d law")
+    '92.8 ± 0.4 (finite-d law)'
     >>> prediction_text(61.68236, 1e-6, "Crofton median")
     '61.682 (Crofton median)'
     """

@@ -75,7 +75,7 @@ def markdown_table(rows: Sequence[TransitionRow]) -> str:
     """Markdown table of fitted transitions next to the predictions.
 
     "theory p" is ``critical_p(d, κ)`` (Hebbian: the d → ∞ law); "finite-size
-    p" the Crofton median (Hebbian: the exact finite-d law); "gap" compares the
+    p" the Crofton median (Hebbian: the finite-d law, P₁ⁿ); "gap" compares the
     measurement with the reference prediction (:attr:`TransitionRow.reference`).
     """
     lines = [

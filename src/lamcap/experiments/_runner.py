@@ -69,7 +69,7 @@ def theory_guess(cell: Cell) -> float:
     """Theoretical transition used to start the bracket of ``cell``.
 
     ``critical_p(d, κ)`` (docs/theory/capacity.md, docs/theory/rank.md) for the optimal solvers;
-    for ``method="hebbian"`` the p at which the exact finite-d Hebbian law
+    for ``method="hebbian"`` the p at which the finite-d Hebbian law (P₁ exact, P(all) = P₁ⁿ a model)
     (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
     all associations with probability 1/2.  If the theory layer
     is unavailable, a load of 1 (full rank; κ-scaled) or 1/4 (Hebbian).

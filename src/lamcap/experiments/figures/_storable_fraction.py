@@ -5,7 +5,7 @@ Points: measured fraction of instances whose associations can all be recalled
 d.  Lines, in the colour of their d; solid: the law at that d, the Crofton
 finite-size law ``feasibility_probability(d, p)`` (docs/theory/crofton.md) for
 the optimal solvers at up to 160 integers p across the transition, and for the
-Hebbian rule the exact finite-d law ``hebbian_recall_finite`` (evaluated at 24
+Hebbian rule the finite-d law ``hebbian_recall_finite`` (P₁ exact, P₁ⁿ a model) (evaluated at 24
 integers p, a quarter of a second each, joined by monotone cubic
 interpolation; docs/theory/hebbian.md); dotted: the Hebbian d → ∞ law
 ``hebbian_recall(p, α, all_associations=True)`` at up to 160 integers p.  The
