@@ -348,9 +348,8 @@ def _advice(claim: Claim, detectable: float, tolerance: Tolerance) -> str:
     factor = (detectable / tolerance.value) ** 2
     if claim.kind == "asymptotic":
         return (
-            f"detects {shown} > {tolerance.text()}: needs smaller errors at more and larger "
-            "sizes (about "
-            f"{factor:.0f}× the information; the --full plan runs larger d)"
+            f"detects {shown} > {tolerance.text()}: needs about {factor:.0f}× the information "
+            "per size, or more and larger sizes"
         )
     more = f"about {factor:.1f}× the {claim.sample or 'data'}"
     if claim.count:
