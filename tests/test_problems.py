@@ -305,3 +305,19 @@ def test_from_arrays_rejects_bad_arrays(arguments: tuple[object, ...], match: st
 def test_functions_taking_an_instance_reject_other_types(call) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="instance must be a lamcap Instance"):
         call()
+
+
+def test_make_instance_too_large_raises_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 23: make_instance(10**6, 10**6) asked numpy for 7.28 TiB
+    from lamcap import _sizes
+
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 16 << 30)
+    with pytest.raises(ValueError, match=r"d = 1000000, p = 1000000, n = 1000000 .*needs 7.28 TiB"):
+        make_instance(10**6, 10**6, seed=0)
+    with pytest.raises(ValueError, match=r"n = 1000000000 .*needs 67.1 GiB.*16.0 GiB are"):
+        make_instance(8, 10**9, seed=0)
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 8 * 5 * 9 - 1)
+    with pytest.raises(ValueError, match="needs 360 bytes of memory, but 359 bytes are available"):
+        make_instance(8, 5, seed=0)
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 8 * 5 * 9)
+    assert make_instance(8, 5, seed=0).inputs.shape == (5, 8)

@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._sizes import check_memory
 from lamcap._validation import check_finite_array, check_integer, check_integer_array
 
 __all__ = [
@@ -566,6 +567,13 @@ def make_instance(
     Instance
         Frozen; inputs are drawn at once, outputs on demand (see :class:`Instance`).
 
+    Raises
+    ------
+    ValueError
+        For a bad argument, or when the inputs (:math:`8n(d+1)` bytes with the
+        targets) would not fit in the available memory; the message names the
+        sizes and the bytes (:func:`lamcap._sizes.check_memory`).
+
     Examples
     --------
     >>> instance = make_instance(8, 5, model="original", seed=3)
@@ -585,6 +593,10 @@ def make_instance(
         msg = f"n must be an integer in [1, {p}] (n <= p) for model='original', got {n!r}"
         raise ValueError(msg)
     seed = _check_seed(seed)
+    check_memory(
+        f"make_instance with d = {d}, p = {p}, n = {n} (the inputs, n x d float64 numbers)",
+        8 * n * (d + 1),
+    )
     inputs = _normal(seed, (_INPUT_STREAM,), (n, d), d)
     inputs.setflags(write=False)
     targets = np.arange(n, dtype=np.int64) if model == "original" else np.zeros(n, dtype=np.int64)

@@ -195,3 +195,19 @@ def test_unknown_choices_exit_2_listing_the_choices(
         main(["solve", "--d", "4", "--p", "5", *arguments])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_solve_too_large_to_draw_exits_2_naming_the_bytes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 23: lamcap solve --d 8 --p 1000000000 (inputs 8 n (d + 1) bytes = 67.1 GiB)
+    from lamcap import _sizes
+
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 16 << 30)
+    assert main(["solve", "--d", "8", "--p", "1000000000"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "lamcap solve: error: make_instance with d = 8, p = 1000000000, n = 1000000000 "
+        "(the inputs, n x d float64 numbers): needs 67.1 GiB of memory, "
+        "but 16.0 GiB are available\n"
+    )

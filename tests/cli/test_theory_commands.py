@@ -120,3 +120,45 @@ def test_console_entry_point_in_a_subprocess() -> None:
     )
     assert completed.returncode == 0
     assert completed.stdout.splitlines()[-1] == "1.0 0.5"
+
+
+# --- edges (issue 23) ------------------------------------------------------------------------
+
+
+def test_feasibility_at_p_1e15_answers_zero_without_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = _run(capsys, "feasibility", "--d", "12", "--p", "1e15")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[1].split() == ["12", str(10**15), str(10**15), "1.0", "0.0"]
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    # lamcap feasibility --d 12 --p 2:3000 | head -2
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lamcap", "feasibility", "--d", "12", "--p", "2:3000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    first = [process.stdout.readline() for _ in range(2)]
+    process.stdout.close()  # what head does after two lines
+    err = process.stderr.read().decode()
+    process.stderr.close()
+    assert first[0].startswith(b"# d p n kappa")
+    assert process.wait() == 141  # 128 + SIGPIPE, as a shell reports a tool ended by SIGPIPE
+    assert err == ""
+
+
+def test_out_of_memory_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lamcap.cli import _theory_commands
+
+    def exhausted(_: object) -> int:
+        raise MemoryError
+
+    monkeypatch.setattr(_theory_commands, "_capacity", exhausted)  # read when main builds
+    code, _, err = _run(capsys, "capacity")
+    assert (code, err) == (2, "lamcap capacity: error: out of memory\n")

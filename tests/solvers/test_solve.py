@@ -60,3 +60,25 @@ def test_bad_arguments_name_argument_and_accepted_values(
 def test_instance_must_be_an_instance() -> None:
     with pytest.raises(ValueError, match="instance must be a lamcap Instance"):
         solve("not an instance")  # type: ignore[arg-type]
+
+
+def test_solve_that_cannot_fit_one_pass_is_undecided_with_the_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 23: a solve too large for memory ends undecided, as the exact stage does
+    from lamcap.solvers import _solve
+    from lamcap.solvers._memory import score_pass_bytes
+
+    instance = make_instance(8, 3000, seed=0)
+    needed = score_pass_bytes(8, 3000, 3000)
+    assert needed >= 8 * 8 * 3000 * 3000  # eight n x p float64 arrays
+    monkeypatch.setattr(_solve, "available_memory", lambda: needed - 1)
+    result = solve(instance, method="hebbian")
+    assert result.verdict == "undecided"
+    assert result.weights is None
+    assert result.details["stopped"] == "memory"
+    assert result.details["memory_bytes"] == needed
+    assert result.details["available_memory_bytes"] == needed - 1
+    assert "n = 3000 associations with p = 3000 outputs needs 582 MiB" in result.details["reason"]
+    monkeypatch.setattr(_solve, "available_memory", lambda: needed)
+    assert solve(instance, method="hebbian").details.get("stopped") != "memory"

@@ -5,13 +5,18 @@ package (``theory_commands``, ``solver_commands``, ...).  A module listed in
 :data:`COMMAND_MODULES` exposes ``register(subparsers)``, which adds its
 sub-commands; each sub-command stores its handler as ``handler`` via
 ``set_defaults``.  Handlers return the process exit code.  A ``ValueError``
-raised by the library becomes a one-line message on stderr and exit code 2.
+raised by the library (bad input, or work that would not fit in memory)
+becomes a one-line message on stderr and exit code 2; a closed stdout
+(``lamcap ... | head``) ends the command quietly with code 141, as SIGPIPE
+ends a Unix tool.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -55,10 +60,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(handler(arguments))
+        code = int(handler(arguments))
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
     except ValueError as error:
         print(f"lamcap {arguments.command}: error: {error}", file=sys.stderr)
         return 2
+    except MemoryError:  # a backstop: every allocating function checks its memory first
+        print(f"lamcap {arguments.command}: error: out of memory", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return _closed_pipe()
+    return code
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``lamcap ... | head``): end quietly, as Unix tools do.
+
+    Python's documented recipe (the ``signal`` module, "Note on SIGPIPE"):
+    point stdout at ``/dev/null`` so that the interpreter's final flush does
+    not fail again; the exit code is 141 (128 + SIGPIPE), what a shell reports
+    for a tool that SIGPIPE ended.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -97,6 +97,7 @@ __all__ = [
     "dense_repair_bytes",
     "exact_stage_bytes",
     "perturbation_proof_bytes",
+    "score_pass_bytes",
 ]
 
 RUNTIME_BYTES = 8 << 20
@@ -139,6 +140,23 @@ def _pass_numbers(d: int, n: int, p: int) -> int:
 
     drawn = max(_BLOCK_NUMBERS, thread_count() * p * d) if n * p * d > CACHE_LIMIT else 0
     return _PASS_ARRAYS * n * p + drawn
+
+
+def score_pass_bytes(d: int, n: int, p: int) -> int:
+    r"""Bytes of one score pass over the instance, the least any solve needs.
+
+    Every method verifies its weights on all :math:`n(p-1)` constraints
+    (:func:`~lamcap.solvers._result.build_result`), which holds the ``n x p``
+    arrays of a pass and the membership mask: :math:`R + np + 8P` bytes
+    (:math:`P` and :math:`R` as in the module docstring).  :func:`lamcap.solve`
+    compares it with :func:`available_memory` before it starts.
+
+    Examples
+    --------
+    >>> score_pass_bytes(8, 10**9, 10**9) > 6 * 10**19  # lamcap.solve at p = 1e9
+    True
+    """
+    return RUNTIME_BYTES + n * p + 8 * _pass_numbers(d, n, p)
 
 
 def exact_stage_bytes(

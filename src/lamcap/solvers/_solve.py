@@ -6,9 +6,11 @@ import importlib
 import math
 from collections.abc import Callable
 
+from lamcap._sizes import format_bytes
 from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, check_instance
-from lamcap.solvers._result import OBJECTIVES, SolveResult
+from lamcap.solvers._memory import available_memory, score_pass_bytes
+from lamcap.solvers._result import OBJECTIVES, SolveResult, build_result
 
 METHODS: dict[str, str] = {
     "cutting_plane": "lamcap.solvers._cutting_plane:solve_cutting_plane",
@@ -130,7 +132,12 @@ def solve(
         ``"feasible"`` (verified ``W``: recomputed min normalised margin
         :math:`> 10^{-9}` and above its proven rounding error),
         ``"infeasible"`` (Farkas certificate with recomputed bound
-        :math:`\varepsilon \le 10^{-9}`) or ``"undecided"``.  An infeasible
+        :math:`\varepsilon \le 10^{-9}`) or ``"undecided"``.  An instance whose
+        score pass (:func:`~lamcap.solvers._memory.score_pass_bytes`) does not fit
+        in the available memory is ``"undecided"`` at once, with
+        ``details["stopped"] == "memory"``, ``"memory_bytes"``,
+        ``"available_memory_bytes"`` and the ``"reason"`` in words (as the exact
+        stage does, :func:`~lamcap.solvers.exact_stage_bytes`).  An infeasible
         verdict carries one of two proofs, stated by ``result.proven``:
         *exact* when ``result.certificate.exact`` (no ``W`` recalls every
         association, :math:`\gamma^* \le 0`; the supports the solvers find
@@ -204,4 +211,17 @@ def solve(
             )
             raise ValueError(msg)
         arguments.update(objective=objective, tolerance=tolerance)
+    needed, available = score_pass_bytes(instance.d, instance.n, instance.p), available_memory()
+    if needed > available:  # not even one pass over the constraints fits: undecided, not killed
+        reason = (
+            f"one score pass over n = {instance.n} associations with p = {instance.p} outputs "
+            f"needs {format_bytes(needed)} of memory, but {format_bytes(available)} are available"
+        )
+        details = {
+            "stopped": "memory",
+            "reason": reason,
+            "memory_bytes": needed,
+            "available_memory_bytes": available,
+        }
+        return build_result(instance, None, method=method, details=details)
     return _method_function(method)(instance, **arguments)
