@@ -17,6 +17,7 @@ from lamcap.experiments._analysis import (
     transition_table,
 )
 from lamcap.experiments._fitting import fit_transition
+from lamcap.experiments._shift import finite_size_law, law_transition
 from lamcap.experiments._store import ResultsStore
 from lamcap.experiments._sweep import Cell, Sweep
 
@@ -121,3 +122,39 @@ def test_hebbian_fit_finds_the_law_crossing_at_the_committed_design(d: int) -> N
     fit = fit_transition(p, total * law, total, link=data.cell.link)
     assert fit.p_c == pytest.approx(crossing, rel=0.007)
     assert fit_transition(p, total * law, total).p_c < 0.99 * crossing
+
+
+def test_transition_is_the_law_shaped_fit_of_the_cells_counts(tmp_path: Path) -> None:
+    # d = 8, full rank: the Crofton law's median is about 21.9; counts around it
+    verdicts = {
+        16: ["feasible"] * 4,
+        20: ["feasible"] * 3 + ["infeasible"],
+        22: ["feasible", "infeasible", "infeasible", "undecided"],
+        26: ["infeasible"] * 4,
+    }
+    cell = _fill(tmp_path / "r.sqlite", 1.0, verdicts)
+    data = cell_data(tmp_path / "r.sqlite")[cell]
+    fit = data.transition()
+    assert fit is not None
+    expected = law_transition(*data.counts(), finite_size_law(8))
+    assert expected is not None
+    assert (fit.p_c, fit.low, fit.high, fit.link) == (
+        expected.p_c,
+        expected.low,
+        expected.high,
+        "law",
+    )
+    assert fit.low < fit.p_c < fit.high
+    (row,) = transition_table(tmp_path / "r.sqlite", with_finite=False)
+    assert (row.p_c, row.low, row.high) == (fit.p_c, fit.low, fit.high)
+
+
+def test_transition_falls_back_on_the_free_fit_when_the_law_cannot_locate_it(
+    tmp_path: Path,
+) -> None:
+    # every instance far above the transition: the d = 8 Crofton law is exactly 0 from
+    # p = 250 on, so at p = 400 and 500 for every shift within a factor 1.42
+    cell = _fill(tmp_path / "r.sqlite", 1.0, {400: ["infeasible"] * 3, 500: ["infeasible"] * 3})
+    data = cell_data(tmp_path / "r.sqlite")[cell]
+    assert law_transition(*data.counts(), finite_size_law(8)) is None
+    assert data.transition() == data.fit()

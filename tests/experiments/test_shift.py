@@ -124,7 +124,9 @@ def test_the_search_widens_until_it_holds_the_interval() -> None:
 
 def test_flat_likelihood_gives_none() -> None:
     law = TransitionLaw(lambda p: 1.0 if p < 40 else 0.0)  # a step: exactly 0 beyond 40
-    assert law_transition([2000, 3000], [0, 0], [5, 5], law) is None  # no shift within 8x moves it
+    assert (
+        law_transition([2000, 3000], [0, 0], [5, 5], law) is None
+    )  # no shift within 1.42x moves it
 
 
 @pytest.mark.parametrize(

@@ -328,9 +328,10 @@ def _likelihood_grid(
     r"""(deltas, profile log-likelihood, best slope factors) on a grid of step 5e-4.
 
     The grid holds the whole interval: it starts at :math:`|\delta| \le 0.35`
-    and widens a side by 0.35 while the interval (or a flat likelihood)
-    reaches it, up to :math:`|\delta| \le 2.1`.  Empty arrays when the
-    likelihood is flat over the widest window.
+    and widens a side by 0.35 while the interval reaches it, up to
+    :math:`|\delta| \le 2.1`.  Empty arrays when the likelihood is flat over
+    the first window (the counts sit where the law is 0 or 1 for every shift
+    within a factor 1.42).
     """
     ends = [-round(_WINDOW / _FINE_STEP), round(_WINDOW / _FINE_STEP)]
     reach = round(_MAX_WINDOW / _FINE_STEP)
@@ -338,15 +339,13 @@ def _likelihood_grid(
     while True:
         deltas = np.arange(ends[0], ends[1] + 1, dtype=np.float64) * _FINE_STEP
         grid, best = _profile_tables(deltas, points, k, m, law, slopes)
-        flat = float(grid.max() - grid.min()) < 1e-9
-        inside = 2.0 * (grid.max() - grid) <= cutoff
-        grow = [flat or bool(inside[0]), flat or bool(inside[-1])]
-        if grow[0] and ends[0] > -reach:
-            ends[0] = max(-reach, ends[0] - widen)
-        elif grow[1] and ends[1] < reach:
-            ends[1] = min(reach, ends[1] + widen)
-        elif flat:
+        if float(grid.max() - grid.min()) < 1e-9:
             return np.empty(0), np.empty(0), np.empty(0)
+        inside = 2.0 * (grid.max() - grid) <= cutoff
+        if inside[0] and ends[0] > -reach:
+            ends[0] = max(-reach, ends[0] - widen)
+        elif inside[-1] and ends[1] < reach:
+            ends[1] = min(reach, ends[1] + widen)
         else:
             return deltas, grid, best
 
@@ -447,8 +446,9 @@ def law_transition(
         :math:`e^{0.35} = 1.42` of the law's median and widens while the
         interval reaches its edge, up to a factor :math:`e^{2.1} = 8`; an end
         that reaches that is the window's end.  None when
-        the counts do not locate the transition (the likelihood is flat: every
-        instance where the law is 0 or 1) or the law has no median.
+        the counts do not locate the transition (the likelihood is flat within
+        a factor 1.42 of the law's median: every instance where the law is 0
+        or 1) or the law has no median.
 
     Raises
     ------
