@@ -481,3 +481,31 @@ def test_stopped_sweep_ends_its_workers_and_resumes_to_the_full_rows(
             rows.append([tuple(row[c] for c in columns) for row in store.rows()])
     assert rows[0] == rows[1]
     assert len(rows[0]) == 6
+
+
+def test_merge_ignores_sqlite_side_files_of_a_glob(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 23: `lamcap results merge m.sqlite shards/*` with a shard still open elsewhere
+    import sqlite3
+
+    shards = [tmp_path / f"shard-{i}.sqlite" for i in (1, 2, 3)]
+    for i, shard in enumerate(shards, start=1):
+        assert main([*GRID, "--shard", f"{i}/3", "--db", str(shard), "--quiet", *SYNTHETIC]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [s.name for s in shards]
+    reader = sqlite3.connect(shards[0])
+    reader.execute("PRAGMA journal_mode=WAL")
+    reader.execute("SELECT count(*) FROM trials").fetchone()  # makes -wal and -shm
+    capsys.readouterr()
+    try:
+        every = sorted(tmp_path.iterdir())
+        assert any(p.name.endswith("-shm") for p in every)
+        merged = tmp_path / "merged.sqlite"
+        assert main(["results", "merge", str(merged), *map(str, every)]) == 0
+    finally:
+        reader.close()
+    captured = capsys.readouterr()
+    assert "18 rows added, 0 already present, from 3 stores" in captured.out
+    assert "ignoring" in captured.err
+    assert "shard-1.sqlite-shm: SQLite's side file of a database" in captured.err
+    assert not any(p.name.endswith(("-wal", "-shm")) for p in tmp_path.iterdir())

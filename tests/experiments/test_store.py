@@ -34,12 +34,14 @@ def test_rows_are_unique_and_complete(tmp_path: Path) -> None:
         assert not store.add(_tasks()[0], RECORD)
         rows = store.rows()
         assert store.integrity_ok()
+        with sqlite3.connect(path) as connection:  # WAL while written ...
+            assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert len(rows) == 3
     assert rows[0]["lamcap_version"]
     assert rows[0]["solver_method"] == "lp"
     assert {row["seed"] for row in rows} == {task.seed for task in _tasks()}
-    with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with sqlite3.connect(path) as connection:  # ... one file again once closed
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
 def test_incompatible_version_is_refused_without_modification(tmp_path: Path) -> None:
@@ -272,3 +274,52 @@ def test_infeasible_proof_is_checked(tmp_path: Path) -> None:
         assert store.add(task, {"verdict": "infeasible", "infeasible_proof": "bounded"})
         assert store.rows()[0]["infeasible_proof"] == "bounded"
         assert store.rows(infeasible_proof="bounded")
+
+
+# --- no side files, and merge refuses them by name (issue 23) -------------------------------
+
+
+def _side_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(("-wal", "-shm", "-journal")))
+
+
+def test_sweep_and_merge_leave_no_wal_or_shm(tmp_path: Path) -> None:
+    from lamcap.experiments._store import merge_stores
+
+    shards = _sharded(tmp_path, GRID, 2)
+    assert _side_files(tmp_path) == []
+    merge_stores(tmp_path / "all.sqlite", shards)
+    assert _side_files(tmp_path) == []
+    with sqlite3.connect(shards[0]) as connection:  # the store is one file again
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    with ResultsStore(tmp_path / "all.sqlite", readonly=True) as store:
+        assert store.count() == 24
+    assert _side_files(tmp_path) == []
+
+
+def test_close_leaves_wal_to_the_last_connection(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    first, second = ResultsStore(path), ResultsStore(path)
+    first.close()  # the other still writes: the log stays
+    second.add(_tasks(1)[0], {"verdict": "feasible", "min_margin": 1.0, "seconds": 0.1})
+    second.close()
+    assert _side_files(tmp_path) == []
+    with ResultsStore(path, readonly=True) as store:
+        assert store.count() == 1
+
+
+def test_merge_refuses_side_files_and_foreign_files_naming_real_options(tmp_path: Path) -> None:
+    from lamcap.experiments._store import merge_stores
+
+    shards = _sharded(tmp_path, GRID, 2)
+    side = tmp_path / "shard-1.sqlite-shm"
+    side.write_bytes(b"\0" * 32768)
+    with pytest.raises(ValueError, match=r"side files of 'shard-1\.sqlite'") as error:
+        merge_stores(tmp_path / "all.sqlite", [*shards, side])
+    assert "give only lamcap results databases to merge" in str(error.value)
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("not a database at all, just text " * 10)
+    with pytest.raises(ValueError, match="not a lamcap results database") as error:
+        merge_stores(tmp_path / "all.sqlite", [shards[0], foreign])
+    assert "--db" not in str(error.value)
+    assert not (tmp_path / "all.sqlite").exists()

@@ -335,18 +335,31 @@ def _register_results(subparsers: Any) -> None:
     )
     merge.add_argument("out", type=Path, metavar="OUT", help="merged database (created if missing)")
     merge.add_argument(
-        "sources", type=Path, nargs="+", metavar="SHARD", help="databases to merge into OUT"
+        "sources",
+        type=Path,
+        nargs="+",
+        metavar="SHARD",
+        help="databases to merge into OUT (SQLite's -wal/-shm/-journal side files are ignored)",
     )
     merge.set_defaults(handler=_merge)
 
 
 def _merge(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._store import merge_stores  # noqa: PLC0415
+    from lamcap.experiments._store import SIDE_FILE_SUFFIXES, merge_stores  # noqa: PLC0415
 
-    outcome = merge_stores(arguments.out, arguments.sources)
+    sources = [path for path in arguments.sources if not path.name.endswith(SIDE_FILE_SUFFIXES)]
+    for path in arguments.sources:
+        if path not in sources:  # shards/* also matches SQLite's side files of the shards
+            print(
+                f"ignoring {path}: SQLite's side file of a database, read with it", file=sys.stderr
+            )
+    if not sources:
+        msg = f"no results database among the SHARD files {[str(p) for p in arguments.sources]}"
+        raise ValueError(msg)
+    outcome = merge_stores(arguments.out, sources)
     print(
         f"{outcome.added} rows added, {outcome.present} already present, from "
-        f"{len(arguments.sources)} stores -> {arguments.out}"
+        f"{len(sources)} stores -> {arguments.out}"
     )
     for name, absent in outcome.missing_shards.items():
         print(f"sweep {name!r}: shards {', '.join(absent)} not merged yet")

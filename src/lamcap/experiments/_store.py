@@ -5,7 +5,9 @@ margin, seed)`` (the column ``margin`` holds the raw margin :math:`c`, ``Task.ra
 :data:`lamcap.experiments._sweep.STORED_NAMES`): a rerun or a restart after Ctrl-C or ``kill -9`` skips what is
 done and never duplicates a row.  Every row is written in its own transaction
 (``INSERT OR IGNORE`` + ``COMMIT``) by the parent process only; the database
-runs in WAL mode, so a crash loses at most the instance being solved.  The
+runs in WAL mode while it is written, so a crash loses at most the instance
+being solved, and is checkpointed back to one file when the store closes
+(:meth:`ResultsStore.close`: no ``-wal`` or ``-shm`` file is left).  The
 schema version is recorded in the ``meta`` table.  A database of an older
 schema version is read as it is (columns it lacks read as ``NULL``) and
 migrated in place, in one transaction, when it is opened for writing, so an old
@@ -64,6 +66,9 @@ from lamcap.experiments._sweep import STORED_NAMES, Sweep, Task
 
 SCHEMA_VERSION = 2
 """Version of the table layout written by this lamcap; bumped on any change."""
+
+SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
+"""Endings of SQLite's side files of a database (write-ahead log, its index, rollback journal)."""
 
 INFEASIBLE_PROOFS = ("exact", "bounded")
 """Values of the ``infeasible_proof`` column (``NULL``: not an infeasible verdict, or unknown)."""
@@ -146,7 +151,7 @@ def git_commit() -> str | None:
     return commit if completed.returncode == 0 and len(commit) == 40 else None
 
 
-def _check_existing(path: Path) -> int:
+def _check_existing(path: Path, hint: str = "use another --db path") -> int:
     """Schema version of ``path``, or :class:`IncompatibleStoreError` (read-only check)."""
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -156,7 +161,7 @@ def _check_existing(path: Path) -> int:
     try:
         row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except sqlite3.DatabaseError as error:
-        msg = f"{str(path)!r} is not a lamcap results database ({error}); use another --db path"
+        msg = f"{str(path)!r} is not a lamcap results database ({error}); {hint}"
         raise IncompatibleStoreError(msg) from None
     finally:
         connection.close()
@@ -166,22 +171,33 @@ def _check_existing(path: Path) -> int:
         msg = (
             f"results database {str(path)!r} has schema version {found}, this lamcap "
             f"({__version__}) reads versions 1 to {SCHEMA_VERSION}; export it with the lamcap "
-            "that wrote it, or use another --db path"
+            f"that wrote it, or {hint.removeprefix('use ')}"
         )
         raise IncompatibleStoreError(msg)
     return int(found)
 
 
-def check_store(path: str | os.PathLike[str], *, must_exist: bool = False) -> None:
+def check_store(
+    path: str | os.PathLike[str], *, must_exist: bool = False, hint: str = "use another --db path"
+) -> None:
     """Fail early (``ValueError``) if ``path`` cannot hold our results; never writes.
 
     Checks that an existing file is a lamcap database of a schema version this
     lamcap reads (older versions are migrated when opened for writing), that
     its directory exists, and, with ``must_exist``, that the file exists.
+    ``hint`` ends the message about a file that is no store (default: the
+    ``--db`` option of the commands that take one).
     """
     target = Path(path)
+    if target.name.endswith(SIDE_FILE_SUFFIXES):
+        msg = (
+            f"{str(target)!r} is one of SQLite's side files of "
+            f"{target.name.rsplit('-', 1)[0]!r}, not a results database (it is read with "
+            f"its database); {hint}"
+        )
+        raise ValueError(msg)
     if target.exists() and target.stat().st_size > 0:
-        _check_existing(target)
+        _check_existing(target, hint)
     elif must_exist:
         msg = f"results database {str(target)!r} does not exist (run `lamcap sweep` first)"
         raise ValueError(msg)
@@ -201,6 +217,7 @@ class ResultsStore:
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self._readonly = readonly
         exists = self.path.exists() and self.path.stat().st_size > 0
         check_store(self.path, must_exist=readonly)
         if readonly:
@@ -272,7 +289,20 @@ class ResultsStore:
         self.close()
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent), leaving no ``-wal`` or ``-shm`` file behind.
+
+        A store written to is checkpointed and switched back to the rollback
+        journal before it closes, so that the database is one file again and
+        read-only opens (``results summary``, ``merge``'s shards) create no side
+        files either.  When another connection still has the database open
+        (a sweep's other writers) the switch is left to the last one to close.
+        """
+        if not self._readonly:
+            try:
+                self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._connection.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.Error:  # still in use elsewhere, or already closed
+                pass
         self._connection.close()
 
     def add(self, task: Task, record: Mapping[str, Any], *, sweep: str = "sweep") -> bool:
@@ -476,7 +506,7 @@ def _check_target(out: Path, sources: Sequence[Path], sweeps: dict[str, str]) ->
     if out.resolve() in resolved:
         msg = f"the output store {str(out)!r} is also one of the stores to merge"
         raise ValueError(msg)
-    check_store(out)
+    check_store(out, hint="choose another output")
     if not (out.exists() and out.stat().st_size > 0):
         return
     with ResultsStore(out, readonly=True) as store:
@@ -518,6 +548,8 @@ def merge_stores(
         msg = "give at least one store to merge"
         raise ValueError(msg)
     paths = [Path(source) for source in sources]
+    for path in paths:
+        check_store(path, must_exist=True, hint="give only lamcap results databases to merge")
     target = Path(out)
     sweeps = _sources_sweeps(paths)
     _check_target(target, paths, sweeps)
