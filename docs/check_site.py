@@ -6,13 +6,15 @@ Usage::
     python docs/check_site.py                 # site/, over HTTP, Chromium
     python docs/check_site.py --file          # the pages opened as files
     python docs/check_site.py --browser firefox
+    python docs/check_site.py --all           # every page (screenshots of PAGES only)
 
 For each page of :data:`PAGES` the site is served on an ephemeral port of 127.0.0.1
 (or opened as ``file://``), loaded in a headless browser driven by selenium, and
 inspected once MathJax has typeset it (:func:`inspect_page`):
 
 * every typeset formula is drawn with a non-zero width and height, and so is each of
-  its glyphs (a formula whose glyphs have no size shows only its spacing);
+  its glyphs (a formula whose glyphs have no size shows only its spacing), and no
+  formula is a TeX error;
 * no text outside code blocks is still raw TeX (``\\(``, ``\\frac`` ...), in the
   article, its headings and the table of contents alike;
 * every image has loaded (a non-zero natural width).
@@ -104,7 +106,9 @@ for (const element of document.querySelectorAll("mjx-container")) {
     // area, not each side: a minus sign or a rule is a fraction of a pixel high
     if (size.width * size.height < 0.5) invisible.push(String.fromCodePoint(code));
   }
+  const error = element.querySelector("[data-mjx-error], mjx-merror");
   formulas.push({
+    error: error ? error.getAttribute("data-mjx-error") || error.textContent : null,
     rendered: element.getClientRects().length > 0,
     width: box.width,
     height: box.height,
@@ -277,6 +281,10 @@ def inspect_page(driver: Any, url: str, screenshot: Path | None = None) -> PageR
     facts = driver.execute_script(_INSPECT)
     shown = [f for f in facts["formulas"] if f["rendered"]]
     report.formulas = len(shown)
+    for formula in facts["formulas"]:
+        if formula["error"] is not None:  # shown or hidden: a TeX error is in the source
+            name = f"formula {formula['text']!r} ({formula['where']})"
+            report.problems.append(f"{name} is a TeX error: {formula['error']}")
     for formula in shown:
         name = f"formula {formula['text']!r} ({formula['where']})"
         if formula["width"] < 1 or formula["height"] < 1:
@@ -316,14 +324,24 @@ def screenshot_name(page: str, browser_name: str, how: str) -> str:
     return f"{stem}-{browser_name}-{how}.png"
 
 
+def site_pages(site: Path) -> list[str]:
+    """Every page of the built ``site`` (its ``index.html`` files), sorted."""
+    return sorted(
+        path.relative_to(site).as_posix()
+        for path in site.rglob("index.html")
+        if not {SCREENSHOT_DIR, "javascripts", "assets"} & set(path.relative_to(site).parts)
+    )
+
+
 def check_site(
     site: Path,
     *,
     browser_name: str = "chromium",
     over_http: bool = True,
     screenshots: Path | None = None,
+    pages: tuple[str, ...] | list[str] = PAGES,
 ) -> list[PageReport]:
-    """Inspect every page of :data:`PAGES` of the built ``site`` and screenshot it.
+    """Inspect pages of the built ``site``; screenshot those of :data:`PAGES`.
 
     Parameters
     ----------
@@ -335,11 +353,14 @@ def check_site(
         Serve the site on 127.0.0.1 (True) or open the pages as ``file://`` URLs.
     screenshots
         Folder of the PNGs; default ``<site>/_screenshots``.
+    pages
+        The pages to inspect, relative to ``site`` (default :data:`PAGES`;
+        :func:`site_pages` gives all of them).
 
     Returns
     -------
     list of PageReport
-        One report per page, in the order of :data:`PAGES`.
+        One report per page, in the order of ``pages``.
 
     Raises
     ------
@@ -358,9 +379,9 @@ def check_site(
             inspect_page(
                 driver,
                 page_url(site, page, base),
-                folder / screenshot_name(page, browser_name, how),
+                folder / screenshot_name(page, browser_name, how) if page in PAGES else None,
             )
-            for page in PAGES
+            for page in pages
         ]
 
 
@@ -369,9 +390,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=HERE.parent / "site", help="built site")
     parser.add_argument("--file", action="store_true", help="open the pages as file:// URLs")
     parser.add_argument("--browser", choices=("chromium", "firefox"), default="chromium")
+    parser.add_argument("--all", action="store_true", help="every page, not only PAGES")
     args = parser.parse_args(argv)
+    pages = site_pages(args.site) if args.all else PAGES
     failed = False
-    for report in check_site(args.site, browser_name=args.browser, over_http=not args.file):
+    for report in check_site(
+        args.site, browser_name=args.browser, over_http=not args.file, pages=pages
+    ):
         print(f"{report.url}: {report.formulas} formulas, {len(report.problems)} problems")
         for problem in report.problems:
             print(f"    {problem}")

@@ -432,3 +432,19 @@ def test_pages_render_their_formulas_and_figures_in_a_browser(
         assert report.formulas > 0, f"{report.url} shows no formula"
     problems = [f"{r.url}: {problem}" for r in reports for problem in r.problems]
     assert not problems, "\n".join(problems[:40])
+
+
+@pytest.mark.slow
+@needs_mkdocs
+def test_every_page_typesets_its_formulas_without_error(built_site: Path) -> None:
+    """All pages (API reference included) over HTTP in Chromium: no formula is a TeX
+    error (say, a docstring whose ``\\v`` of ``\\varepsilon`` Python read as a
+    control character), none is drawn without size, no raw TeX, no missing image."""
+    _browser_or_skip("chromium")
+    check = _site_check()
+    pages = check.site_pages(built_site)
+    assert len(pages) > 20
+    assert "reference/lamcap.solvers/index.html" in pages
+    reports = check.check_site(built_site, screenshots=SCREENSHOTS, pages=pages)
+    problems = [f"{r.url}: {problem}" for r in reports for problem in r.problems]
+    assert not problems, "\n".join(problems[:40])

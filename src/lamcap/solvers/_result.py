@@ -105,7 +105,7 @@ class SolveResult:
         """What the verdict claims to prove, in words (:func:`~lamcap.solvers.verify` re-checks it).
 
         ``"infeasible"`` says whether it is exact (:math:`\\gamma^* \\le 0`) or
-        only :math:`\\gamma^* \\le \varepsilon`.
+        only :math:`\\gamma^* \\le \\varepsilon`.
         """
         return statement(self.verdict, self.min_margin, self.certificate)
 
