@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -34,13 +35,13 @@ def test_rows_are_unique_and_complete(tmp_path: Path) -> None:
         assert not store.add(_tasks()[0], RECORD)
         rows = store.rows()
         assert store.integrity_ok()
-        with sqlite3.connect(path) as connection:  # WAL while written ...
+        with closing(sqlite3.connect(path)) as connection:  # WAL while written ...
             assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert len(rows) == 3
     assert rows[0]["lamcap_version"]
     assert rows[0]["solver_method"] == "lp"
     assert {row["seed"] for row in rows} == {task.seed for task in _tasks()}
-    with sqlite3.connect(path) as connection:  # ... one file again once closed
+    with closing(sqlite3.connect(path)) as connection:  # ... one file again once closed
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
@@ -290,7 +291,7 @@ def test_sweep_and_merge_leave_no_wal_or_shm(tmp_path: Path) -> None:
     assert _side_files(tmp_path) == []
     merge_stores(tmp_path / "all.sqlite", shards)
     assert _side_files(tmp_path) == []
-    with sqlite3.connect(shards[0]) as connection:  # the store is one file again
+    with closing(sqlite3.connect(shards[0])) as connection:  # the store is one file again
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     with ResultsStore(tmp_path / "all.sqlite", readonly=True) as store:
         assert store.count() == 24
