@@ -17,7 +17,8 @@ inspected once MathJax has typeset it (:func:`inspect_page`):
   formula is a TeX error;
 * no text outside code blocks is still raw TeX (``\\(``, ``\\frac`` ...), in the
   article, its headings and the table of contents alike;
-* every image has loaded (a non-zero natural width).
+* every image has loaded (a non-zero natural width);
+* nothing was fetched from outside the site (reading needs no network).
 
 A screenshot of each page is written to ``<site>/_screenshots/`` (part of the build
 output, never committed). The script exits with status 1 when a page has a problem.
@@ -139,7 +140,12 @@ const images = Array.from(document.images).map((image) => ({
   complete: image.complete,
   naturalWidth: image.naturalWidth,
 }));
-return { formulas, rawTex, pending, images, height: document.documentElement.scrollHeight };
+const here = location.protocol === "file:" ? "file:" : location.origin + "/";
+const foreign = performance.getEntriesByType("resource").map((entry) => entry.name)
+  .filter((name) => !name.startsWith(here) && !name.startsWith("data:"));
+return {
+  formulas, rawTex, pending, images, foreign, height: document.documentElement.scrollHeight,
+};
 """
 
 
@@ -294,6 +300,7 @@ def inspect_page(driver: Any, url: str, screenshot: Path | None = None) -> PageR
     report.problems += [f"raw TeX in {t['where']}: {t['text']!r}" for t in facts["rawTex"]]
     if facts["pending"]:
         report.problems.append(f"{facts['pending']} formulas were never typeset")
+    report.problems += [f"loads {name} from outside the site" for name in facts["foreign"]]
     report.problems += [
         f"image {image['src']} did not load"
         for image in facts["images"]
