@@ -77,8 +77,7 @@ def test_capacity_rows_are_the_fits_of_every_bracketed_cell(databases: list[Path
         feasible = [by_p[p].count("feasible") for p in ps]
         law = finite_size_law(d, kappa, hebbian=method == "hebbian")
         fit = law_transition(ps, feasible, [len(by_p[p]) for p in ps], law)
-        assert fit is not None
-        if not fit.bracketed:
+        if fit is None or not fit.bracketed:  # None: all storable far below the law's p_c
             continue
         instances = sum(len(v) for v in by_p.values())
         bounds = [f"{fit.p_c:.3f}", f"{fit.low:.3f}", f"{fit.high:.3f}"]
