@@ -260,7 +260,7 @@ def test_from_arrays_of_a_random_instance_reproduces_its_scores_and_verdict() ->
         ((np.ones(3), np.ones((2, 4, 3)), 0, "decoupled"), "inputs must be a non-empty 2-d array"),
         (
             (np.ones((2, 3)), np.ones((4, 3)), 0, "decoupled"),
-            "outputs must be a non-empty 3-d array",
+            "a \\(p, d\\) matrix shared by all associations is model='original'",
         ),
         (
             (np.ones((2, 3)), np.ones((3, 4, 3)), 0, "decoupled"),
@@ -321,3 +321,44 @@ def test_make_instance_too_large_raises_before_allocating(monkeypatch: pytest.Mo
         make_instance(8, 5, seed=0)
     monkeypatch.setattr(_sizes, "available_memory", lambda: 8 * 5 * 9)
     assert make_instance(8, 5, seed=0).inputs.shape == (5, 8)
+
+
+def test_from_arrays_with_a_shared_output_matrix_names_the_original_model() -> None:
+    # issue 23: Instance.from_arrays(E, U, targets) with U of shape (p, d)
+    rng = np.random.default_rng(0)
+    inputs, shared = rng.standard_normal((20, 16)), rng.standard_normal((20, 16))
+    with pytest.raises(ValueError, match=r"got shape \(20, 16\): a \(p, d\) matrix shared") as info:
+        Instance.from_arrays(inputs, shared, np.arange(20))
+    assert str(info.value).endswith("is model='original'; pass model='original'")
+    instance = Instance.from_arrays(inputs, shared, np.arange(20), model="original")
+    assert (instance.model, instance.p, instance.n) == ("original", 20, 20)
+    own = rng.standard_normal((20, 3, 16))
+    with pytest.raises(ValueError, match=r"for model='original', got shape \(20, 3, 16\)") as info:
+        Instance.from_arrays(inputs, own, 0, model="original")
+    assert str(info.value).endswith("pass model='decoupled'")
+
+
+def test_recall_accuracy_and_scores_take_the_factor_pair_verify_takes() -> None:
+    # issue 23: a rank-constrained solve returns (Q, R); recall_accuracy refused it
+    instance = make_instance(6, 5, n=40, seed=2)
+    rng = np.random.default_rng(1)
+    left, right = rng.standard_normal((6, 2)), rng.standard_normal((6, 2))
+    product = left @ right.T
+    assert np.array_equal(scores(instance, (left, right)), scores(instance, product))
+    accuracy = recall_accuracy(instance, (left, right))
+    assert accuracy == recall_accuracy(instance, product)
+    assert 0.0 < accuracy < 1.0  # random factors recall some associations, not all
+    with pytest.raises(
+        ValueError, match=r"\(Q, R\) must be two arrays of shape \(d, r\) = \(6, r\)"
+    ):
+        recall_accuracy(instance, (left, right[:, :1]))
+    with pytest.raises(ValueError, match="Q must contain finite values"):
+        recall_accuracy(instance, (np.full((6, 2), np.nan), right))
+
+
+def test_recall_accuracy_of_a_rank_constrained_solve() -> None:
+    instance = make_instance(8, 4, n=4, seed=0)  # far below capacity: rank 4 stores it
+    result = lamcap.solve(instance, rank=4)
+    assert result.verdict == "feasible"
+    assert isinstance(result.weights, tuple)
+    assert recall_accuracy(instance, result.weights) == 1.0

@@ -201,6 +201,19 @@ class Instance:
         rows = _nonzero_rows("inputs", inputs, ndim=2)
         n, d = rows.shape
         shape = "(n, p, d)" if model == "decoupled" else "(p, d)"
+        dimensions = np.ndim(outputs)
+        if (model, dimensions) in (("decoupled", 2), ("original", 3)):
+            other = "original" if dimensions == 2 else "decoupled"
+            meaning = (
+                "a (p, d) matrix shared by all associations"
+                if dimensions == 2
+                else "an (n, p, d) array, each association its own outputs"
+            )
+            msg = (
+                f"outputs must have shape {shape} for model={model!r}, got shape "
+                f"{np.shape(outputs)}: {meaning} is model={other!r}; pass model={other!r}"
+            )
+            raise ValueError(msg)
         values = _nonzero_rows("outputs", outputs, ndim=3 if model == "decoupled" else 2)
         p = values.shape[-2]
         if values.shape[-1] != d or (model == "decoupled" and values.shape[0] != n) or p < 2:
@@ -620,6 +633,21 @@ def check_weights(instance: Instance, weights: ArrayLike, name: str = "W") -> ND
     return array
 
 
+def _weight_matrix(instance: Instance, W: Any) -> NDArray[np.float64]:
+    """``W`` checked as a ``d x d`` matrix, or a pair ``(Q, R)`` of ``d x r`` factors as ``Q R^T``."""
+    if isinstance(W, tuple | list) and len(W) == 2 and all(np.ndim(f) == 2 for f in W):
+        instance = check_instance(instance)
+        left, right = (check_finite_array(name, f) for name, f in zip("QR", W, strict=True))
+        if left.shape[0] != instance.d or left.shape != right.shape:
+            msg = (
+                f"(Q, R) must be two arrays of shape (d, r) = ({instance.d}, r) with W = Q @ R.T, "
+                f"got shapes {left.shape} and {right.shape}"
+            )
+            raise ValueError(msg)
+        return left @ right.T
+    return check_weights(instance, W)
+
+
 def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     r"""All scores :math:`s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu`, shape ``(n, p)``.
 
@@ -631,8 +659,10 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     ----------
     instance : Instance
         The associations: inputs :math:`e_\mu` and the outputs each one sees.
-    W : array_like, shape ``(d, d)``
-        Finite weight matrix; anything else raises ``ValueError``.
+    W : array_like, shape ``(d, d)``, or pair ``(Q, R)`` of ``(d, r)`` arrays
+        Finite weight matrix, or its factors :math:`W = QR^\top` (what a
+        rank-constrained :func:`lamcap.solve` returns, as
+        :func:`lamcap.verify` takes it); anything else raises ``ValueError``.
 
     Returns
     -------
@@ -647,7 +677,7 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     >>> s.shape, bool(np.isclose(s[1, 2], instance.outputs(1)[2] @ instance.inputs[1]))
     ((3, 4), True)
     """
-    weights = check_weights(instance, W)
+    weights = _weight_matrix(instance, W)
     result = np.empty((instance.n, instance.p))
     for block in instance.scored_blocks(instance.inputs @ weights.T):
         result[block.start : block.start + block.scores.shape[0]] = block.scores
@@ -668,8 +698,9 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
     ----------
     instance : Instance
         The associations to recall.
-    W : array_like, shape ``(d, d)``
-        Finite weight matrix; anything else raises ``ValueError``.
+    W : array_like, shape ``(d, d)``, or pair ``(Q, R)`` of ``(d, r)`` arrays
+        Finite weight matrix, or its factors :math:`W = QR^\top` (as
+        :func:`lamcap.verify` takes them); anything else raises ``ValueError``.
 
     Returns
     -------
@@ -680,6 +711,8 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
     --------
     >>> instance = make_instance(32, 4, n=4, seed=0)
     >>> recall_accuracy(instance, hebbian_weights(instance))
+    1.0
+    >>> recall_accuracy(instance, (hebbian_weights(instance), np.eye(32)))  # W = Q R^T
     1.0
     """
     all_scores = scores(instance, W)
