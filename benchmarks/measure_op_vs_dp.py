@@ -11,7 +11,9 @@ for example::
 and writes
 
 * ``docs/measurements/op_vs_dp.csv`` — one fitted transition per (d, model):
-  ``d,model,p_c,p_c_low,p_c_high,instances`` (95% profile-likelihood intervals),
+  ``d,model,p_c,p_c_low,p_c_high,instances,undecided`` (the Crofton curve moved
+  along log p, steepness within ±20%, 95% profile-likelihood intervals:
+  :meth:`lamcap.experiments._analysis.CellData.transition`; decided instances),
   written by :func:`lamcap.experiments.op_vs_dp_csv`, the code of
   ``lamcap results transitions --op-vs-dp`` (which also writes capacity.csv);
 * ``docs/measurements/op_vs_dp_ratio.csv`` — ``d,ratio,ratio_low,ratio_high,instances,lr_cutoff``
@@ -176,7 +178,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the bootstrap redraws")
     arguments = parser.parse_args()
     cells = _merged_cells(arguments.databases)
-    fits = {cell: data.fit() for cell, data in cells.items()}  # one fit per cell
+    fits = {cell: data.transition() for cell, data in cells.items()}  # as in op_vs_dp.csv
     arguments.out.mkdir(parents=True, exist_ok=True)
     # the same writer as `lamcap results transitions --op-vs-dp` (one code path)
     (arguments.out / "op_vs_dp.csv").write_text(op_vs_dp_csv(cells), encoding="utf-8")

@@ -358,7 +358,7 @@ def measured_hebbian_figure() -> Figure:
     left.set(yscale="log", ylabel="Hebbian transition $p$ (all recalled w.p. 1/2)")
     left.legend(loc="upper left")
     series = (
-        (rows, "measured, cloglog fit", "o", style.colour(0)),
+        (rows, "measured, law-shaped fit", "o", style.colour(0)),
         (logistic_hebbian(), "same data, logistic fit", "s", style.colour(1)),
         (monte_carlo_hebbian(), "Monte Carlo of P(all)", "D", "k"),
     )
