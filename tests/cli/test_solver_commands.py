@@ -211,3 +211,28 @@ def test_solve_too_large_to_draw_exits_2_naming_the_bytes(
         "(the inputs, n x d float64 numbers): needs 67.1 GiB of memory, "
         "but 16.0 GiB are available\n"
     )
+
+
+def test_solve_prints_iterations_only_when_there_were_some(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 23: "iterations: 0" for a run decided before its first round
+    assert main(["solve", "--d", "8", "--p", "6", "--n", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: feasible" in out
+    assert "iterations:" not in out
+    assert main(["solve", "--d", "8", "--p", "6", "--n", "4", "--method", "hebbian"]) == 0
+    assert "iterations: 1 (as counted by method hebbian)" in capsys.readouterr().out
+
+
+def test_solve_that_does_not_fit_prints_why(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lamcap.solvers import _solve
+
+    monkeypatch.setattr(_solve, "available_memory", lambda: 1000)
+    assert main(["solve", "--d", "8", "--p", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: undecided" in out
+    assert "stopped: one score pass over n = 6 associations with p = 6 outputs needs" in out
+    assert "but 1000 bytes are available" in out

@@ -162,3 +162,10 @@ def test_out_of_memory_is_one_line_and_exit_2(
     monkeypatch.setattr(_theory_commands, "_capacity", exhausted)  # read when main builds
     code, _, err = _run(capsys, "capacity")
     assert (code, err) == (2, "lamcap capacity: error: out of memory\n")
+
+
+def test_capacity_json_echoes_parameters_as_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "capacity", "--kappa", "1", "0.5", "--p", "100", "--json")
+    assert code == 0
+    parameters = json.loads(out)["parameters"]
+    assert parameters == {"kappa": [1.0, 0.5], "p": 100, "d": None, "dps": None}

@@ -113,3 +113,14 @@ def test_cancelling_pair_is_not_called_feasible() -> None:
     assert not verify(instance, dataclasses.replace(result, verdict="feasible"))
     floating = build_result(instance, left @ right.T, method="x")  # what the old check saw
     assert floating.verdict == "feasible"
+
+
+def test_help_of_solve_result_has_no_control_characters() -> None:
+    # issue 23: "\v" of "\varepsilon" in a non-raw docstring showed as "arepsilon"
+    import pydoc
+
+    import lamcap
+
+    text = pydoc.render_doc(lamcap.SolveResult, renderer=pydoc.plaintext)
+    assert "\\varepsilon" in text
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in text)

@@ -262,7 +262,10 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
             f"certificate: {summary['certificate_size']} constraints, no W has a normalised "
             f"margin above {summary['certificate_bound']:.3g}"
         )
-    print(f"iterations: {result.iterations} (as counted by method {result.method})")
+    if result.details.get("stopped") == "memory" and "reason" in result.details:
+        print(f"stopped: {result.details['reason']}")
+    if result.iterations > 0:  # none when decided before a first round (or never started)
+        print(f"iterations: {result.iterations} (as counted by method {result.method})")
     print(f"seconds: {result.seconds:.3f} (wall clock, {result.method})")
 
 

@@ -118,8 +118,8 @@ def _capacity(arguments: argparse.Namespace) -> int:
     columns = ["kappa"] + (["p"] if p is not None else []) + (["d"] if d is not None else [])
     sizes = [q for q in (p, d) if q is not None]
     rows = []
-    for text in arguments.kappa:
-        number = _parse_real("kappa", text)
+    kappas = [_parse_real("kappa", text) for text in arguments.kappa]
+    for text, number in zip(arguments.kappa, kappas, strict=True):
         # with --dps the text itself goes to mpmath, so "0.1" means exactly 1/10
         value = capacity(text if dps is not None else number, p=p, d=d, dps=dps)
         rows.append([number, *sizes, value if dps is not None else float(value)])
@@ -127,7 +127,7 @@ def _capacity(arguments: argparse.Namespace) -> int:
         arguments,
         [*columns, "capacity"],
         rows,
-        {"kappa": arguments.kappa, "p": p, "d": d, "dps": dps},
+        {"kappa": kappas, "p": p, "d": d, "dps": dps},
         dps,
     )
 
