@@ -436,12 +436,14 @@ def _summary(arguments: argparse.Namespace) -> int:
 
 
 _TRANSITIONS_DESCRIPTION = """\
-Fit every cell (d, κ, model, method) of the results databases with the logistic model
-(complementary log-log for the Hebbian rule; p_c with its 95% profile-likelihood
-interval) and write the transition tables:
+Fit every cell (d, κ, model, method) of the results databases with its finite-size law
+moved along log p (Crofton curve, P₁ⁿ for the Hebbian rule; steepness within ±20%; p_c
+with its 95% profile-likelihood interval, coverage measured in
+docs/measurements/capacity.md) and write the transition tables:
 
   --out       d,kappa,model,method,p_c,p_c_low,p_c_high,instances  (every cell)
-  --op-vs-dp  d,model,p_c,p_c_low,p_c_high,instances  (κ = 1, method auto, d with both models)
+  --op-vs-dp  d,model,p_c,p_c_low,p_c_high,instances,undecided  (κ = 1, method auto,
+              d with both models; instances = decided ones)
 
 Rows are sorted by d, κ, model, method; p_c and its bounds have three decimals. Cells
 whose data do not straddle one half are left out (listed on stderr). Without --out and
