@@ -167,3 +167,20 @@ def test_adaptive_progress_counts_rounds_and_never_shrinks_the_total(
     assert rounds == sorted(rounds)
     assert rounds[0] == 1
     assert re.search(r"demo: (\d+)/\1 instances \(100%\), done after [\d-]+ rounds", lines[-1])
+
+
+def test_fixed_grid_progress_shows_the_whole_total_from_the_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 23: the first line said "0/5 instances" (the first cell), the next "1/9"
+    import re
+
+    sweep = Sweep(dims=(8, 10), p_grid=(12, 16, 20), seeds_per_point=2, name="grid")
+    outcome = run_sweep(
+        sweep, tmp_path / "r.sqlite", trial=synthetic_trial, workers=0, progress=True
+    )
+    lines = capsys.readouterr().err.splitlines()
+    totals = {int(re.match(r"grid: \d+/(\d+) instances", line).group(1)) for line in lines}
+    assert outcome.ran == 12
+    assert totals == {12}
+    assert lines[0].startswith("grid: 0/12 instances (0%)")

@@ -205,10 +205,23 @@ class _SweepProgress:
         self._sweep = sweep
         self._states = states
         self.bar = Progress(sweep.name, unit="instances", enabled=enabled)
+        self._held: list[int] | None = [0, 0]  # first rounds of every cell: shown as one total
 
     def planned(self, tasks: int, already_done: int) -> None:
+        if self._held is not None:
+            self._held[0] += tasks
+            self._held[1] += already_done
+            return
         self.bar.grow(tasks, done=already_done)
         self.update_note()
+
+    def release(self) -> None:
+        """Show the first rounds of all cells at once (not ``0/5`` for the first cell, then ``1/9``)."""
+        if self._held is not None:
+            tasks, done = self._held
+            self._held = None
+            self.bar.grow(tasks, done=done)
+            self.update_note()
 
     def update_note(self) -> None:
         if not self._sweep.adaptive:
@@ -333,6 +346,7 @@ def _run(
     try:
         for index in range(len(states)):
             advance(index)
+        bar.release()
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             failures = [failure for future in finished if (failure := record(future)) is not None]
