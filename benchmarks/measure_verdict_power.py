@@ -44,12 +44,15 @@ GRID = {
 chosen around the detectable deviations of a quick run."""
 
 REPRESENTATIVE = {
-    "transition": "DP capacity: transition p, d = 16",
-    "ratio": "OP = DP as d → ∞ (same capacity)",
-    "spectrum": "E[s⁴]/E[s²]² of the max-margin W, d = 16",
-    "score": "mean normalised target score of the max-margin W",
+    "transition": ("DP capacity: transition p, d = 16", "DP capacity, d = 16"),
+    "ratio": ("OP = DP as d → ∞ (same capacity)", "OP = DP as d → ∞ (trend)"),
+    "spectrum": ("E[s⁴]/E[s²]² of the max-margin W, d = 16", "E s⁴/(E s²)², max-margin W, d = 16"),
+    "score": (
+        "mean normalised target score of the max-margin W",
+        "target score, max-margin W, d = 16",
+    ),
 }
-"""The claim drawn per quantity in the figure (prefix of its name)."""
+"""The claim drawn per quantity in the figure (prefix of its name) and the panel title."""
 
 
 def _done(path: Path) -> set[tuple[str, float, int]]:
@@ -146,8 +149,10 @@ def _figure(table: dict[tuple[str, float, str], list[dict[str, object]]], figure
     mpl.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
+    from lamcap.experiments.figures._style import check_fits  # noqa: PLC0415
+
     fig, axes = plt.subplots(1, 4, figsize=(13, 3.4), constrained_layout=True)
-    for axis, (quantity, prefix) in zip(axes, REPRESENTATIVE.items(), strict=True):
+    for axis, (quantity, (prefix, title)) in zip(axes, REPRESENTATIVE.items(), strict=True):
         points = sorted(
             (deviation, rows)
             for (q, deviation, claim), rows in table.items()
@@ -176,9 +181,11 @@ def _figure(table: dict[tuple[str, float, str], list[dict[str, object]]], figure
         axis.set_ylim(-0.03, 1.03)
         unit = "%" if scale == 100.0 else ""
         axis.set_xlabel(f"deviation Δ{' (%)' if unit else ''}")
-        axis.set_title(prefix if len(prefix) < 40 else prefix[:38] + "…", fontsize=8)
+        axis.set_title(title, fontsize=9)
     axes[0].set_ylabel("probability of 'inconsistent'")
     axes[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle("quick plan, simulated runs: a false claim called inconsistent", fontsize=10)
+    check_fits(fig)
     fig.savefig(figure, dpi=130)
     print(f"wrote {figure}")
 
