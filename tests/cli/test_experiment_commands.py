@@ -509,3 +509,22 @@ def test_merge_ignores_sqlite_side_files_of_a_glob(
     assert "ignoring" in captured.err
     assert "shard-1.sqlite-shm: SQLite's side file of a database" in captured.err
     assert not any(p.name.endswith(("-wal", "-shm")) for p in tmp_path.iterdir())
+
+
+def test_summary_explains_its_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 23: "theory p" and "finite-size p" were explained nowhere
+    from lamcap.cli import build_parser
+
+    db = tmp_path / "r.sqlite"
+    arguments = ["sweep", "--d", "8", "--p-grid", "10", "16", "24", "--seeds", "2", "--quiet"]
+    assert main([*arguments, "--db", str(db), "--workers", "0", *SYNTHETIC]) == 0
+    capsys.readouterr()
+    assert main(["results", "summary", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| d |"))
+    assert "| theory p | finite-size p | gap |" in header
+    for column in ('"theory p" is the threshold lamcap.critical_p', '"finite-size p" is the 50%'):
+        assert column in " ".join(out.split())
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["results", "summary", "--help"])
+    assert '"gap" is p_c / reference - 1' in " ".join(capsys.readouterr().out.split())

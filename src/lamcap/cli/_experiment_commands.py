@@ -321,7 +321,8 @@ def _register_results(subparsers: Any) -> None:
         help="fitted transitions next to the theory",
         description="Print a Markdown table of the fitted transitions (p_c with 95% intervals) "
         "next to the finite-size theory, and how many infeasible verdicts are proven exactly "
-        "(gamma* <= 0) or only qualified (gamma* <= epsilon).",
+        "(gamma* <= 0) or only qualified (gamma* <= epsilon).\n\n" + SUMMARY_COLUMNS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_databases(summary)
     summary.set_defaults(handler=_summary)
@@ -426,6 +427,8 @@ def _summary(arguments: argparse.Namespace) -> int:
 
     rows = transition_table(arguments.db, proven_only=arguments.proven_only)
     print(markdown_table(rows))
+    print()
+    print(SUMMARY_COLUMNS)
     proofs = _proof_table(arguments.db)
     if proofs:
         print()
@@ -433,6 +436,16 @@ def _summary(arguments: argparse.Namespace) -> int:
     if arguments.proven_only:
         print("\nfits count only infeasible verdicts proven exactly (--proven-only)")
     return 0
+
+
+SUMMARY_COLUMNS = """\
+columns: p_c [95% CI] is the measured transition (the fitted 50% point in p, with its
+profile-likelihood interval) and alpha_c = p_c log p_c / d^2 the load there;
+"theory p" is the threshold lamcap.critical_p(d, kappa), where p E[C_p] equals the
+squared width (Hebbian rule: its d -> infinity law); "finite-size p" is the 50% point
+of the finite-size law at this d (the Crofton curve lamcap.feasibility_probability;
+Hebbian rule: the finite-d law P_1^n); "gap" is p_c / reference - 1, the reference
+being "theory p" (Hebbian rule: "finite-size p")."""
 
 
 _TRANSITIONS_DESCRIPTION = """\
