@@ -375,3 +375,43 @@ def test_private_modules_are_not_named_in_all() -> None:
         module = importlib.import_module(module_name)
         exported = [getattr(module, name) for name in module.__all__]
         assert not any(inspect.ismodule(value) for value in exported), module_name
+
+
+_TOOLS = {  # extras that are run (tests, docs, linters), not imported by lamcap's code
+    "pytest",
+    "pytest-xdist",
+    "pytest-timeout",
+    "pytest-benchmark",
+    "mkdocs",
+    "mkdocs-material",
+    "mkdocstrings",
+    "mkdocstrings-python",
+    "ruff",
+    "mypy",
+    "scipy-stubs",
+    "pre-commit",
+    "lamcap",
+    "django-static-mathjax",  # data: MathJax files the docs hook copies by distribution name
+}
+
+
+def test_every_optional_library_is_imported_somewhere() -> None:
+    # issue 23: the `torch` extra installed a library nothing imported
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    sources = "\n".join(
+        path.read_text(encoding="utf-8")
+        for folder in ("src", "tests", "benchmarks", "docs")
+        for path in (root / folder).rglob("*.py")
+    )
+    for extra, requirements in project["optional-dependencies"].items():
+        for requirement in requirements:
+            name = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)
+            if name in _TOOLS:
+                continue
+            module = name.replace("-", "_")
+            assert re.search(rf"^\s*(import|from) {module}\b", sources, re.MULTILINE), (extra, name)
