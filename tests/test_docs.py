@@ -295,6 +295,19 @@ def test_site_builds_strictly_without_importing_lamcap(built_site: Path) -> None
     _assert_served_from_the_site(built_site)
 
 
+@pytest.mark.slow
+@needs_mkdocs
+def test_search_results_show_no_raw_tex(built_site: Path) -> None:
+    import json
+
+    docs = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))["docs"]
+    titles = " ".join(doc["title"] for doc in docs)
+    assert "optimum is a sum of n rank-one terms" in titles
+    for doc in docs:
+        assert "\\(" not in doc["title"] + doc["text"], (doc["location"], doc["title"])
+        assert "\\[" not in doc["title"], (doc["location"], doc["title"])
+
+
 _HIDE_MATHJAX = """
 import importlib.metadata
 

@@ -19,15 +19,16 @@ It does five things, all without importing lamcap (the build stays static):
    the site under ``javascripts/mathjax/`` (:func:`mathjax_files`). The site uses
    MathJax's SVG output (``tex-svg.js``): glyphs are paths inside each formula, so
    reading a page needs no web font (``docs/javascripts/mathjax-config.js``).
-5. Writes formulas of headings as plain text where MathJax does not typeset them: in
-   the table of contents and in page titles (:func:`tex_to_text`), so that the
-   navigation never shows raw TeX such as ``\\(n\\)``.
+5. Writes formulas as plain text where MathJax does not typeset them: in the table
+   of contents, in page titles and in the search index (:func:`tex_to_text`), so that
+   the navigation and the search results never show raw TeX such as ``\\(n\\)``.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -502,3 +503,17 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:  # 
     if page.title:
         page.title = tex_to_text(page.title)
     return html
+
+
+@event_priority(-100)  # after the search plugin has written its index
+def on_post_build(config: Any) -> None:
+    # Search results show section titles and text as plain text, never raw TeX.
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    if not index.is_file():
+        return
+    data = json.loads(index.read_text(encoding="utf-8"))
+    for doc in data.get("docs", []):
+        for key in ("title", "text"):
+            if isinstance(doc.get(key), str):
+                doc[key] = tex_to_text(doc[key])
+    index.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
