@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 
 import pytest
 
@@ -82,3 +83,33 @@ def test_solve_that_cannot_fit_one_pass_is_undecided_with_the_estimate(
     assert "n = 3000 associations with p = 3000 outputs needs 582 MiB" in result.details["reason"]
     monkeypatch.setattr(_solve, "available_memory", lambda: needed)
     assert solve(instance, method="hebbian").details.get("stopped") != "memory"
+
+
+def test_adam_ce_is_tunable_from_solve() -> None:
+    # issue 23: the literature's protocol took its learning rate and steps only privately
+    from lamcap.solvers import METHOD_OPTIONS
+
+    assert METHOD_OPTIONS["adam_ce"] == ("learning_rate", "steps", "batch_size")
+    instance = make_instance(8, 10, seed=0)
+    default = solve(instance, method="adam_ce")
+    assert default.verdict == "feasible"
+    capped = solve(instance, method="adam_ce", options={"learning_rate": 1e-4, "steps": 3})
+    assert capped.verdict == "undecided"  # three tiny steps from 0.01-sized weights
+    assert capped.iterations == 3
+    again = solve(instance, method="adam_ce", options={"learning_rate": 3.0, "steps": 5000})
+    assert (again.iterations, again.verdict) == (default.iterations, default.verdict)
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "message"),
+    [
+        ("adam_ce", {"lr": 0.1}, "options for method 'adam_ce': takes only ('learning_rate', "),
+        ("hebbian", {"steps": 3}, "options for method 'hebbian': takes no options, got 'steps'"),
+        ("adam_ce", [("steps", 3)], "options must be a mapping"),
+        ("adam_ce", {"learning_rate": -1.0}, "learning_rate must be"),
+        ("adam_ce", {"steps": 0}, "steps must be an integer >= 1, got 0"),
+    ],
+)
+def test_bad_options_name_what_is_accepted(method: str, options: object, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        solve(make_instance(8, 10, seed=0), method=method, options=options)

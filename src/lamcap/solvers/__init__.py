@@ -40,13 +40,14 @@ from lamcap.solvers._infeasibility import InfeasibilityProof, prove_infeasible
 from lamcap.solvers._memory import available_memory, exact_stage_bytes
 from lamcap.solvers._optimality import MarginDual, OptimalityGap, optimality_gap
 from lamcap.solvers._result import OBJECTIVES, VERDICTS, SolveResult, build_result
-from lamcap.solvers._solve import METHODS, solve
+from lamcap.solvers._solve import METHOD_OPTIONS, METHODS, solve
 from lamcap.solvers._two_layer import solve_rank_constrained
 from lamcap.solvers._verification import Verification, verify
 
 __all__ = [
     "FEASIBILITY_TOLERANCE",
     "METHODS",
+    "METHOD_OPTIONS",
     "OBJECTIVES",
     "VERDICTS",
     "CuttingPlaneOptions",

@@ -89,16 +89,7 @@ d = 96, 2.15 GB at d = 128 and 34.4 GB at d = 256.
 
 from __future__ import annotations
 
-from lamcap._sizes import available_memory
-
-__all__ = [
-    "RUNTIME_BYTES",
-    "available_memory",
-    "dense_repair_bytes",
-    "exact_stage_bytes",
-    "perturbation_proof_bytes",
-    "score_pass_bytes",
-]
+from lamcap._sizes import available_memory as available_memory  # noqa: PLC0414 - re-export
 
 RUNTIME_BYTES = 8 << 20
 """Size-independent allowance of :func:`exact_stage_bytes` (kernels, BLAS buffers, allocator)."""

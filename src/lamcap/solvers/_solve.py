@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from lamcap._sizes import format_bytes
 from lamcap._validation import check_integer, check_real
@@ -25,6 +26,17 @@ METHODS: dict[str, str] = {
 """
 
 _FULL_RANK_ONLY = ("cutting_plane", "full_lp")
+
+METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
+    "adam_ce": ("learning_rate", "steps", "batch_size"),
+}
+"""Method name -> the keys ``options`` of :func:`solve` may hold for it (other methods: none).
+
+``"adam_ce"``: ``learning_rate`` (``> 0``; default 3.0 for a full ``W``, 0.3 for
+the factors ``(Q, R)`` when ``rank < d``, tuned at d = 16-32, p = 0.9 p_c),
+``steps`` (maximum Adam steps, ``>= 1``, default 5000) and ``batch_size``
+(associations per step, in ``[1, n]``, default ``n``: full batch).
+"""
 
 
 def _method_function(name: str) -> Callable[..., SolveResult]:
@@ -54,6 +66,22 @@ def _check_objective(objective: object, tolerance: object) -> tuple[str, float]:
     return objective, value
 
 
+def _check_options(method: str, options: object) -> dict[str, Any]:
+    """``options`` as a dict of keyword arguments of ``method``, or ValueError."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        msg = f"options must be a mapping of option names to values, got {options!r}"
+        raise ValueError(msg)
+    accepted = METHOD_OPTIONS.get(method, ())
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        takes = f"takes only {accepted}" if accepted else "takes no options"
+        msg = f"options for method {method!r}: {takes}, got {unknown[0]!r}"
+        raise ValueError(msg)
+    return dict(options)
+
+
 def solve(
     instance: Instance,
     *,
@@ -64,6 +92,7 @@ def solve(
     seed: int | None = None,
     objective: str = "feasible",
     tolerance: float = 1e-4,
+    options: Mapping[str, Any] | None = None,
 ) -> SolveResult:
     r"""Decide whether ``W`` (rank ``<= rank``) can recall every association, with proof.
 
@@ -125,6 +154,17 @@ def solve(
         :math:`\tfrac12\|W^*\|_F^2` is at most ``tolerance``.  Then
         :math:`(1-g)\|W\|_F^2 \le \|W^*\|_F^2 \le \|W\|_F^2` and
         :math:`\|W - W^*\|_F \le \sqrt g\,\|W\|_F`.
+    options : mapping, optional
+        Settings of the chosen method, by name
+        (:data:`~lamcap.solvers.METHOD_OPTIONS`).
+        ``method="adam_ce"`` (Adam on the softmax cross-entropy, the
+        literature's protocol) takes ``learning_rate`` (default 3.0 for a full
+        ``W``, 0.3 for ``(Q, R)`` below full rank: the tuned values),
+        ``steps`` (at most this many Adam steps, default 5000) and
+        ``batch_size`` (default ``n``, full batch), e.g.
+        ``solve(instance, method="adam_ce", options={"learning_rate": 0.01,
+        "steps": 20000})``.  Other methods take none; an unknown key raises
+        ``ValueError`` naming the accepted ones.
 
     Returns
     -------
@@ -168,6 +208,9 @@ def solve(
     >>> result = lamcap.solve(instance, method="full_lp")
     >>> result.verdict, bool(lamcap.verify(instance, result))
     ('feasible', True)
+    >>> trained = lamcap.solve(instance, method="adam_ce", options={"learning_rate": 1.0})
+    >>> trained.verdict, trained.iterations <= 5000
+    ('feasible', True)
     >>> best = lamcap.solve(instance, objective="max_margin", tolerance=1e-6)
     >>> best.verdict, best.details["gap_reached"], round(best.details["raw_min_margin"], 9)
     ('feasible', True, 1.0)
@@ -202,6 +245,7 @@ def solve(
         "max_seconds": seconds,
         "seed": seed_value,
     }
+    arguments.update(_check_options(method, options))
     if objective == "max_margin":
         if method != "cutting_plane" or rank_value != instance.d:
             msg = (
