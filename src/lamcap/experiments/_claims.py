@@ -751,7 +751,7 @@ def _mean_claim(
 
     One-sample t over the matrices; when the prediction is a model with a
     stated (one standard deviation) ``model_error``, the statistic is
-    :math:`(\bar x - \\mu)/\\sqrt{s^2/n + \\sigma_m^2}` on the same degrees of
+    :math:`(\\bar x - \\mu)/\\sqrt{s^2/n + \\sigma_m^2}` on the same degrees of
     freedom, so a miss within the model's error is not a contradiction.
     """
     shown = source if prediction is None else prediction_text(*prediction, source)
