@@ -49,19 +49,21 @@ def test_cell_data_counts(tmp_path: Path) -> None:
     assert data.undecided.tolist() == [0, 2, 3, 0]
 
 
-def test_undecided_excluded_at_full_rank_and_failures_below(tmp_path: Path) -> None:
+def test_undecided_instances_are_left_out_at_every_rank(tmp_path: Path) -> None:
     _fill(tmp_path / "full.sqlite", 1.0, VERDICTS)
     _fill(tmp_path / "rank.sqlite", 0.5, VERDICTS)
     (full_data,) = cell_data(tmp_path / "full.sqlite").values()
     (rank_data,) = cell_data(tmp_path / "rank.sqlite").values()
-    full_fit, rank_fit = full_data.fit(), rank_data.fit()
-    assert full_fit is not None
-    assert rank_fit is not None
-    # at full rank p = 14 is 2/2 storable: the transition lies above 14
-    assert full_fit.p_c > 14
-    # below full rank p = 14 is 2/4 storable: the transition sits at about 14
-    assert rank_fit.p_c == pytest.approx(14, rel=0.1)
-    assert rank_fit.p_c < full_fit.p_c
+    for data in (full_data, rank_data):  # p = 14 is 2/2 storable, p = 18 0/1: above 14
+        p, feasible, total = data.counts()
+        assert (p.tolist(), feasible.tolist(), total.tolist()) == (
+            [10, 14, 18, 22],
+            [4, 2, 0, 0],
+            [4, 2, 1, 4],
+        )
+        fit = data.fit()
+        assert fit is not None
+        assert fit.p_c > 14
 
 
 def test_integer_crossing_interpolates() -> None:
