@@ -99,3 +99,8 @@ def test_level_range_cuts_below_the_tolerance(p: int, margin: float) -> None:
     # and the range is not much wider than needed
     assert target_level_cdf(lower + 1.0, p, margin) > 1e-6
     assert 1.0 - target_level_cdf(upper - 1.5, p, margin) > 1e-6
+
+
+def test_default_top_length_takes_integers_beyond_int64() -> None:
+    assert kernel.default_top_length(10**100) == int(8.0 * math.log(10**100 + 1)) + 60
+    assert kernel.default_top_length(999) == 115

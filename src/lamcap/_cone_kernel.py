@@ -196,7 +196,7 @@ def default_top_length(count: int) -> int:
     >>> default_top_length(1), default_top_length(999)
     (1, 115)
     """
-    return int(min(count, int(8.0 * np.log(count + 1)) + 60))
+    return int(min(count, int(8.0 * math.log(count + 1)) + 60))  # math: also beyond int64
 
 
 def draw_top(rng: np.random.Generator, count: int, rows: int, length: int) -> TopOrderStatistics:

@@ -320,3 +320,15 @@ def test_statistical_dimension_beyond_int64_and_beyond_float64() -> None:
         statistical_dimension(10**400)
     with pytest.raises(ValueError, match=r"got 1e\+400 \(element 1\)"):
         statistical_dimension([3, 10**400])
+
+
+def test_active_set_law_beyond_int64_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"p must be an integer in \[2, 2\*\*63 - 1\].*1e\+100$"):
+        active_set_law(10**100)
+
+
+def test_monte_carlo_at_p_beyond_int64() -> None:
+    # the top order statistics need log p only: p = 10**100 draws like 1e100
+    estimate = statistical_dimension(10**100, method="monte_carlo", samples=2000, seed=1)
+    exact = statistical_dimension(10**100)
+    assert abs(estimate.mean - exact) < 5 * estimate.standard_error

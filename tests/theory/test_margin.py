@@ -93,3 +93,8 @@ def test_max_margin_dps_is_the_root_of_the_quadrature():
         )
         assert abs(margin / (mpmath.sqrt(2) * stability) - 1) < mpmath.mpf(10) ** -29
     assert max_margin(2.0, 2, dps=20) == 0
+
+
+def test_too_high_density_names_a_huge_p_shortly() -> None:
+    with pytest.raises(ValueError, match=r"at p=1e\+100\), got 0.1$"):
+        max_margin(0.1, 10**100)

@@ -172,3 +172,12 @@ def test_top_order_statistics_sampler_matches_law():
 def test_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_sample_scores_at_p_beyond_int64() -> None:
+    # issue 23: numpy's log of a Python int beyond int64 failed with a message naming nothing
+    sample = sample_scores(10**100, 50, seed=0)
+    assert np.all(sample.gap >= 0.0)
+    assert np.all(sample.active >= 1)
+    mean = float(np.mean(sample.active))
+    assert abs(mean - statistical_dimension(10**100)) < 6 * np.std(sample.active) / math.sqrt(50)

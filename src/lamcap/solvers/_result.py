@@ -71,7 +71,9 @@ class SolveResult:
     iterations : int
         Solver-specific count (cutting-plane rounds, epochs, ...).
     seconds : float
-        Wall-clock time of the solve.
+        Wall-clock time of the solve, including the compilation of numba
+        kernels on their first use in a fresh install (tens of seconds,
+        docs/getting-started.md); cached for later calls and processes.
     method : str
         Name of the method in the registry.
     details : mapping

@@ -72,6 +72,7 @@ from lamcap._cone_kernel import (
     log_tail_bounds,
     sample_top_projection,
 )
+from lamcap._sizes import format_integer
 from lamcap._validation import (
     check_dps,
     check_finite_array,
@@ -385,6 +386,8 @@ def _exact_mp(p: int, margin: Any, dps: int, order: int | None = None) -> Any:
         lower_part = _panel_integral(low, 0.0, p - 1, margin, below, dps, order)
         return active + m * (upper_part - lower_part)
 
+
+_INT64_LIMIT = 2**63
 
 # --------------------------------------------------------------------------
 # public API
@@ -786,7 +789,8 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     Parameters
     ----------
     p : int
-        Number of outputs, ``p >= 2``.
+        Number of outputs, ``2 <= p < 2**63`` (beyond it ``ValueError``: the
+        tables of the order-statistic densities are int64).
     kmax : int, optional
         Largest ``k`` returned (at most ``p - 1``).  Default: the smallest
         ``kmax`` with :math:`P(|A| > k_{\max}) < 10^{-16}`.
@@ -814,6 +818,12 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     [0.333333333333, 0.5, 0.166666666667]
     """
     p = check_integer("p", p, minimum=2)
+    if p >= _INT64_LIMIT:
+        msg = (
+            f"p must be an integer in [2, 2**63 - 1] (the law's binomial tables are int64), "
+            f"got {format_integer(p)}"
+        )
+        raise ValueError(msg)
     last = p - 1 if kmax is None else check_integer("kmax", kmax, minimum=0, maximum=p - 1)
     values, stopped = _law_tails(p, min(last + 1, p - 1), kmax is None)
     tail_array = np.zeros(values.size + 1 if stopped else last + 2)

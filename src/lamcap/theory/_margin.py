@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
+from lamcap._sizes import format_integer
 from lamcap._validation import check_dps, check_finite_array, check_integer_array, plain
 from lamcap.theory._arrays import broadcast, elementwise, float_result
 from lamcap.theory._cone import _exact_mp, statistical_dimension
@@ -236,7 +237,7 @@ def max_margin(density: ArrayLike, p: ArrayLike, *, dps: int | None = None) -> A
         )
         msg = (
             f"density must be in (0, {criticals[q]:.12g}] (the critical density 1/E[C_p] "
-            f"at p={q}), got {plain(densities[index])}{where}"
+            f"at p={format_integer(q)}), got {plain(densities[index])}{where}"
         )
         raise ValueError(msg)
     if digits is not None:
