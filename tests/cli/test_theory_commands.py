@@ -169,3 +169,10 @@ def test_capacity_json_echoes_parameters_as_numbers(capsys: pytest.CaptureFixtur
     assert code == 0
     parameters = json.loads(out)["parameters"]
     assert parameters == {"kappa": [1.0, 0.5], "p": 100, "d": None, "dps": None}
+
+
+def test_critical_p_of_a_huge_d_exits_2_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "critical-p", "--d", "1e200")
+    assert (code, out) == (2, "")
+    assert err.startswith("lamcap critical-p: error: d must be an integer in [1, 1.34e+154]")
+    assert err.count("\n") == 1

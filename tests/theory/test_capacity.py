@@ -167,3 +167,18 @@ def test_bad_input(kwargs: dict[str, object], pattern: str) -> None:
 def test_critical_p_bad_input(d: object, kappa: object, pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         critical_p(d, kappa)  # type: ignore[arg-type]
+
+
+def test_d_beyond_int64_works_and_beyond_float64_squares_is_refused() -> None:
+    # issue 23: capacity(0.5, p=100, d=10**200) said "got -9223372036854775808"
+    from lamcap.theory._capacity import capacity, critical_p
+
+    assert capacity(0.5, p=100, d=10**100) == capacity(0.5, p=100, d=1e100)
+    assert abs(capacity(0.5, p=100, d=10**100) - capacity(0.5, p=100)) < 1e-12
+    assert critical_p([12, 10**100])[0] == critical_p(12)
+    with pytest.raises(
+        ValueError, match=r"d must be an integer in \[1, 1.34e\+154\].*got 1e\+200$"
+    ):
+        capacity(0.5, p=100, d=10**200)
+    with pytest.raises(ValueError, match=r"got 1e\+200 \(element 1\)$"):
+        critical_p([12, 10**200])

@@ -31,6 +31,7 @@ import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._sizes import format_integer
 from lamcap._validation import check_dps, check_integer_array, check_kappa, plain
 from lamcap.theory._arrays import elementwise, float_result
 from lamcap.theory._precision import working_dps
@@ -148,8 +149,10 @@ def capacity(
     if d is None:
         width_ratio = retained_energy(ratio)
     else:
-        dimension = check_integer_array("d", d, minimum=1).astype(np.float64)
-        width_ratio = gaussian_width_squared(dimension.astype(np.int64), ratio) / dimension**2
+        sizes = check_integer_array("d", d, minimum=1)
+        dimension = sizes.astype(np.float64)
+        _check_square_fits(sizes, dimension)
+        width_ratio = gaussian_width_squared(sizes, ratio) / dimension**2
     outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
     result = np.log(outputs.astype(np.float64)) * width_ratio / _statistical_dimensions(outputs)
     return float_result(result)
@@ -310,7 +313,8 @@ def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
     rank = retained_rank(d, kappa)  # checks d, kappa and r >= 1
     dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
     width = np.array(dimension, dtype=np.float64)
-    width *= width  # in place: stays an array for 0-d input
+    with np.errstate(over="ignore"):  # d^2 beyond float64 is inf: every V lies below it
+        width *= width  # in place: stays an array for 0-d input
     partial = rank != dimension
     if np.any(partial):
         ratio = np.broadcast_to(np.asarray(check_kappa(kappa), dtype=np.float64), rank.shape)
@@ -385,4 +389,24 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) 
             "E[C_p] between integers is an interpolant in log p, exact only at integers"
         )
         raise ValueError(msg)
+    sizes = check_integer_array("d", d, minimum=1)
+    _check_square_fits(sizes, sizes.astype(np.float64))
     return elementwise(_critical_p_one, full_rank_width(d, kappa))
+
+
+_SQUARE_LIMIT = math.sqrt(np.finfo(np.float64).max)  # about 1.34e154
+
+
+def _check_square_fits(sizes: NDArray[Any], dimension: NDArray[np.float64]) -> None:
+    """ValueError naming ``d`` when :math:`d^2` is beyond the float64 range."""
+    bad = ~(dimension <= _SQUARE_LIMIT)
+    if np.any(bad):
+        position = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = (
+            "" if sizes.ndim == 0 else f" (element {position[0] if sizes.ndim == 1 else position})"
+        )
+        msg = (
+            f"d must be an integer in [1, 1.34e+154] (d^2 is computed in float64), "
+            f"got {format_integer(int(sizes[position]))}{where}"
+        )
+        raise ValueError(msg)
