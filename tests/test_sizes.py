@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lamcap import _sizes
@@ -49,3 +51,34 @@ def test_check_float_range_refuses_integers_beyond_float64() -> None:
         ValueError, match=r"p must be an integer in \[2, 1.8e\+308\] \(why\), got 1e\+400$"
     ):
         check_float_range("p", check_integer_array("p", 10**400), "why")
+
+
+def test_available_memory_respects_an_address_space_limit() -> None:
+    # `ulimit -v` / `prlimit --as`: allocations fail at the limit, whatever the machine has
+    import resource
+    import subprocess
+    import sys
+
+    limit = 3 << 30
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    script = "from lamcap import _sizes; print(_sizes.available_memory())"
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        preexec_fn=limited,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert 0 < int(completed.stdout) < limit
+
+
+def test_cgroup_limit_counts(tmp_path: Path) -> None:
+    (tmp_path / "memory.max").write_text("1000000\n")
+    (tmp_path / "memory.current").write_text("400000\n")
+    assert _sizes._cgroup_left(tmp_path) == 600000
+    (tmp_path / "memory.max").write_text("max\n")
+    assert _sizes._cgroup_left(tmp_path) >= 1 << 62
+    assert _sizes._cgroup_left(tmp_path / "absent") >= 1 << 62

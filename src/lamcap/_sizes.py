@@ -27,15 +27,21 @@ ValueError: inputs of d = 8, n = 1e18: needs 1.00 ZiB of memory, but 16.0 GiB ar
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+_UNLIMITED = 1 << 62  # "no limit" in the minimum of available_memory
 _UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
 
 
 def available_memory() -> int:
-    """Bytes of memory available to new allocations without swapping (psutil, else sysconf).
+    """Bytes of memory available to new allocations without swapping or hitting a limit.
 
-    ``psutil.virtual_memory().available`` counts reclaimable page cache;
-    without psutil the free pages reported by ``os.sysconf`` (a lower bound).
+    The least of: the memory the system has available
+    (``psutil.virtual_memory().available``, which counts reclaimable page
+    cache; without psutil the free pages reported by ``os.sysconf``, a lower
+    bound), the address space left under this process's ``RLIMIT_AS``
+    (``ulimit -v``, ``prlimit --as``) and the memory left under its cgroup's
+    limit (``memory.max``, a container's or a batch job's).
 
     Examples
     --------
@@ -45,8 +51,45 @@ def available_memory() -> int:
     try:
         import psutil  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
     except ImportError:  # pragma: no cover - psutil comes with dask[distributed]
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    return int(psutil.virtual_memory().available)
+        system = int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    else:
+        system = int(psutil.virtual_memory().available)
+    return max(0, min(system, _address_space_left(), _cgroup_left()))
+
+
+def _address_space_left() -> int:
+    """Bytes of address space left under ``RLIMIT_AS`` (a very large number without a limit)."""
+    try:
+        import resource  # noqa: PLC0415 - POSIX only
+    except ImportError:  # pragma: no cover - Windows
+        return _UNLIMITED
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return _UNLIMITED
+    return int(limit) - _virtual_size()
+
+
+def _virtual_size() -> int:
+    """Bytes of address space this process uses now (``/proc/self/statm``, else psutil)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text(encoding="ascii").split()[0])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        import psutil  # noqa: PLC0415
+
+        return int(psutil.Process().memory_info().vms)
+
+
+def _cgroup_left(root: Path = Path("/sys/fs/cgroup")) -> int:
+    """Bytes left under this process's cgroup v2 memory limit (a very large number without one)."""
+    try:
+        limit = (root / "memory.max").read_text(encoding="ascii").strip()
+        if limit == "max":
+            return _UNLIMITED
+        current = int((root / "memory.current").read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return _UNLIMITED
+    return int(limit) - current
 
 
 def format_bytes(count: float) -> str:

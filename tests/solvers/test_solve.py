@@ -113,3 +113,21 @@ def test_adam_ce_is_tunable_from_solve() -> None:
 def test_bad_options_name_what_is_accepted(method: str, options: object, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         solve(make_instance(8, 10, seed=0), method=method, options=options)
+
+
+def test_solve_with_a_matrix_too_large_for_memory_is_undecided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # lamcap solve --d 100000 --p 3: the instance fits, W (80 GB) does not
+    from lamcap.solvers import _solve
+    from lamcap.solvers._memory import RUNTIME_BYTES, score_pass_bytes
+
+    d = 2000  # W: 32 MB, and as many for its update
+    needed = score_pass_bytes(d, 3, 3)
+    assert needed >= RUNTIME_BYTES + 16 * d * d
+    monkeypatch.setattr(_solve, "available_memory", lambda: RUNTIME_BYTES + 8 * d * d)
+    result = solve(make_instance(d, 3, seed=0))
+    assert result.verdict == "undecided"
+    assert result.details["stopped"] == "memory"
+    assert result.details["memory_bytes"] == needed
+    assert score_pass_bytes(10**5, 3, 3) > 1.6e11

@@ -136,18 +136,22 @@ def _pass_numbers(d: int, n: int, p: int) -> int:
 def score_pass_bytes(d: int, n: int, p: int) -> int:
     r"""Bytes of one score pass over the instance, the least any solve needs.
 
-    Every method verifies its weights on all :math:`n(p-1)` constraints
+    Every method holds :math:`W` (:math:`d^2` numbers, and as many for its
+    update or gradient) and verifies it on all :math:`n(p-1)` constraints
     (:func:`~lamcap.solvers._result.build_result`), which holds the ``n x p``
-    arrays of a pass and the membership mask: :math:`R + np + 8P` bytes
-    (:math:`P` and :math:`R` as in the module docstring).  :func:`lamcap.solve`
-    compares it with :func:`available_memory` before it starts.
+    arrays of a pass and the membership mask: :math:`R + np + 8(P + 2d^2)`
+    bytes (:math:`P` and :math:`R` as in the module docstring).
+    :func:`lamcap.solve` compares it with :func:`available_memory` before it
+    starts.
 
     Examples
     --------
     >>> score_pass_bytes(8, 10**9, 10**9) > 6 * 10**19  # lamcap.solve at p = 1e9
     True
+    >>> score_pass_bytes(10**5, 3, 3) > 1.6e11  # d = 1e5: W alone is 80 GB
+    True
     """
-    return RUNTIME_BYTES + n * p + 8 * _pass_numbers(d, n, p)
+    return RUNTIME_BYTES + n * p + 8 * (_pass_numbers(d, n, p) + 2 * d * d)
 
 
 def exact_stage_bytes(
