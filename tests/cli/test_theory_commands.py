@@ -176,3 +176,19 @@ def test_critical_p_of_a_huge_d_exits_2_in_one_line(capsys: pytest.CaptureFixtur
     assert (code, out) == (2, "")
     assert err.startswith("lamcap critical-p: error: d must be an integer in [1, 1.34e+154]")
     assert err.count("\n") == 1
+
+
+def test_a_range_too_long_for_memory_exits_2_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # lamcap feasibility --d 12 --p 2:1e9 built a list of a billion integers first
+    from lamcap import _sizes
+
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 16 << 30)
+    code, out, err = _run(capsys, "feasibility", "--d", "12", "--p", "2:1e9")
+    assert (code, out) == (2, "")
+    assert err == (
+        "lamcap feasibility: error: p range '2:1e9' (999999999 values, one output line each): "
+        "needs 238 GiB of memory, but 16.0 GiB are available\n"
+    )
+    assert parse_integer_range("p", "2:5") == [2, 3, 4, 5]

@@ -25,6 +25,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from lamcap._sizes import check_memory
 from lamcap._validation import check_integer
 
 
@@ -50,6 +51,8 @@ def parse_integer_range(name: str, text: str) -> list[int]:
     if step < 1 or stop < start:
         msg = f"{name} range must have start <= stop and step >= 1, got {text!r}"
         raise ValueError(msg)
+    count = (stop - start) // step + 1
+    check_memory(f"{name} range {text!r} ({count} values, one output line each)", 256 * count)
     return list(range(start, stop + 1, step))
 
 
