@@ -528,3 +528,18 @@ def test_summary_explains_its_columns(tmp_path: Path, capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit):
         build_parser().parse_args(["results", "summary", "--help"])
     assert '"gap" is p_c / reference - 1' in " ".join(capsys.readouterr().out.split())
+
+
+def test_sweep_of_an_instance_too_large_exits_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lamcap import _sizes
+
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 16 << 30)
+    arguments = ["sweep", "--d", "8", "--p-grid", "1000000000", "--seeds", "1", "--quiet"]
+    code = main([*arguments, "--db", str(tmp_path / "r.sqlite"), "--workers", "0"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("lamcap sweep: error: 1 instance(s) cannot run, first Task(d=8")
+    assert err.endswith("needs 67.1 GiB of memory, but 16.0 GiB are available\n")
+    assert err.count("\n") == 1

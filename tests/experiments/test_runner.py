@@ -184,3 +184,24 @@ def test_fixed_grid_progress_shows_the_whole_total_from_the_first_line(
     assert outcome.ran == 12
     assert totals == {12}
     assert lines[0].startswith("grid: 0/12 instances (0%)")
+
+
+def test_an_instance_that_cannot_run_is_a_value_error_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    # issue 23: a p-grid point too large for memory ended in a RuntimeError traceback
+    def trial(task: Task) -> dict[str, Any]:
+        if task.p == 30:
+            msg = f"make_instance with d = 8, p = {task.p}: needs 1 TiB of memory"
+            raise ValueError(msg)
+        return synthetic_trial(task)
+
+    sweep = Sweep(dims=(8,), p_grid=(10, 16, 30), seeds_per_point=2)
+    path = tmp_path / "r.sqlite"
+    with pytest.raises(
+        ValueError, match=r"^2 instance\(s\) cannot run, first Task\(d=8.*p=30"
+    ) as info:
+        run_sweep(sweep, path, trial=trial, workers=0)
+    assert str(info.value).endswith("needs 1 TiB of memory")
+    with ResultsStore(path, readonly=True) as store:
+        assert sorted(row["p"] for row in store.rows()) == [10, 10, 16, 16]

@@ -266,6 +266,11 @@ def run_sweep(
     shard : ``(I, N)``: run only the I-th of N disjoint slices of a fixed-grid
         sweep (``ValueError`` for an adaptive sweep or I outside 1..N); the
         fits then describe this shard's instances only.
+
+    An instance whose trial raises stops the sweep after storing what already
+    finished: ``ValueError`` when the trial's error is one (bad or impossible
+    input, e.g. an instance too large for memory: exit code 2 on the command
+    line), ``RuntimeError`` naming the error otherwise.
     """
     keep = None if shard is None else sweep.shard_keys(*shard)
     with ResultsStore(database) as store:
@@ -352,6 +357,9 @@ def _run(
             failures = [failure for future in finished if (failure := record(future)) is not None]
             if failures:
                 task, error = failures[0]
+                if isinstance(error, ValueError):  # bad or impossible input: exit 2, one line
+                    msg = f"{len(failures)} instance(s) cannot run, first {task}: {error}"
+                    raise ValueError(msg) from error
                 msg = (
                     f"{len(failures)} instance(s) failed, first {task}: "
                     f"{type(error).__name__}: {error}"
