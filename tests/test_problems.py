@@ -362,3 +362,18 @@ def test_recall_accuracy_of_a_rank_constrained_solve() -> None:
     assert result.verdict == "feasible"
     assert isinstance(result.weights, tuple)
     assert recall_accuracy(instance, result.weights) == 1.0
+
+
+def test_scores_too_large_for_memory_raise_before_allocating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lamcap import _sizes
+
+    instance = make_instance(4, 10**5, n=10**5, seed=0)  # fits: 3.2 MB of inputs
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 1 << 30)
+    with pytest.raises(
+        ValueError, match=r"n = 100000 associations with p = 100000 outputs .*74.5 GiB"
+    ):
+        scores(instance, np.eye(4))
+    with pytest.raises(ValueError, match="an n x p array"):
+        recall_accuracy(instance, np.eye(4))

@@ -678,6 +678,10 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     ((3, 4), True)
     """
     weights = _weight_matrix(instance, W)
+    check_memory(
+        f"scores of n = {instance.n} associations with p = {instance.p} outputs (an n x p array)",
+        8 * instance.n * instance.p + 8 * _BLOCK_NUMBERS,
+    )
     result = np.empty((instance.n, instance.p))
     for block in instance.scored_blocks(instance.inputs @ weights.T):
         result[block.start : block.start + block.scores.shape[0]] = block.scores
