@@ -281,7 +281,16 @@ def feasibility_probability(
     and interpolated in between (cubic in :math:`\log p`; measured error of
     the law below 1e-7 at p = 25, 4e-9 at p = 333, 4e-10 at p = 6000, giving
     probability errors below 1e-8).  The FFT convolution power adds an
-    absolute error below about 3e-13.  Laws are cached per process; the first
+    absolute error below about 3e-13.  Values that are 0 or 1 to double
+    precision are returned without the law or the FFT, so that any size works
+    (``p = 10**100``): exactly 1 when :math:`\lceil D\rceil - 1 \ge n(p-1)`
+    (every value of :math:`V` lies below :math:`D`), exactly 0.0 when a
+    Chernoff bound on the associations with :math:`|A_\mu| \ge 1`
+    (:math:`P(|A| = 0) = 1/p`) or a lower-tail bound from the first two
+    moments of the law puts the probability below :math:`2^{-1075}` (the
+    proofs: ``_decided`` and ``_log_lower_tail``).  Otherwise ``p`` must be
+    below :math:`2^{63}`, and an FFT window that would not fit in the
+    available memory raises ``ValueError`` naming the sizes and the bytes.  Laws are cached per process; the first
     curve costs one :func:`lamcap.active_set_law` per grid node it touches.
     Reference: docs/theory/crofton.md; Amelunxen, Lotz, McCoy, Tropp (2014).
 
