@@ -236,3 +236,35 @@ def test_solve_that_does_not_fit_prints_why(
     assert "verdict: undecided" in out
     assert "stopped: one score pass over n = 6 associations with p = 6 outputs needs" in out
     assert "but 1000 bytes are available" in out
+
+
+def _limited_run(*arguments: str) -> tuple[int, str, str]:
+    """``python -m lamcap ...`` under a 4 GiB address-space limit (as a user's ulimit -v)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "lamcap", *arguments],
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    return completed.returncode, completed.stdout, completed.stderr
+
+
+def test_the_issue_commands_under_a_memory_limit() -> None:
+    # issue 23, as reported: each under 4 GiB; a traceback and exit 1 before
+    code, out, err = _limited_run("solve", "--d", "8", "--p", "1000000000")
+    assert (code, out) == (2, "")
+    assert err.startswith("lamcap solve: error: make_instance with d = 8, p = 1000000000")
+    assert "needs 67.1 GiB of memory, but " in err
+    assert err.count("\n") == 1
+    code, out, err = _limited_run("feasibility", "--d", "12", "--p", "1e15")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[1].endswith(" 0.0")
