@@ -267,10 +267,15 @@ def run_sweep(
         sweep (``ValueError`` for an adaptive sweep or I outside 1..N); the
         fits then describe this shard's instances only.
 
-    An instance whose trial raises stops the sweep after storing what already
-    finished: ``ValueError`` when the trial's error is one (bad or impossible
-    input, e.g. an instance too large for memory: exit code 2 on the command
-    line), ``RuntimeError`` naming the error otherwise.
+    Raises
+    ------
+    ValueError
+        When an instance's trial raises one (bad or impossible input, e.g. an
+        instance too large for memory: exit code 2 on the command line); what
+        already finished is stored.
+    RuntimeError
+        When a trial raises anything else, naming the error (finished
+        instances stored too).
     """
     keep = None if shard is None else sweep.shard_keys(*shard)
     with ResultsStore(database) as store:
