@@ -346,7 +346,7 @@ CASES: dict[str, Case] = {
         {"s": 1.0, "kappa": 1.0, "d": 32, "p": 170},
         {"s": [0.8, 1.2], "d": [32, 33], "p": [150, 170]},
         dps=NO_ROUTE,  # "float64 only"
-        bad=(({"p": 20}, r"p must be an integer in \[137, 182\] .*got 20"),),
+        bad=(({"p": 20}, r"p must be an integer in \[91, 182\] .*got 20"),),
     ),
     "singular_value_cdf": Case(
         spectrum.singular_value_cdf,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,10 @@ from lamcap.theory._cone import active_set_law, statistical_dimension
 from lamcap.theory._margin import max_margin
 from lamcap.theory._scores import score_law
 from lamcap.theory._spectrum import (
+    _ERROR_QUANTILE,
+    _FIT_AMPLITUDE,
+    _FIT_SCATTER,
+    _FIT_VARIANCE,
     _finite_size,
     _finite_size_cdf,
     _finite_size_density,
@@ -354,6 +360,14 @@ def test_finite_size_fourth_moment_formula():
     assert law.constrained == pytest.approx(residual.active / residual.mean, rel=1e-14)
     # u < 1 below capacity: the margin makes E D exceed E|A|
     assert 0.9 < law.constrained < 1.0
+    reaction = (1.0 - 2.0 * law.constrained) ** 2
+    term = reaction * (law.heterogeneity - 65 / 32**2)
+    assert law.fourth == pytest.approx(2 + 1 / 32 + 32 / 173 * _FIT_AMPLITUDE * term, rel=1e-14)
+    spread = term**2 * _FIT_VARIANCE + _FIT_SCATTER**2
+    assert law.error == pytest.approx(_ERROR_QUANTILE * 32 / 173 * math.sqrt(spread), rel=1e-14)
+    # the density is the free product with the same fitted variances
+    assert law.gram == pytest.approx(_FIT_AMPLITUDE * reaction, rel=1e-14)
+    assert law.spread == pytest.approx(_FIT_AMPLITUDE * reaction * (law.heterogeneity - 1))
     assert singular_value_moment(4, d=32, p=173) == law.fourth
     assert singular_value_moment(2, d=32, p=173) == 1.0
     assert singular_value_moment(0, d=32, p=173) == 1.0
@@ -366,10 +380,79 @@ def test_finite_size_law_tends_to_quarter_circle():
         p = round(0.95 * float(critical_p(d)))
         values.append(singular_value_moment(4, d=d, p=p) - singular_value_moment(4))
         law = _finite_size(d, p)
-        # excess bounded by 1/d + (d/p) (kappa_D - 1 + (1 - 2u)^2), each term -> 0
-        assert 0 < values[-1] <= 1 / d + law.ratio * (law.heterogeneity - 1 + 1)
+        # excess bounded by 1/d + c (d/p) kappa_D, each term -> 0
+        bound = 1 / d + law.ratio * _FIT_AMPLITUDE * law.heterogeneity
+        assert 0 < values[-1] <= bound
     assert all(a > b for a, b in itertools.pairwise(values))
-    assert values[-1] < 0.02
+    # at d = 1024 the excess is 1/d + (d/p) c (1 - 2u)^2 kappa_D ~ 0.001 + 0.016 * 1.3
+    assert values[-1] < 0.025
+
+
+def test_moment_return_error_api():
+    value, error = singular_value_moment(4, d=32, p=173, return_error=True)
+    assert value == singular_value_moment(4, d=32, p=173)  # the call without it is unchanged
+    assert error == _finite_size(32, 173).error
+    assert 0 < error < (value - 2) / 4  # near capacity the correction is well resolved
+    # orders 0 and 2 are the normalisation (no model error); the d -> oo law is exact
+    values, errors = singular_value_moment([0, 2, 4], d=32, p=173, return_error=True)
+    assert values.shape == errors.shape == (3,)
+    assert list(errors[:2]) == [0.0, 0.0]
+    assert errors[2] == error
+    assert singular_value_moment(4, return_error=True) == (singular_value_moment(4), 0.0)
+    # broadcast over d and p like the value; the error shrinks with d/p
+    values, errors = singular_value_moment(4, d=[16, 64], p=[59, 536], return_error=True)
+    assert errors.shape == (2,)
+    assert errors[0] > errors[1] > 0
+
+
+@pytest.mark.parametrize("d", [8, 16, 64, 1024])
+def test_finite_size_range_reaches_half_critical_p(d):
+    critical = float(critical_p(d))
+    low = round(0.5 * critical)
+    value, error = singular_value_moment(4, d=d, p=low, return_error=True)
+    assert 2 < value < singular_value_moment(4, d=d, p=math.floor(critical))
+    assert error > 0
+    with pytest.raises(ValueError, match=rf"p must be an integer in \[{low}, .*got {low - 1}"):
+        singular_value_moment(4, d=d, p=low - 1)
+    with pytest.raises(ValueError, match=rf"got {math.floor(critical) + 1}"):
+        singular_value_moment(4, d=d, p=math.floor(critical) + 1)
+
+
+#: Held-out points (seeds >= 1000, never used to fit the law) checked against it,
+#: chosen before the fit was made: (d, fraction of critical_p(d)).
+HELD_OUT_POINTS = [(16, 0.65), (24, 0.9), (32, 0.5), (32, 0.95), (48, 0.8), (64, 0.65)]
+SPECTRUM_CSV = Path(__file__).resolve().parents[2] / "docs/measurements/spectrum_finite_size.csv"
+
+
+def _held_out_ratios(d, fraction):
+    """Per held-out seed at (d, fraction), the ratio of the best-certified feasible solve."""
+    best = {}
+    outputs = set()
+    with SPECTRUM_CSV.open() as handle:
+        for row in csv.DictReader(handle):
+            if (int(row["d"]), float(row["fraction"])) != (d, fraction):
+                continue
+            if row["verdict"] != "feasible" or int(row["seed"]) < 1000:
+                continue
+            outputs.add(int(row["p"]))
+            seed, distance = int(row["seed"]), float(row["distance_bound"])
+            if seed not in best or distance < best[seed][0]:
+                best[seed] = (distance, float(row["ratio"]))
+    (p,) = outputs
+    return p, np.array([ratio for _, ratio in best.values()])
+
+
+@pytest.mark.parametrize(("d", "fraction"), HELD_OUT_POINTS)
+def test_fitted_law_against_held_out_max_margin_w(d, fraction):
+    # regression on measured data: certified max-margin W of docs/measurements/spectrum.md
+    p, ratios = _held_out_ratios(d, fraction)
+    assert p == round(fraction * float(critical_p(d)))
+    assert ratios.size >= 8
+    law, error = singular_value_moment(4, d=d, p=p, return_error=True)
+    # the law's model error plus the held-out mean's own sampling error (Student t, 95%)
+    standard_error = ratios.std(ddof=1) / math.sqrt(ratios.size)
+    allowance = math.hypot(error, stats.t.ppf(0.975, ratios.size - 1) * standard_error)
+    assert abs(ratios.mean() - law) <= allowance
 
 
 def test_moment_broadcasts_over_kappa():
@@ -391,11 +474,22 @@ def test_moment_broadcasts_over_kappa():
         ),
         (
             lambda: singular_value_moment(4, d=16, p=70),
-            r"p must be an integer in \[47, 61\].*got 70",
+            (
+                r"p must be an integer in \[31, 61\] \(round\(0\.5 critical_p\(d\)\) to "
+                r"critical_p\(d\), critical_p\(16\) = 61\.\d+\), got 70"
+            ),
         ),
         (
-            lambda: singular_value_moment(4, d=16, p=20),
-            r"p must be an integer in \[47, 61\].*got 20",
+            lambda: singular_value_moment(4, d=16, p=30),
+            r"p must be an integer in \[31, 61\].*got 30",
+        ),
+        (
+            lambda: singular_value_moment(4, d=16, p=31, return_error=True, law="product"),
+            "law must be 'optimum'",
+        ),
+        (
+            lambda: singular_value_moment(4, d=16, p=59, return_error="yes"),
+            r"return_error must be True or False, got 'yes'",
         ),
         (lambda: singular_value_moment(4, 0.5, d=16, p=59), r"kappa must be 1 .*got 0\.5"),
         (lambda: singular_value_moment(3, d=16, p=59), r"order must be 0, 2 or 4 .*got 3"),
@@ -422,7 +516,11 @@ def _angle_quadrature(law, upper, panels=64):
 
 
 def _free_law(d, n, constrained, heterogeneity):
-    return _FiniteSize(d, n, d / n, 0.0, constrained, heterogeneity, math.nan)
+    """The free product with the model's variances: Gram (1 - 2u)^2, weights kappa_D - 1."""
+    gram, spread = (1.0 - 2.0 * constrained) ** 2, heterogeneity - 1.0
+    return _FiniteSize(
+        d, n, d / n, 0.0, constrained, heterogeneity, gram, spread, math.nan, math.nan
+    )
 
 
 @pytest.mark.parametrize(("constrained", "heterogeneity"), [(1.0, 1.0), (0.97, 1.53), (0.5, 1.4)])
