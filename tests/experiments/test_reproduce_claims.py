@@ -192,12 +192,12 @@ def _cell_data(cell: Cell, law: TransitionLaw, ps: list[int], seeds: int, rng) -
 
 def test_build_claims_on_synthetic_data() -> None:
     from lamcap.experiments._analysis import transition_rows
-    from lamcap.experiments._claims import transition_law
+    from lamcap.experiments._shift import finite_size_law
 
     rng = np.random.default_rng(0)
     cells = {}
     for d, ps in ((8, range(16, 30, 2)), (12, range(32, 50, 2)), (16, range(52, 72, 2))):
-        law = transition_law(d, 1.0, False)
+        law = finite_size_law(d, 1.0)
         for model in ("decoupled", "original"):
             cell = Cell(d, 1.0, model, "auto")
             cells[cell] = _cell_data(cell, law, list(ps), 12, rng)
@@ -236,10 +236,10 @@ def test_build_claims_on_synthetic_data() -> None:
 
 def _rank_cell(undecided_share: float, shift: float, rng: np.random.Generator) -> CellData:
     """A κ = 0.5 cell drawn from its law moved by ``shift`` (log p), some instances undecided."""
-    from lamcap.experiments._claims import transition_law
+    from lamcap.experiments._shift import finite_size_law
 
     cell = Cell(12, 0.5, "decoupled", "two_layer")
-    law = transition_law(12, 0.5, False)
+    law = finite_size_law(12, 0.5)
     p = np.arange(28, 48, 2)
     seeds = 40
     undecided = np.full(p.size, round(undecided_share * seeds))

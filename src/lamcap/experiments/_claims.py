@@ -76,7 +76,7 @@ from numpy.typing import NDArray
 
 from lamcap.experiments._analysis import CellData, TransitionRow, crofton_median, load
 from lamcap.experiments._mechanism import SolutionSample
-from lamcap.experiments._shift import ShiftFit, TransitionLaw, shift_fit
+from lamcap.experiments._shift import ShiftFit, TransitionLaw, finite_size_law, shift_fit
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments._verdicts import Claim
 
@@ -383,25 +383,8 @@ def trend_claim(
 # -- claims from the transitions ---------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
-def transition_law(d: int, kappa: float, hebbian: bool) -> TransitionLaw:
-    """The finite-size law of a decoupled cell as a :class:`~lamcap.experiments._shift.TransitionLaw`.
-
-    Crofton ``feasibility_probability(d, p, κ)`` for optimal W (Gordon width
-    below full rank), ``hebbian_recall_finite(p, d, all_associations=True)``
-    for the Hebbian rule.
-    """
-    if hebbian:
-        from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
-
-        return TransitionLaw(lambda p: float(hebbian_recall_finite(p, d, all_associations=True)))
-    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
-
-    return TransitionLaw(lambda p: float(feasibility_probability(d, p, kappa=kappa)))
-
-
 def _law_of(cell: Cell) -> TransitionLaw:
-    return transition_law(cell.d, cell.kappa, cell.method == "hebbian")
+    return finite_size_law(cell.d, cell.kappa, hebbian=cell.method == "hebbian")
 
 
 def cell_shift(data: CellData, cell: Cell | None = None) -> ShiftFit:

@@ -26,7 +26,9 @@ The standard error of :math:`\log r` used as a weight is the half-width of its
 
 Examples
 --------
->>> from lamcap.experiments._sweep import Cell
+>>> from lamcap.experiments._shift import finite_size_law, shift_fit
+from lamcap.experiments._shift import finite_size_law, shift_fit
+from lamcap.experiments._sweep import Cell
 >>> ratio = ModelRatio(Cell(16, 1.0, "original", "auto"), 1.04, 1.02, 1.06, 200)
 >>> round(ratio.log_error, 4)
 0.0098
@@ -50,6 +52,7 @@ from lamcap.experiments._fitting import (
     fit_trend,
     ratio_profile,
 )
+from lamcap.experiments._shift import finite_size_law, shift_fit
 from lamcap.experiments._sweep import Cell
 
 _Z95 = 1.959963984540054
@@ -162,11 +165,8 @@ def generating_law(
         ]
         return probabilities, math.log(fits[0].p_c / fits[1].p_c)
     if law == "crofton":
-        from lamcap.experiments._claims import transition_law  # noqa: PLC0415
-        from lamcap.experiments._shift import shift_fit  # noqa: PLC0415
-
         cell = denominator.cell
-        crofton = transition_law(cell.d, cell.kappa, False)
+        crofton = finite_size_law(cell.d, cell.kappa)
         shifts = [
             shift_fit(*data.counts(), crofton, draws=0).delta for data in (numerator, denominator)
         ]
