@@ -295,3 +295,11 @@ def test_measured_op_dp_claim_states_the_law_and_the_verdict_with_its_power() ->
     assert len(claim.standard_errors) == 2
     assert "limit e^c = " in text
     assert f"{100 * claim.detectable:.1f}%" in text
+
+
+def test_op_vs_dp_page_quotes_the_measured_verdict() -> None:
+    from lamcap.experiments._claims import measured_op_dp_claim
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "measurements" / "op_vs_dp.md"
+    _, text = measured_op_dp_claim()
+    assert f"> {text}" in page.read_text(encoding="utf-8")
