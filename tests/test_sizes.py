@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lamcap import _sizes
@@ -47,10 +48,18 @@ def test_solvers_memory_reexports_the_one_available_memory() -> None:
 
 def test_check_float_range_refuses_integers_beyond_float64() -> None:
     check_float_range("p", check_integer_array("p", [2, 10**300]), "why")
+    huge = np.array(10**400, dtype=object)
     with pytest.raises(
         ValueError, match=r"p must be an integer in \[2, 1.8e\+308\] \(why\), got 1e\+400$"
     ):
-        check_float_range("p", check_integer_array("p", 10**400), "why")
+        check_float_range("p", huge, "why")
+    # every integer array check refuses them, naming the argument
+    with pytest.raises(
+        ValueError, match=r"^n must contain integers <= 1.8e\+308 .*1e\+400 \(element 1\)$"
+    ):
+        check_integer_array("n", [1, 10**400])
+    with pytest.raises(ValueError, match=r"^p must be an integer in \[2, 1.8e\+308\]"):
+        check_integer_array("p", 10**400, minimum=2)
 
 
 def test_available_memory_respects_an_address_space_limit() -> None:
@@ -82,3 +91,11 @@ def test_cgroup_limit_counts(tmp_path: Path) -> None:
     (tmp_path / "memory.max").write_text("max\n")
     assert _sizes._cgroup_left(tmp_path) >= 1 << 62
     assert _sizes._cgroup_left(tmp_path / "absent") >= 1 << 62
+
+
+def test_scalar_integer_checks_refuse_integers_beyond_float64() -> None:
+    from lamcap._validation import check_integer
+
+    assert check_integer("p", 10**300, minimum=2) == 10**300
+    with pytest.raises(ValueError, match=r"^p must be an integer in \[2, 1.8e\+308\] .*1e\+400$"):
+        check_integer("p", 10**400, minimum=2)

@@ -74,7 +74,8 @@ def check_integer(
     """Return ``value`` as ``int`` if it is an integer in ``[minimum, maximum]``.
 
     Integral floats such as ``1e3`` are accepted (also beyond int64, e.g. ``1e300``);
-    ``bool``, NaN, infinities and non-integral values are rejected.
+    ``bool``, NaN, infinities, non-integral values and integers beyond the
+    float64 range (:func:`check_float_range`) are rejected.
     """
     description = _phrase("an integer", _describe_range(minimum, maximum, closed="[]"))
     message = f"{name} must be {description}, got {plain(value)}"
@@ -90,6 +91,9 @@ def check_integer(
     result = int(value)
     if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
         raise ValueError(message)
+    check_float_range(
+        name, np.array(result, dtype=object), "lamcap computes in float64", minimum=minimum
+    )
     return result
 
 
@@ -113,7 +117,9 @@ def check_integer_array(
     """Return ``value`` as an integer array after checking every entry like :func:`check_integer`.
 
     The result is int64 when every entry fits, otherwise an object array of
-    Python ints (e.g. ``10**100`` or ``1e300``, which are integers too).
+    Python ints (e.g. ``10**100`` or ``1e300``, which are integers too); beyond
+    the float64 range (about ``1.8e308``, :func:`check_float_range`) entries
+    are refused, since lamcap computes with sizes in float64.
     Messages name the first offending element.
 
     Examples
@@ -154,23 +160,26 @@ def check_integer_array(
             if np.any(bad):
                 msg = f"{name} must {description}, got {_offending(result, bad)}"
                 raise ValueError(msg)
+    check_float_range(name, result, "lamcap computes in float64", minimum=minimum)
     return result
 
 
 _FLOAT_MAX = int(np.finfo(np.float64).max)
 
 
-def check_float_range(name: str, value: NDArray[Any], reason: str, *, minimum: int = 2) -> None:
+def check_float_range(
+    name: str, value: NDArray[Any], reason: str, *, minimum: int | None = 2
+) -> None:
     """Raise ``ValueError`` if an integer array from :func:`check_integer_array` exceeds float64.
 
-    Integers beyond int64 are accepted by :func:`check_integer_array`; a
-    function that computes with them as float64 calls this to refuse those
-    beyond the float64 range (about ``1.8e308``), ``reason`` saying why.
+    :func:`check_integer_array` calls it on every result holding integers
+    beyond int64, so that those beyond the float64 range (about ``1.8e308``)
+    are refused by name, ``reason`` saying why.
 
     Examples
     --------
-    >>> check_float_range("p", check_integer_array("p", [10**300]), "p is a float64")
-    >>> check_float_range("p", check_integer_array("p", [3, 10**400]), "p is a float64")
+    >>> check_float_range("p", np.array([10**300], dtype=object), "p is a float64")
+    >>> check_float_range("p", np.array([3, 10**400], dtype=object), "p is a float64")
     Traceback (most recent call last):
         ...
     ValueError: p must contain integers in [2, 1.8e+308] (p is a float64), got 1e+400 (element 1)
@@ -187,7 +196,8 @@ def check_float_range(name: str, value: NDArray[Any], reason: str, *, minimum: i
             "" if value.ndim == 0 else f" (element {position[0] if value.ndim == 1 else position})"
         )
         noun = "be an integer" if value.ndim == 0 else "contain integers"
-        msg = f"{name} must {noun} in [{minimum}, 1.8e+308] ({reason}), got {shown}{where}"
+        interval = "<= 1.8e+308" if minimum is None else f"in [{minimum}, 1.8e+308]"
+        msg = f"{name} must {noun} {interval} ({reason}), got {shown}{where}"
         raise ValueError(msg)
 
 

@@ -181,3 +181,8 @@ def test_sample_scores_at_p_beyond_int64() -> None:
     assert np.all(sample.active >= 1)
     mean = float(np.mean(sample.active))
     assert abs(mean - statistical_dimension(10**100)) < 6 * np.std(sample.active) / math.sqrt(50)
+
+
+def test_sample_scores_beyond_float64_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^p must be an integer in \[2, 1.8e\+308\]"):
+        sample_scores(10**400, 3, seed=0)

@@ -76,7 +76,6 @@ from lamcap._sizes import format_integer
 from lamcap._validation import (
     check_dps,
     check_finite_array,
-    check_float_range,
     check_integer,
     check_integer_array,
     plain,
@@ -481,7 +480,6 @@ def statistical_dimension(
     p_array, margins = broadcast(
         check_integer_array("p", p, minimum=2), check_finite_array("margin", margin, minimum=0.0)
     )
-    check_float_range("p", p_array, "the quadrature and the series take p as a float64")
     if method == "exact":
         if digits is not None:
             return elementwise(lambda q, m: _exact_mp(q, m, digits), p_array, margins, dps=digits)
