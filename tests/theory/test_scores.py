@@ -186,3 +186,15 @@ def test_sample_scores_at_p_beyond_int64() -> None:
 def test_sample_scores_beyond_float64_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match=r"^p must be an integer in \[2, 1.8e\+308\]"):
         sample_scores(10**400, 3, seed=0)
+
+
+def test_sample_scores_of_a_size_too_large_raise_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lamcap import _sizes
+
+    with pytest.raises(ValueError, match=r"^sample_scores with p = 10, size = 1e\+100 .*needs"):
+        sample_scores(10, 10**100, seed=0)
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 10**6)
+    with pytest.raises(ValueError, match=r"size = 100000 .*but 977 KiB are available$"):
+        sample_scores(10, 10**5, seed=0)
+    monkeypatch.setattr(_sizes, "available_memory", lambda: 10**9)
+    assert sample_scores(10, 10**5, seed=0).active.shape == (10**5,)
