@@ -268,3 +268,16 @@ def test_the_issue_commands_under_a_memory_limit() -> None:
     code, out, err = _limited_run("feasibility", "--d", "12", "--p", "1e15")
     assert (code, err) == (0, "")
     assert out.splitlines()[1].endswith(" 0.0")
+
+
+def test_adam_ce_settings_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["solve", "--d", "8", "--p", "10", "--method", "adam_ce", "--json"]
+    assert main([*base, "--learning-rate", "1e-4", "--steps", "3"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["verdict"], summary["iterations"]) == ("undecided", 3)
+    assert main([*base, "--steps", "5000"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "feasible"
+    assert main(["solve", "--d", "8", "--p", "10", "--steps", "3"]) == 2
+    assert "options for method 'cutting_plane': takes no options, got 'steps'" in (
+        capsys.readouterr().err
+    )

@@ -99,6 +99,19 @@ def register(subparsers: Any) -> None:
         "verified W with the gap reached so far)",
     )
     parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=None,
+        help="method adam_ce only: Adam's learning rate, > 0 (default 3.0 for a full W, "
+        "0.3 below full rank: the tuned values)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="method adam_ce only: at most this many Adam steps, >= 1 (default 5000)",
+    )
+    parser.add_argument(
         "--save",
         metavar="W.npy",
         default=None,
@@ -287,6 +300,15 @@ def run_solve(arguments: argparse.Namespace) -> int:
         max_seconds=arguments.max_seconds,
         objective=OBJECTIVES[arguments.objective],
         tolerance=arguments.tolerance,
+        options={
+            key: value
+            for key, value in (
+                ("learning_rate", arguments.learning_rate),
+                ("steps", arguments.steps),
+            )
+            if value is not None
+        }
+        or None,
     )
     summary = _summary(result, instance, arguments.objective)
     notes = []
