@@ -303,3 +303,34 @@ def test_op_vs_dp_page_quotes_the_measured_verdict() -> None:
     page = Path(__file__).resolve().parents[2] / "docs" / "measurements" / "op_vs_dp.md"
     _, text = measured_op_dp_claim()
     assert f"> {text}" in page.read_text(encoding="utf-8")
+
+
+def test_spectrum_claims_carry_the_fitted_laws_error() -> None:
+    from lamcap.experiments._claims import spectrum_claims, spectrum_prediction
+    from lamcap.theory._spectrum import singular_value_moment
+
+    value, half = singular_value_moment(4, 1.0, d=16, p=58, return_error=True)
+    assert spectrum_prediction(1.0, 16, 58) == (float(value), float(half))
+    ratios = float(value) + np.array([-0.1, 0.05, 0.0, 0.08, -0.02, 0.1, -0.04, 0.03])
+    sample = SolutionSample(
+        d=16,
+        kappa=1.0,
+        p=58,
+        method="max_margin",
+        solved=8,
+        feasible=8,
+        singular_values=np.ones(16),
+        target=np.ones(8),
+        competitors=np.ones(8),
+        hebbian_target=np.ones(8),
+        hebbian_competitors=np.ones(8),
+        ratio_per_matrix=ratios,
+        target_mean_per_matrix=np.ones(8),
+        hebbian_target_mean_per_matrix=np.ones(8),
+    )
+    claim = spectrum_claims([sample])[0]
+    sampling = float(np.std(ratios, ddof=1)) / math.sqrt(ratios.size)
+    model = float(half) / stats.norm.ppf(0.975)
+    assert claim.test == "t ± model error"
+    assert claim.standard_errors == pytest.approx((math.hypot(sampling, model),))
+    assert claim.z == pytest.approx((ratios.mean() - float(value)) / math.hypot(sampling, model))
