@@ -82,7 +82,7 @@ _STATUS_LINE = re.compile(r"^Status:(?P<rest>.*)$", re.MULTILINE)
 
 #: Laws of lamcap.theory._spectrum, whose finite-size law is being rewritten (issue 22,
 #: item 4): their labels are added with it.  ``strict``: the marker must go once they are.
-_PENDING_MODULES = ("lamcap.theory._spectrum",)
+_PENDING_MODULES: tuple[str, ...] = ()
 
 THEORY_LAWS = sorted(
     name for name, module in _EXPORTS.items() if module.startswith("lamcap.theory")
