@@ -190,6 +190,34 @@ def _cell_data(cell: Cell, law: TransitionLaw, ps: list[int], seeds: int, rng) -
     )
 
 
+def _solution_sample(
+    method: str,
+    ratios: np.ndarray,
+    *,
+    target: np.ndarray | None = None,
+    hebbian: np.ndarray | None = None,
+) -> SolutionSample:
+    """Per-matrix statistics of ``ratios.size`` storing W at d = 16, p = 58."""
+    count = ratios.size
+    ones = np.ones(count)
+    return SolutionSample(
+        d=16,
+        kappa=1.0,
+        p=58,
+        method=method,
+        solved=count,
+        feasible=count,
+        singular_values=np.ones(16 * count),
+        target=ones,
+        competitors=ones,
+        hebbian_target=ones,
+        hebbian_competitors=ones,
+        ratio_per_matrix=ratios,
+        target_mean_per_matrix=ones if target is None else target,
+        hebbian_target_mean_per_matrix=ones if hebbian is None else hebbian,
+    )
+
+
 def test_build_claims_on_synthetic_data() -> None:
     from lamcap.experiments._analysis import transition_rows
     from lamcap.experiments._shift import finite_size_law
@@ -201,21 +229,11 @@ def test_build_claims_on_synthetic_data() -> None:
         for model in ("decoupled", "original"):
             cell = Cell(d, 1.0, model, "auto")
             cells[cell] = _cell_data(cell, law, list(ps), 12, rng)
-    sample = SolutionSample(
-        d=16,
-        kappa=1.0,
-        p=58,
-        method="first_feasible",
-        solved=4,
-        feasible=4,
-        singular_values=np.ones(64),
-        target=np.ones(4),
-        competitors=np.ones(4),
-        hebbian_target=np.ones(4),
-        hebbian_competitors=np.ones(4),
-        ratio_per_matrix=np.array([2.3, 2.4, 2.5, 2.35]),
-        target_mean_per_matrix=np.array([1.6, 1.7, 1.65, 1.62]),
-        hebbian_target_mean_per_matrix=np.array([1.8, 1.85, 1.75, 1.9]),
+    sample = _solution_sample(
+        "first_feasible",
+        np.array([2.3, 2.4, 2.5, 2.35]),
+        target=np.array([1.6, 1.7, 1.65, 1.62]),
+        hebbian=np.array([1.8, 1.85, 1.75, 1.9]),
     )
     claims = judge(build_claims(cells, transition_rows(cells), [sample]))
     text = {c.claim: c for c in claims}
@@ -312,22 +330,7 @@ def test_spectrum_claims_carry_the_fitted_laws_error() -> None:
     value, half = singular_value_moment(4, 1.0, d=16, p=58, return_error=True)
     assert spectrum_prediction(1.0, 16, 58) == (float(value), float(half))
     ratios = float(value) + np.array([-0.1, 0.05, 0.0, 0.08, -0.02, 0.1, -0.04, 0.03])
-    sample = SolutionSample(
-        d=16,
-        kappa=1.0,
-        p=58,
-        method="max_margin",
-        solved=8,
-        feasible=8,
-        singular_values=np.ones(16),
-        target=np.ones(8),
-        competitors=np.ones(8),
-        hebbian_target=np.ones(8),
-        hebbian_competitors=np.ones(8),
-        ratio_per_matrix=ratios,
-        target_mean_per_matrix=np.ones(8),
-        hebbian_target_mean_per_matrix=np.ones(8),
-    )
+    sample = _solution_sample("max_margin", ratios)
     claim = spectrum_claims([sample])[0]
     sampling = float(np.std(ratios, ddof=1)) / math.sqrt(ratios.size)
     model = float(half) / stats.norm.ppf(0.975)

@@ -648,19 +648,24 @@ def op_dp_claims(
                 note="a measurement: OP = DP is judged by the trend row",
             )
         )
-    claims.append(
-        trend_claim(
-            "OP = DP as d → ∞ (same capacity)",
-            "OP/DP → 1",
-            dims,
-            values,
-            errors,
-            limit=0.0,
-            show=lambda v: f"{math.exp(v):.3f}",
-            quantity="ratio",
-        )
-    )
+    claims.append(_op_dp_trend("OP = DP as d → ∞ (same capacity)", dims, values, errors))
     return claims
+
+
+def _op_dp_trend(
+    claim: str, dims: Sequence[int], values: Sequence[float], errors: Sequence[float]
+) -> Claim:
+    """The trend claim OP/DP → 1 from per-size log ratios and their standard errors."""
+    return trend_claim(
+        claim,
+        "OP/DP → 1",
+        dims,
+        values,
+        errors,
+        limit=0.0,
+        show=lambda v: f"{math.exp(v):.3f}",
+        quantity="ratio",
+    )
 
 
 def measured_op_dp_claim(path: Path | None = None) -> tuple[Claim, str]:
@@ -681,15 +686,11 @@ def measured_op_dp_claim(path: Path | None = None) -> tuple[Claim, str]:
     dims = [d for d, _, _ in pairs]
     values = [value for _, value, _ in pairs]
     errors = [error for _, _, error in pairs]
-    claim = trend_claim(
+    claim = _op_dp_trend(
         f"OP = DP as d → ∞, lamcap's measurements (d = {dims[0]}–{dims[-1]})",
-        "OP/DP → 1",
         dims,
         values,
         errors,
-        limit=0.0,
-        show=lambda v: f"{math.exp(v):.3f}",
-        quantity="ratio",
     )
     judged = judge([claim])[0]
     trend = fit_trend(np.array([1.0 / d for d in dims]), np.array(values), np.array(errors))
