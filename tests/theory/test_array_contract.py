@@ -427,7 +427,7 @@ def test_every_public_theory_function_is_walked() -> None:
 
 
 _OPTIONS = {"dps", "samples", "seed", "method", "order", "form", "normalization", "law"}
-_OPTIONS |= {"all_associations", "error"}
+_OPTIONS |= {"all_associations", "error", "return_error"}
 
 
 def test_every_numeric_argument_is_listed() -> None:
