@@ -332,3 +332,32 @@ def test_monte_carlo_at_p_beyond_int64() -> None:
     estimate = statistical_dimension(10**100, method="monte_carlo", samples=2000, seed=1)
     exact = statistical_dimension(10**100)
     assert abs(estimate.mean - exact) < 5 * estimate.standard_error
+
+
+def _quadrature(p: int, margin: float) -> float:
+    log_tol = math.log(cone.FLOAT_TOLERANCE)
+    active = cone._active_mean_float(p, margin, log_tol)
+    return active + margin * cone._mean_level_float(p, margin, log_tol - math.log(margin))
+
+
+@pytest.mark.parametrize(("p", "margin"), [(2, 40.0), (10, 250.0), (1000, 30000.0)])
+def test_large_margin_closed_form_equals_the_quadrature(p: int, margin: float) -> None:
+    # every competitor active: E dist^2 = (p - 1)(1 + m^2/p), proven to half an ulp
+    closed = cone._all_active(p, margin)
+    assert closed == (p - 1) * (1.0 + margin * margin / p)
+    assert abs(_quadrature(p, margin) - closed) <= 1e-12 * closed
+    assert statistical_dimension(p, margin=margin) == closed
+
+
+def test_closed_form_is_not_used_where_its_bound_fails() -> None:
+    assert cone._all_active(10, 100.0) is None  # m/p = 10: the quadrature decides
+    assert statistical_dimension(10, margin=100.0) == pytest.approx(9009.0, rel=1e-12)
+
+
+def test_huge_margins_answer_or_are_refused_by_name() -> None:
+    # issue 23's fuzzing: margin=1e100 asked numpy for 1e100 panels
+    assert statistical_dimension(10, margin=1e100) == 9.0 * (1.0 + 1e200 / 10)
+    with pytest.raises(ValueError, match=r"^margin must be .* got margin=1e\+308 at p=10$"):
+        statistical_dimension(10, margin=1e308)
+    with pytest.raises(ValueError, match=r"a quadrature over .* panels\): needs"):
+        statistical_dimension(10**100, margin=1e100)

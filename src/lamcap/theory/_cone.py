@@ -72,7 +72,7 @@ from lamcap._cone_kernel import (
     log_tail_bounds,
     sample_top_projection,
 )
-from lamcap._sizes import format_integer
+from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import (
     check_dps,
     check_finite_array,
@@ -165,6 +165,10 @@ def _panels(
 ) -> tuple[FloatArray, FloatArray]:
     """Nodes and weights of composite Gauss-Legendre panels on [lower, upper]."""
     count = max(1, math.ceil((upper - lower) / width))
+    check_memory(
+        f"a quadrature over [{lower:.6g}, {upper:.6g}] ({count} panels)",
+        8 * 6 * count * _GAUSS_NODES.size,
+    )
     return _edge_panels(np.linspace(lower, upper, count + 1))
 
 
@@ -209,10 +213,48 @@ def _mean_level_float(p: int, margin: float, log_tol: float) -> float:
     return total
 
 
+_LOG_HALF_ULP_SQUARED = -108.0 * math.log(2.0)  # (2**-54)**2: a relative error below half an ulp
+
+
+def _all_active(p: int, margin: float) -> float | None:
+    r""":math:`(p-1)(1 + m^2/p)` when that is :math:`\mathbb{E}\operatorname{dist}(g, K_m)^2` to half an ulp.
+
+    With :math:`y_t = g_t`, :math:`y_\rho = g_\rho + m`,
+    :math:`\operatorname{dist}(g, K_m) = \operatorname{dist}(y, K)`.  The
+    constant vectors lie in :math:`K`, so :math:`\operatorname{dist}(y, K)^2
+    \le S = \sum_i (y_i - \bar y)^2`, with equality on the event :math:`E`
+    that every multiplier :math:`y_\rho - \bar y` is :math:`\ge 0`
+    (KKT: the projection is then :math:`\bar y\,\mathbf 1`).  :math:`S` is
+    a noncentral :math:`\chi^2` with :math:`k = p - 1` degrees of freedom
+    and noncentrality :math:`\lambda = (p-1)m^2/p`: :math:`\mathbb E S =
+    k + \lambda = (p-1)(1 + m^2/p)` and :math:`\mathbb E S^2 = (k+\lambda)^2
+    + 2(k + 2\lambda) \le 5(k+\lambda)^2`.  Since :math:`y_\rho - \bar y =
+    m/p + g_\rho - \bar g` with :math:`g_\rho - \bar g \sim N(0, 1 - 1/p)`,
+    :math:`P(E^c) \le (p-1)\Phi(-m/p)`, and by Cauchy-Schwarz the relative
+    shortfall :math:`\mathbb E[(S - \operatorname{dist}^2)1_{E^c}]/\mathbb E S`
+    is at most :math:`\sqrt{5(p-1)\Phi(-m/p)}`.  Below :math:`2^{-54}` the
+    closed form is the value to half an ulp (before its own rounding); else None.
+    """
+    log_bound = math.log(5.0) + math.log(p - 1) + float(special.log_ndtr(-margin / p))
+    if log_bound >= _LOG_HALF_ULP_SQUARED:
+        return None
+    value = (p - 1) * (1.0 + margin * (margin / p))
+    if not math.isfinite(value):
+        msg = (
+            f"margin must be a real number with (p - 1)(1 + margin^2/p) in the float64 range, "
+            f"got margin={margin!r} at p={format_integer(p)}"
+        )
+        raise ValueError(msg)
+    return value
+
+
 def _exact_float(p: int, margin: float) -> float:
     log_tol = math.log(FLOAT_TOLERANCE)
     if margin == 0.0:
         return 0.5 if p == 2 else _active_mean_float(p, 0.0, log_tol)
+    closed = _all_active(p, margin)
+    if closed is not None:
+        return closed
     active = _active_mean_float(p, margin, log_tol)
     return active + margin * _mean_level_float(p, margin, log_tol - math.log(margin))
 
