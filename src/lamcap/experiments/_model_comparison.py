@@ -26,9 +26,7 @@ The standard error of :math:`\log r` used as a weight is the half-width of its
 
 Examples
 --------
->>> from lamcap.experiments._shift import finite_size_law, shift_fit
-from lamcap.experiments._shift import finite_size_law, shift_fit
-from lamcap.experiments._sweep import Cell
+>>> from lamcap.experiments._sweep import Cell
 >>> ratio = ModelRatio(Cell(16, 1.0, "original", "auto"), 1.04, 1.02, 1.06, 200)
 >>> round(ratio.log_error, 4)
 0.0098
