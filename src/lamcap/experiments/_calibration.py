@@ -44,7 +44,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -61,6 +60,7 @@ from lamcap.experiments._claims import (
 from lamcap.experiments._fitting import wilson_interval
 from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments._runner import CellState, theory_guess
+from lamcap.experiments._shift import TransitionLaw, finite_size_law
 from lamcap.experiments._sweep import Cell, Sweep
 from lamcap.experiments._verdicts import LEVEL, TOLERANCES, Claim, judge, power
 
@@ -78,30 +78,14 @@ _SPREAD = {"ratio": 4.8, "target": 0.065, "hebbian": 0.06}
 measured in a quick run (``ratio``: divided by d, i.e. 0.6 at d = 8 and 0.3 at d = 16)."""
 
 
-@functools.lru_cache(maxsize=4096)
-def _law(cell: Cell, p: int) -> float:
-    """P(storable) of one instance of ``cell`` with ``p`` associations (integer p)."""
-    if cell.method == "hebbian":
-        from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
-
-        return float(hebbian_recall_finite(p, cell.d, all_associations=True))
-    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
-
-    return float(feasibility_probability(cell.d, p, kappa=cell.kappa))
+def _law(cell: Cell) -> TransitionLaw:
+    """P(storable) of one instance of ``cell``: its cached finite-size law, at integer p
+    (:meth:`~lamcap.experiments._shift.TransitionLaw.at_integer`) or interpolated in log p."""
+    return finite_size_law(cell.d, cell.kappa, hebbian=cell.method == "hebbian")
 
 
 DEVIATIONS = ("transition", "ratio", "spectrum", "score")
 """Quantities whose claims :func:`simulate_claims` can make false (keys of ``deviations``)."""
-
-
-def _interpolated(cell: Cell, log_p: float) -> float:
-    """The decoupled law of ``cell`` at real p = e^log_p (linear in log p between integers)."""
-    below = max(2, math.floor(math.exp(log_p)))
-    if math.exp(log_p) <= 2:
-        return _law(cell, 2)
-    weight = (log_p - math.log(below)) / (math.log(below + 1) - math.log(below))
-    weight = min(1.0, max(0.0, weight))
-    return (1 - weight) * _law(cell, below) + weight * _law(cell, below + 1)
 
 
 def _probability(cell: Cell, p: int, deviations: Mapping[str, float] | None = None) -> float:
@@ -113,13 +97,13 @@ def _probability(cell: Cell, p: int, deviations: Mapping[str, float] | None = No
     log_shift = math.log1p(deviations.get("transition", 0.0))
     if cell.model == "decoupled":
         if log_shift == 0.0:
-            return _law(cell, p)
-        return _interpolated(decoupled, math.log(p) - log_shift)
+            return _law(cell).at_integer(p)
+        return float(_law(decoupled)(p / math.exp(log_shift)))
     if "ratio" in deviations:
         log_ratio = log_shift + math.log1p(deviations["ratio"])
     else:
         log_ratio = log_shift + OP_LOG_RATIO / cell.d
-    return _interpolated(decoupled, math.log(p) - log_ratio)
+    return float(_law(decoupled)(p / math.exp(log_ratio)))
 
 
 def _simulate_cell(

@@ -648,17 +648,23 @@ def op_dp_claims(
                 note="a measurement: OP = DP is judged by the trend row",
             )
         )
-    claims.append(_op_dp_trend("OP = DP as d → ∞ (same capacity)", dims, values, errors))
+    claims.append(
+        _log_ratio_trend("OP = DP as d → ∞ (same capacity)", "OP/DP → 1", dims, values, errors)
+    )
     return claims
 
 
-def _op_dp_trend(
-    claim: str, dims: Sequence[int], values: Sequence[float], errors: Sequence[float]
+def _log_ratio_trend(
+    claim: str,
+    prediction: str,
+    dims: Sequence[int],
+    values: Sequence[float],
+    errors: Sequence[float],
 ) -> Claim:
-    """The trend claim OP/DP → 1 from per-size log ratios and their standard errors."""
+    """A trend claim "ratio → 1" from per-size log ratios and their standard errors."""
     return trend_claim(
         claim,
-        "OP/DP → 1",
+        prediction,
         dims,
         values,
         errors,
@@ -686,8 +692,9 @@ def measured_op_dp_claim(path: Path | None = None) -> tuple[Claim, str]:
     dims = [d for d, _, _ in pairs]
     values = [value for _, value, _ in pairs]
     errors = [error for _, _, error in pairs]
-    claim = _op_dp_trend(
+    claim = _log_ratio_trend(
         f"OP = DP as d → ∞, lamcap's measurements (d = {dims[0]}–{dims[-1]})",
+        "OP/DP → 1",
         dims,
         values,
         errors,
@@ -719,15 +726,12 @@ def capacity_trend_claim(cells: Mapping[Cell, CellData]) -> Claim:
             dims.append(cell.d)
             values.append(fit.delta)
             errors.append(fit.se)
-    return trend_claim(
+    return _log_ratio_trend(
         "α_c = p_c log p_c / d² → 1/2 (DP)",
         "measured / Crofton median → 1 (the Crofton law's α_c(d) → 1/2)",
         dims,
         values,
         errors,
-        limit=0.0,
-        show=lambda v: f"{math.exp(v):.3f}",
-        quantity="ratio",
     )
 
 
