@@ -1,0 +1,49 @@
+"""The solvers answer as before the constraint-pass refactor (issue 24).
+
+``data/refactor_record.json`` was written by ``data/make_refactor_record.py``
+from the code before :mod:`lamcap.solvers._constraints` existed (its commit is
+in the file).  Verdicts, proven flags, iteration counts, stages and Farkas
+certificates must be identical; the normalised minimum margin of the weights
+is scale-free, so it must agree within twice its proven rounding error
+(:func:`~lamcap.solvers._certificates.margin_error`), whatever scale the
+``raw_margin`` contract gives the weights.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lamcap.solvers._certificates import margin_error
+
+DATA = Path(__file__).with_name("data")
+_SPEC = importlib.util.spec_from_file_location(
+    "make_refactor_record", DATA / "make_refactor_record.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+maker = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(maker)
+
+RECORD = json.loads((DATA / "refactor_record.json").read_text())
+
+
+def test_record_covers_every_case() -> None:
+    assert sorted(RECORD["cases"]) == sorted(case[0] for case in maker.CASES)
+    assert len(RECORD["commit"]) == 40
+
+
+@pytest.mark.parametrize("case", maker.CASES, ids=[case[0] for case in maker.CASES])
+def test_solvers_answer_as_recorded(case: tuple[Any, ...]) -> None:
+    name, d, p, model, seed, method, kwargs = case
+    expected = RECORD["cases"][name]
+    found = maker.record_case(d, p, model, seed, method, kwargs)
+    recorded_margin, margin = expected.pop("min_margin", None), found.pop("min_margin", None)
+    assert found == expected
+    assert (recorded_margin is None) == (margin is None)
+    if margin is not None:
+        difference = abs(float.fromhex(margin) - float.fromhex(recorded_margin))
+        assert difference <= 2 * margin_error(d)
