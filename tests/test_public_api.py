@@ -272,7 +272,7 @@ def test_importing_lamcap_is_light() -> None:
 # The theory brief the project started from is not part of the repository; the code,
 # docs and examples cite the docs/theory pages and the paper instead.
 _OUTSIDE_BRIEF = "THEORY" + ".md"
-_SHIPPED = ("src", "docs", "benchmarks", "derivations", "examples", "tests")
+_SHIPPED = ("src", "docs", "benchmarks", "measurements", "derivations", "examples", "tests")
 _TEXT_SUFFIXES = {".py", ".md", ".tex", ".yml", ".yaml", ".toml", ".txt", ".cfg", ".csv"}
 
 
@@ -405,7 +405,7 @@ def test_every_optional_library_is_imported_somewhere() -> None:
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     sources = "\n".join(
         path.read_text(encoding="utf-8")
-        for folder in ("src", "tests", "benchmarks", "docs")
+        for folder in ("src", "tests", "benchmarks", "measurements", "docs")
         for path in (root / folder).rglob("*.py")
     )
     for extra, requirements in project["optional-dependencies"].items():

@@ -22,7 +22,7 @@ committed; the site build does not run this script (it stays static and fast).
   the finite-size laws; ``measured-hebbian`` also shows the Hebbian sweep refitted
   with the logistic link and the Monte Carlo crossings of
   ``docs/measurements/hebbian_mc_transition.csv``
-  (``benchmarks/measure_hebbian_transition.py``);
+  (``measurements/hebbian_mc.py``);
 * reproduce how-to: ``reproduce-fig1`` ... ``reproduce-fig5``, the figures of
   ``lamcap figures`` for a small sweep run here (d = 8 and 12, 3 seeds per point,
   about two minutes on 2 cores);
@@ -313,7 +313,7 @@ def monte_carlo_hebbian() -> dict[int, tuple[float, float, float]]:
     """``d -> (p_c, low, high)``: the Monte Carlo 1/2 crossing of P(all), 95% interval.
 
     From docs/measurements/hebbian_mc_transition.csv, written by
-    ``benchmarks/measure_hebbian_transition.py``.
+    ``measurements/hebbian_mc.py``.
     """
     with HEBBIAN_MONTE_CARLO.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))

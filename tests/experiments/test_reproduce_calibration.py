@@ -1,7 +1,7 @@
 """The verdict rule keeps its promise on simulated runs in which every claim is true.
 
 The full measurement (hundreds of runs of the quick plan, the rate with its
-interval) is ``benchmarks/measure_verdicts.py``; this test runs a smaller plan
+interval) is ``measurements/reproduce_false_alarms.py``; this test runs a smaller plan
 often enough to catch a rule without multiplicity correction, a miscalibrated
 test or a broken simulation.
 """

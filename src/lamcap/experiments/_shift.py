@@ -53,7 +53,7 @@ on the bracketing grid cells); the law's slope may change by a factor
 per-cell p_c intervals (``capacity.csv``, ``op_vs_dp.csv``, the report's
 fitted transitions: :meth:`lamcap.experiments._analysis.CellData.transition`)
 come from it.  Measured coverage of the 95% interval, 1000 cells simulated
-through the runner's adaptive design at each d (benchmarks/measure_pc_coverage.py,
+through the runner's adaptive design at each d (measurements/pc_coverage.py,
 docs/measurements/capacity.md): 94.8% at d = 16 and 94.3% at d = 64 when the
 truth is the law; 95.8% and 95.7% when it is 20% steeper; 93.7% and 91.2%
 when it is 20% flatter.  The free-slope logistic fit covers 93.8% and 91.1%
@@ -296,7 +296,7 @@ r"""Slope factors :func:`law_transition` allows by default: the law's steepness 
 The committed sweeps give, pooled over d = 8–96 with one shift per size,
 :math:`s = 1.10\ [0.90, 1.33]` for the decoupled and
 :math:`1.18\ [0.98, 1.33]` for the original problem
-(benchmarks/measure_pc_coverage.py ``--slope-evidence``).
+(measurements/pc_coverage.py ``--slope-evidence``).
 """
 
 
@@ -430,7 +430,7 @@ def law_transition(
     (:data:`SLOPE_RANGE`) covers 94.8% and 94.3% under the law, 95.8% and
     95.7% under a 20% steeper truth and 93.7% and 91.2% under a 20% flatter
     one, at the committed designs (1000 simulated cells each;
-    docs/measurements/capacity.md, benchmarks/measure_pc_coverage.py).
+    docs/measurements/capacity.md, measurements/pc_coverage.py).
 
     Parameters
     ----------

@@ -77,7 +77,7 @@ rows (it prunes to the support each round, then adds at most 4 per
 association); HiGHS keeps every row, so its estimate covers the rows it
 starts with only (neither is measured).
 
-Measured with Wolfe (``benchmarks/measure_exact_memory.py``: the resident
+Measured with Wolfe (``measurements/solvers_at_scale_memory.py``: the resident
 memory at the check, then the kernel's peak from there to the end of the
 run; infeasible instances at :math:`1.07\,p_c`, both models,
 docs/solvers-at-scale.md): the estimate is above the need at every point,

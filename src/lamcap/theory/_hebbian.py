@@ -46,11 +46,11 @@ sizes one simulates: :math:`\mu_p^2/d = n^{-1} d` is 0.5 at ``d = 20``,
 :math:`P(\text{all}) \approx P_1^n` (the pair correlation of the normalised targets
 is :math:`O(1/n)`).  Only :math:`P_1` is exact.  The events are negatively
 dependent, so :math:`P_1^n` is high.  Against an exact-competitor Monte Carlo at
-``n = p`` (benchmarks/measure_hebbian_all.py) it exceeds :math:`P(\text{all})` by up to
+``n = p`` (measurements/hebbian_all_error.py) it exceeds :math:`P(\text{all})` by up to
 0.022, 0.017, 0.011 and 0.006 at ``d = 8, 16, 32, 64``, largest where :math:`P_1^n`
 is 0.1-0.3 and shrinking about like :math:`1/\sqrt d`; at the crossing of 1/2 by
 0.014, 0.006 and 0.003 at ``d = 16, 32, 64``, so the true crossing lies 1.3%, 0.4%
-and 0.14% lower (benchmarks/measure_hebbian_transition.py).
+and 0.14% lower (measurements/hebbian_mc.py).
 :func:`hebbian_all_recalled_error` states the bound :math:`0.08/\sqrt d` that covers
 every measured point (``n = p``, ``8 <= d <= 64``).
 
@@ -413,7 +413,7 @@ def hebbian_recall_finite(
 
 
 #: Constant :math:`c` of :func:`hebbian_all_recalled_error` and the range of ``d`` in which
-#: it was measured (benchmarks/measure_hebbian_all.py, docs/measurements/hebbian_all_error.csv).
+#: it was measured (measurements/hebbian_all_error.py, docs/measurements/hebbian_all_error.csv).
 _ALL_RECALLED_ERROR_SCALE: float = 0.08
 _ALL_RECALLED_ERROR_DIMS: tuple[int, int] = (8, 64)
 
@@ -432,7 +432,7 @@ def hebbian_all_recalled_error(d: ArrayLike) -> Any:
     treats the :math:`n` recall events as independent, while they share :math:`W` and are
     negatively dependent, so :math:`P_1^n` is high.
 
-    Measured against an exact-competitor Monte Carlo (benchmarks/measure_hebbian_all.py,
+    Measured against an exact-competitor Monte Carlo (measurements/hebbian_all_error.py,
     docs/measurements/hebbian_all_error.csv; docs/theory/hebbian.md): memories drawn as
     :func:`lamcap.make_instance` draws them, the top competitor of each association drawn
     exactly from its law given :math:`W`, at 9-20 values of ``p`` per ``d`` where

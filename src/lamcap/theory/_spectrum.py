@@ -532,7 +532,7 @@ _LOWEST_LOAD = 0.5
 #: ``c`` by weighted least squares on the build seeds (< 1000) of
 #: docs/measurements/spectrum_finite_size.csv, its variance and the scatter
 #: ``tau`` of the points about the fit (in units of d/p; the upper 95% confidence
-#: limit), from ``benchmarks/report_spectrum_finite_size.py --fit``.
+#: limit), from ``measurements/spectrum_finite_size_report.py --fit``.
 _FIT_AMPLITUDE = 1.3067
 _FIT_VARIANCE = 1.5808e-03
 _FIT_SCATTER = 0.1249

@@ -19,9 +19,9 @@ Two steps, so that the proof can be rerun without solving again:
 
 Usage::
 
-    python benchmarks/measure_exact_proof.py solve --d 96 --factor 1.07 --seed 0 --out d96.npz
-    python benchmarks/measure_exact_proof.py prove d96.npz
-    python benchmarks/measure_exact_proof.py prove --exchange d128.npz
+    python measurements/solvers_at_scale_proof.py solve --d 96 --factor 1.07 --seed 0 --out d96.npz
+    python measurements/solvers_at_scale_proof.py prove d96.npz
+    python measurements/solvers_at_scale_proof.py prove --exchange d128.npz
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ two models per d with two-sample tests: Welch's t-test on the per-instance value
 only descriptive) and a two-sample KS test on the pooled normalised singular
 values.  Run::
 
-    NUMBA_NUM_THREADS=1 python benchmarks/measure_op_vs_dp_solutions.py \
+    NUMBA_NUM_THREADS=1 python measurements/op_vs_dp_solutions.py \
         --d 16 24 32 --seeds 8 --csv docs/measurements/op_vs_dp_solutions.csv
 """
 

@@ -33,10 +33,10 @@ appended at once, so the run can be split into chunks (``--dims``, and ``--max-s
 after which no new point is started)::
 
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \\
-        python benchmarks/measure_hebbian_all.py --dims 8 12 16 24 32 --instances 100000 --points 20
+        python measurements/hebbian_all_error.py --dims 8 12 16 24 32 --instances 100000 --points 20
     ... --dims 48 --max-seconds 540
     ... --dims 64 --max-seconds 540   # again until it prints nothing new
-    python benchmarks/measure_hebbian_all.py --summary   # reads the CSV, prints the bound
+    python measurements/hebbian_all_error.py --summary   # reads the CSV, prints the bound
 
 The grid at each d: every integer p (thinned to about ``--points`` values) at which the
 law P_1^n lies in [0.01, 0.99].

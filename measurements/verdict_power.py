@@ -14,9 +14,9 @@ the script resumes where it stopped; ``--plot`` aggregates them into a table and
 a figure (measured rejection rate with its 95% Wilson interval against the
 predicted power, per claim kind)::
 
-    NUMBA_NUM_THREADS=1 python benchmarks/measure_verdict_power.py --runs 40 \
+    NUMBA_NUM_THREADS=1 python measurements/verdict_power.py --runs 40 \
         --out docs/measurements/verdict_power.jsonl
-    python benchmarks/measure_verdict_power.py --plot \
+    python measurements/verdict_power.py --plot \
         --out docs/measurements/verdict_power.jsonl --figure docs/measurements/verdict_power.png
 """
 

@@ -12,7 +12,7 @@ without multiplicity correction, and every claim's own rejection rate at 5%
 
 Usage::
 
-    python benchmarks/measure_verdicts.py --runs 400 --processes 1
+    python measurements/reproduce_false_alarms.py --runs 400 --processes 1
 """
 
 from __future__ import annotations

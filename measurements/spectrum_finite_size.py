@@ -16,50 +16,47 @@ KS distance to the quarter circle, the dual heterogeneity
 decomposition, and the singular values themselves (frobenius units, space
 separated) so that any law can be compared later without solving again.
 
-Solver: ``lamcap.solve(instance, objective="max_margin", tolerance=t)`` when
-the installed lamcap has it (``t`` = ``--tolerance``; it decides feasibility
-itself and proves infeasible instances so, and its relative duality gap
-:math:`g = (P - D)/P` bounds :math:`\|W - W^*\|_F^2/\|W\|_F^2`, so
-``distance_bound`` is :math:`\sqrt g`); otherwise ``lamcap.solve`` for
-feasibility and the working-set dual ascent of ``benchmarks/measure_spectrum.py``
-(imported, not copied) to distance :math:`\sqrt t`, the same certificate.
+Solver: ``lamcap.solve(instance, objective="max_margin", tolerance=t)``
+(``t`` = ``--tolerance``; it decides feasibility itself and proves infeasible
+instances so, and its relative duality gap :math:`g = (P - D)/P` bounds
+:math:`\|W - W^*\|_F^2/\|W\|_F^2`, so ``distance_bound`` is :math:`\sqrt g`).
+Rows of the first pass (empty ``gap_tolerance``) came from a working-set dual ascent
+of an earlier script, since retired (``benchmarks/measure_spectrum.py`` at commit
+6ecc778); the page says how they compare.
 ``gap_tolerance`` records ``t`` (empty on rows of the first pass, which asked
 for distance 1e-3, i.e. ``t = 1e-6``, or 3e-3 at d = 64); ``load_average`` the
 one-minute load average at the end of the solve, next to its ``seconds``;
 ``primal_norm`` :math:`\|W\|_F` at raw margin 1, so that :math:`d/\|W\|_F` is the
 instance's own normalised margin (scores in units of the competitor spread
 :math:`\|W\|_F/d`; empty where the solver did not report it).  ``--save FOLDER``
-also writes ``W`` and the dual weights of each solve (``.npz``) for
-``benchmarks/diagnose_spectrum_excess.py``.
+also writes ``W`` and the dual weights of each solve (``.npz``), the input of the
+decomposition in docs/measurements/spectrum.md ("Which assumption fails").
 
 Resumable: rows already in the CSV with the same ``d, kappa, p, seed`` and
 ``gap_tolerance`` are skipped, so a seed of an earlier pass is solved again at a
 new tolerance; ``--per-point`` counts the feasible rows at this tolerance. New
 rows are appended one at a time; ``--per-point`` counts only the seeds asked for
 (``--seeds``), so that the seeds that build a law (below 1000) and the held-out
-seeds that check it (1000 and above, see ``report_spectrum_finite_size.py``)
+seeds that check it (1000 and above, see ``spectrum_finite_size_report.py``)
 fill up separately.  Keep CPU use bounded::
 
     nice -n 10 env NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-        python benchmarks/measure_spectrum_finite_size.py --d 16,24,32 \
+        python measurements/spectrum_finite_size.py --d 16,24,32 \
         --fractions 0.65,0.8,0.9,0.95 --seeds 1000-1099 --per-point 16 --tolerance 1e-4
 
 At 0.5 critical_p(d) the first-order stage meets a gap of 1e-4 at a distance up to
 7e-3 from the optimum; solve there with ``--tolerance 1e-8``.
 
 The analysis (table, KS against the finite-size law, the figure) is
-``benchmarks/report_spectrum_finite_size.py``.
+``measurements/spectrum_finite_size_report.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
-import inspect
 import math
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -92,23 +89,6 @@ COLUMNS = (
 DEFAULT_CSV = Path(__file__).resolve().parents[1] / "docs/measurements/spectrum_finite_size.csv"
 
 
-def _benchmark_routine() -> Any:
-    """``max_margin_weights`` of ``benchmarks/measure_spectrum.py`` (imported by path)."""
-    path = Path(__file__).with_name("measure_spectrum.py")
-    spec = importlib.util.spec_from_file_location("_measure_spectrum", path)
-    if spec is None or spec.loader is None:
-        msg = f"cannot load {path}"
-        raise RuntimeError(msg)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["_measure_spectrum"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _package_has_max_margin() -> bool:
-    return "objective" in inspect.signature(lamcap.solve).parameters
-
-
 def _dual_heterogeneity(instance: lamcap.Instance, dual: Any) -> float:
     r""":math:`d\sum_\mu c_\mu^4/(\sum_\mu c_\mu^2)^2`, :math:`c_\mu = \|h_\mu\|\,\|e_\mu\|`.
 
@@ -135,45 +115,27 @@ def raw_margin_minimum(instance: lamcap.Instance, weights: np.ndarray) -> float:
     return low
 
 
-def solve_max_margin(
-    instance: lamcap.Instance, tolerance: float, max_passes: int, feasibility_seconds: float
-) -> dict[str, Any]:
-    """Certified max-margin ``W`` with its certificate and, if known, the dual heterogeneity.
+def solve_max_margin(instance: lamcap.Instance, tolerance: float) -> dict[str, Any]:
+    """Certified max-margin ``W`` with its certificate and the dual heterogeneity.
 
     ``tolerance`` is the relative duality gap asked for; an infeasible instance
     ends with its Farkas certificate checked by ``lamcap.solve``.
     """
     start = time.perf_counter()
-    if _package_has_max_margin():
-        # relative_gap = (P - D)/P bounds |W - W*|_F^2 / |W|_F^2 (strong convexity)
-        result = lamcap.solve(instance, objective="max_margin", tolerance=tolerance)
-        if result.verdict != "feasible":
-            return {"verdict": result.verdict, "seconds": time.perf_counter() - start}
-        details = result.details
-        return {
-            "verdict": "feasible",
-            "weights": np.asarray(result.weights),
-            "solver": "lamcap.solve(objective='max_margin')",
-            "distance_bound": math.sqrt(max(float(details["relative_gap"]), 0.0)),
-            "passes": int(getattr(result, "iterations", -1)),
-            "heterogeneity": _dual_heterogeneity(instance, details["dual"]),
-            "primal_norm": float(details["primal_norm"]),
-            "dual": details["dual"],
-            "seconds": time.perf_counter() - start,
-        }
-    first = lamcap.solve(instance, max_seconds=feasibility_seconds)
-    if first.verdict == "infeasible":
-        return {"verdict": "infeasible", "seconds": time.perf_counter() - start}
-    module = _benchmark_routine()
-    distance = math.sqrt(tolerance)
-    result = module.max_margin_weights(instance, tolerance=distance, max_passes=max_passes)
+    # relative_gap = (P - D)/P bounds |W - W*|_F^2 / |W|_F^2 (strong convexity)
+    result = lamcap.solve(instance, objective="max_margin", tolerance=tolerance)
+    if result.verdict != "feasible":
+        return {"verdict": result.verdict, "seconds": time.perf_counter() - start}
+    details = result.details
     return {
         "verdict": "feasible",
-        "weights": result.weights,
-        "solver": "measure_spectrum.max_margin_weights",
-        "distance_bound": result.distance_bound,
-        "passes": result.passes,
-        "heterogeneity": result.heterogeneity,
+        "weights": np.asarray(result.weights),
+        "solver": "lamcap.solve(objective='max_margin')",
+        "distance_bound": math.sqrt(max(float(details["relative_gap"]), 0.0)),
+        "passes": int(getattr(result, "iterations", -1)),
+        "heterogeneity": _dual_heterogeneity(instance, details["dual"]),
+        "primal_norm": float(details["primal_norm"]),
+        "dual": details["dual"],
         "seconds": time.perf_counter() - start,
     }
 
@@ -220,14 +182,12 @@ def measure_one(
     fraction: float,
     seed: int,
     tolerance: float,
-    max_passes: int,
-    seconds: float,
     save: Path | None = None,
 ) -> dict[str, Any]:
     """One certified max-margin solve at ``p = round(fraction * critical_p(d))``; a CSV row."""
     p = max(2, round(fraction * float(lamcap.critical_p(d))))
     instance = lamcap.make_instance(d, p, seed=seed)
-    solved = solve_max_margin(instance, tolerance, max_passes, seconds)
+    solved = solve_max_margin(instance, tolerance)
     load = f"{os.getloadavg()[0]:.2f}"
     blank = dict.fromkeys(COLUMNS, "")
     blank.update(
@@ -293,12 +253,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--tolerance", type=float, default=1e-4, help="relative duality gap (distance <= sqrt)"
     )
-    parser.add_argument("--max-passes", type=int, default=4000)
     parser.add_argument(
         "--per-point", type=int, default=8, help="stop a point after this many feasible seeds"
-    )
-    parser.add_argument(
-        "--feasibility-seconds", type=float, default=600.0, help="time cap of lamcap.solve"
     )
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV)
     parser.add_argument(
@@ -324,8 +280,6 @@ def main(argv: list[str] | None = None) -> None:
                     fraction,
                     seed,
                     args.tolerance,
-                    args.max_passes,
-                    args.feasibility_seconds,
                     args.save,
                 )
                 _append(args.csv, row)

@@ -6,7 +6,7 @@ for example::
     lamcap sweep --d 8 12 16 24 32 --model decoupled original --seeds 20 --rounds 3 \
         --workers 1 --db opdp_small.sqlite
     lamcap sweep --d 48 --model original decoupled --seeds 10 --rounds 2 --db opdp_48.sqlite
-    python benchmarks/measure_op_vs_dp.py opdp_small.sqlite opdp_48.sqlite
+    python measurements/op_vs_dp.py opdp_small.sqlite opdp_48.sqlite
 
 and writes
 

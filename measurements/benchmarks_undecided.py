@@ -5,7 +5,7 @@ several seeds are solved with ``lamcap.solve(instance, max_seconds=S)``; the scr
 prints, per d, the verdict counts, the undecided fraction and the median time, and
 checks every decided verdict with ``lamcap.verify``.
 
-Usage: ``python benchmarks/measure_undecided.py --dims 16 24 32 --seeds 4``.
+Usage: ``python measurements/benchmarks_undecided.py --dims 16 24 32 --seeds 4``.
 """
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ true log ratio, T = 2[max l - l(delta_true)]
 covers the truth when T <= 3.841, an interval with cutoff c when T <= c.  It prints
 the coverage with its 95% Wilson interval per d and law, for the chi-square cutoff and,
 with ``--cutoffs``, for the cutoffs in the ``lr_cutoff`` column of a ratio CSV
-(``benchmarks/measure_op_vs_dp.py``: the parametric-bootstrap calibration of
+(``measurements/op_vs_dp.py``: the parametric-bootstrap calibration of
 ``calibrated_cutoff``, seed 1; run this script with another ``--seed`` for an
 out-of-sample check), and the 95% quantile of T; ``--csv`` keeps every T::
 
-    python benchmarks/measure_ratio_coverage.py docs/measurements/data/opdp_small.sqlite \\
+    python measurements/op_vs_dp_ratio_coverage.py docs/measurements/data/opdp_small.sqlite \\
         docs/measurements/data/opdp_48.sqlite --draws 300 --seed 2 \\
         --cutoffs docs/measurements/op_vs_dp_ratio.csv --csv coverage.csv
 """

@@ -13,8 +13,8 @@ holds).  Sizes in GB are 10**9 bytes.
 
 Usage::
 
-    python benchmarks/measure_exact_memory.py --dims 32 48 64 --models decoupled original
-    python benchmarks/measure_exact_memory.py --dims 96 --models decoupled --seeds 0
+    python measurements/solvers_at_scale_memory.py --dims 32 48 64 --models decoupled original
+    python measurements/solvers_at_scale_memory.py --dims 96 --models decoupled --seeds 0
 
 Prints one row per instance (verdict, working set at the check, corral, CPU
 seconds, memory at the check, peak after it, estimate, estimate / need) and the

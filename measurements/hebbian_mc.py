@@ -26,7 +26,7 @@ error through the slope), the Monte Carlo P(all) at the law's crossing, and the
 sweep-path check.  ``--csv`` keeps the curve (``d,p,instances,p_all,se,law``),
 ``--summary`` the crossings (``d,p_c,p_c_se,law_p_c,p_all_at_law,p_all_at_law_se``)::
 
-    python benchmarks/measure_hebbian_transition.py --instances 40000 \\
+    python measurements/hebbian_mc.py --instances 40000 \\
         --sweep-instances 4000 --csv docs/measurements/hebbian_mc.csv \\
         --summary docs/measurements/hebbian_mc_transition.csv
 
@@ -39,7 +39,7 @@ true crossing), for the logistic and the complementary log-log link of
 ``lamcap.experiments.fit_transition``; and both fits of the committed data.
 ``--curve`` reads a curve written by ``--csv`` instead of simulating it again::
 
-    python benchmarks/measure_hebbian_transition.py \\
+    python measurements/hebbian_mc.py \\
         --curve docs/measurements/hebbian_mc.csv --fit-draws 1000
 
 ``--adaptive-sweeps S`` repeats the whole adaptive sweep of the committed database

@@ -32,11 +32,11 @@ the coverage table (95% Wilson intervals) from whatever is there.
 
 Command (chunks of at most 10 minutes, each size in its own process)::
 
-    nice -n 10 python benchmarks/measure_pc_coverage.py --d 16 --cells 1000 \\
+    nice -n 10 python measurements/pc_coverage.py --d 16 --cells 1000 \\
         --csv cells_16.csv --max-seconds 540
-    nice -n 10 python benchmarks/measure_pc_coverage.py --d 64 --cells 1000 \\
+    nice -n 10 python measurements/pc_coverage.py --d 64 --cells 1000 \\
         --csv cells_64.csv --max-seconds 540
-    python benchmarks/measure_pc_coverage.py --csv cells_16.csv cells_64.csv \\
+    python measurements/pc_coverage.py --csv cells_16.csv cells_64.csv \\
         --summary docs/measurements/pc_coverage.csv
 
 Result (1000 simulated cells per size and true slope, December 2, 2026, two

@@ -19,7 +19,7 @@ For each variant and d, ``n = p`` associations on a grid of p around
 with OP and DP from a results database (``--db``, from ``lamcap sweep``) by the
 joint profile-likelihood ratio interval.  Run::
 
-    NUMBA_NUM_THREADS=1 python benchmarks/measure_op_mechanism.py --variant whitened \
+    NUMBA_NUM_THREADS=1 python measurements/op_vs_dp_mechanism.py --variant whitened \
         --d 16 --seeds 20 --csv whitened.csv --db opdp_small.sqlite
 """
 

@@ -1,7 +1,7 @@
 r"""Table, fit and figure of docs/measurements/spectrum.md from the finite-size spectrum CSV.
 
 Reads ``docs/measurements/spectrum_finite_size.csv`` (written by
-``benchmarks/measure_spectrum_finite_size.py``) and, for each ``(d, p)`` and
+``measurements/spectrum_finite_size.py``) and, for each ``(d, p)`` and
 each role of the seeds (*build*: seeds below 1000, used to fit the law;
 *held-out*: seeds 1000 and above, used only to check it):
 
@@ -46,8 +46,8 @@ each role of the seeds (*build*: seeds below 1000, used to fit the law;
 
 Prints the Markdown tables and writes ``docs/measurements/spectrum_finite_size.png``::
 
-    python benchmarks/report_spectrum_finite_size.py          # tables, check, figure
-    python benchmarks/report_spectrum_finite_size.py --fit    # also the fit and its constants
+    python measurements/spectrum_finite_size_report.py          # tables, check, figure
+    python measurements/spectrum_finite_size_report.py --fit    # also the fit and its constants
 """
 
 from __future__ import annotations

@@ -1,0 +1,181 @@
+"""Regenerate the data of one documentation page: ``python measurements/run.py PAGE``.
+
+Each script in ``measurements/`` produces the data of one page of the documentation
+(a CSV, a figure or a table under ``docs/``) and is named for it:
+``op_vs_dp_solutions.py`` writes ``docs/measurements/op_vs_dp_solutions.csv``,
+``solvers_at_scale_memory.py`` measures the memory table of
+``docs/solvers-at-scale.md``.  This runner holds, per page, the commands that
+produced the committed data, in order, with the arguments the page states::
+
+    python measurements/run.py                    # list the pages and their commands
+    python measurements/run.py capacity --dry-run # print one page's commands
+    python measurements/run.py capacity           # run them (hours: see the page)
+    python measurements/run.py op_vs_dp --step 1  # run only the first command
+
+Inputs are the results databases committed under ``docs/measurements/data/``
+(``lamcap sweep`` writes them; each page gives its sweep commands); files that
+are not committed (simulated cells, saved certificates) go to ``--work``.  The
+scripts that append to a CSV resume where they stopped: delete the CSV to measure
+it anew.  Performance comparisons are not here but in ``benchmarks/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = "docs/measurements/data"
+OUT = "docs/measurements"
+
+# page name -> (the page, its commands); "{work}" is the folder for uncommitted files,
+# "lamcap" runs the installed command line, a leading "*.py" a script of this folder.
+PAGES: dict[str, tuple[str, list[str]]] = {
+    "capacity": (
+        "docs/measurements/capacity.md",
+        [
+            (
+                f"lamcap results transitions --db {DATA}/*.sqlite --out {OUT}/capacity.csv"
+                f" --op-vs-dp {OUT}/op_vs_dp.csv src/lamcap/experiments/data/op_vs_dp.csv"
+            ),
+            "pc_coverage.py --d 16 --cells 1000 --csv {work}/cells_16.csv --max-seconds 1e9",
+            "pc_coverage.py --d 64 --cells 1000 --csv {work}/cells_64.csv --max-seconds 1e9",
+            (
+                "pc_coverage.py --csv {work}/cells_16.csv {work}/cells_64.csv"
+                f" --summary {OUT}/pc_coverage.csv"
+            ),
+            (
+                f"hebbian_mc.py --instances 40000 --sweep-instances 4000 --csv {OUT}/hebbian_mc.csv"
+                f" --summary {OUT}/hebbian_mc_transition.csv"
+            ),
+        ],
+    ),
+    "hebbian": (
+        "docs/theory/hebbian.md",
+        [
+            "hebbian_all_error.py --dims 8 12 16 24 32 48 64 --instances 100000 --points 20",
+            "hebbian_all_error.py --summary",
+        ],
+    ),
+    "op_vs_dp": (
+        "docs/measurements/op_vs_dp.md",
+        [
+            f"op_vs_dp.py {DATA}/*.sqlite --draws 300 --seed 1",
+            (
+                f"op_vs_dp_ratio_coverage.py {DATA}/*.sqlite --draws 300 --seed 1"
+                f" --cutoffs {OUT}/op_vs_dp_ratio.csv"
+            ),
+            f"op_vs_dp_solutions.py --d 16 24 32 --seeds 10 --csv {OUT}/op_vs_dp_solutions.csv",
+            f"op_vs_dp_solutions.py --d 48 --seeds 8 --csv {OUT}/op_vs_dp_solutions.csv",
+            (
+                "op_vs_dp_mechanism.py --variant whitened --d 16 24 --seeds 20"
+                f" --csv {DATA}/whitened.csv --db {DATA}/opdp_small.sqlite"
+            ),
+            (
+                "op_vs_dp_mechanism.py --variant shared-competitors --d 16 --seeds 20"
+                f" --csv {DATA}/shared.csv --db {DATA}/opdp_small.sqlite"
+            ),
+            (
+                "op_vs_dp_mechanism.py --variant shared-competitors --d 32 --seeds 12"
+                f" --csv {DATA}/shared.csv --db {DATA}/opdp_small.sqlite"
+            ),
+        ],
+    ),
+    "spectrum": (
+        "docs/measurements/spectrum.md",
+        [
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 48,64 --fractions 0.95 --seeds 0-40"
+                " --per-point 16 --save {work}/W"
+            ),
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 64 --fractions 0.95 --seeds 16-40"
+                " --per-point 24 --save {work}/W"
+            ),
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 48 --fractions 0.95 --seeds 16-40"
+                " --per-point 32 --save {work}/W"
+            ),
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 32 --fractions 0.95 --seeds 0-40"
+                " --per-point 16 --save {work}/W"
+            ),
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 8,12,16,24 --fractions 0.95"
+                " --seeds 0-40 --per-point 8 --save {work}/W"
+            ),
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 16,24 --fractions 0.5,0.8,0.9"
+                " --seeds 0-40 --per-point 8"
+            ),
+            "spectrum_finite_size_report.py --fit",
+        ],
+    ),
+    "reproduce": (
+        "docs/howto/reproduce.md",
+        [
+            f"verdict_power.py --runs 40 --out {OUT}/verdict_power.jsonl",
+            (
+                f"verdict_power.py --plot --out {OUT}/verdict_power.jsonl"
+                f" --figure {OUT}/verdict_power.png"
+            ),
+            "reproduce_false_alarms.py --runs 300 --first-seed 5001",
+        ],
+    ),
+    "solvers-at-scale": (
+        "docs/solvers-at-scale.md",
+        [
+            "solvers_at_scale_memory.py --dims 32 48 64 --models decoupled original",
+            "solvers_at_scale_memory.py --dims 96 --models decoupled --seeds 0",
+            "solvers_at_scale_proof.py solve --d 96 --factor 1.07 --seed 0 --out {work}/d96.npz",
+            "solvers_at_scale_proof.py prove {work}/d96.npz",
+        ],
+    ),
+    "benchmarks": (
+        "docs/benchmarks.md",
+        ["benchmarks_undecided.py --dims 16 24 32 --seeds 4"],
+    ),
+}
+
+
+def command_line(command: str, work: Path) -> list[str]:
+    """The argument list of one command: globs expanded (sorted), ``{work}`` filled in."""
+    words: list[str] = []
+    for word in command.replace("{work}", str(work)).split():
+        matches = (
+            sorted(str(path.relative_to(ROOT)) for path in ROOT.glob(word)) if "*" in word else []
+        )
+        words += matches or [word]
+    if words[0] == "lamcap":
+        return [sys.executable, "-m", "lamcap", *words[1:]]
+    return [sys.executable, str(Path("measurements") / words[0]), *words[1:]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("page", nargs="?", choices=sorted(PAGES), help="page to regenerate")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    parser.add_argument("--step", type=int, nargs="+", help="run only these commands (1-based)")
+    parser.add_argument("--work", type=Path, default=Path("measurements-work"))
+    arguments = parser.parse_args(argv)
+    work = arguments.work.resolve()
+    pages = [arguments.page] if arguments.page else sorted(PAGES)
+    for page in pages:
+        document, commands = PAGES[page]
+        print(f"{page} ({document}):")
+        for number, command in enumerate(commands, 1):
+            words = command_line(command, work)
+            print(f"  {number}. python {' '.join(words[1:])}", flush=True)
+            if arguments.page is None or arguments.dry_run:
+                continue
+            if arguments.step and number not in arguments.step:
+                continue
+            work.mkdir(parents=True, exist_ok=True)
+            subprocess.run(words, cwd=ROOT, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
