@@ -56,6 +56,45 @@ def draw_scored_outputs(
         norms2[row] = norm2
 
 
+@numba.njit(cache=True, nogil=True)
+def draw_scored_unit_outputs(
+    generator: np.random.Generator,
+    hidden: NDArray[np.float64],
+    row: NDArray[np.float64],
+    outputs: NDArray[np.float64],
+    scores: NDArray[np.float64],
+    norms2: NDArray[np.float64],
+    keep: bool,
+) -> None:
+    """Draw one association's ``p x d`` unit-norm outputs and score each row (``embeddings="sphere"``).
+
+    Each row is ``d`` numbers ``generator.standard_normal()`` divided by the
+    square root of their squared norm summed left to right (``row`` is a
+    length-``d`` scratch buffer), the operations of
+    :func:`lamcap.problems._unit_rows`, so the rows equal numpy's bit for bit;
+    ``scores[r] = outputs[r] @ hidden`` and ``norms2[r] = outputs[r] @ outputs[r]``
+    of the normalised row.
+    """
+    d = hidden.shape[0]
+    for r in range(scores.shape[0]):
+        raw2 = 0.0
+        for column in range(d):
+            value = generator.standard_normal()
+            row[column] = value
+            raw2 += value * value
+        norm = np.sqrt(raw2)
+        score = 0.0
+        norm2 = 0.0
+        for column in range(d):
+            value = row[column] / norm
+            if keep:
+                outputs[r, column] = value
+            score += value * hidden[column]
+            norm2 += value * value
+        scores[r] = score
+        norms2[r] = norm2
+
+
 @functools.cache
 def thread_pool(threads: int) -> ThreadPoolExecutor:
     """One persistent pool per thread count (starting threads per block costs ~1 ms)."""

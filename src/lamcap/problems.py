@@ -9,8 +9,12 @@ target output scores strictly highest among the ``p`` outputs it sees,
     s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu, \qquad
     s_{\mu, t(\mu)} > s_{\mu\rho} \quad \forall \rho \ne t(\mu)
 
-(docs/theory/index.md; arXiv:2605.10795).  Every entry of every input and output is
-drawn independently from :math:`\mathcal N(0, 1/d)`.
+(docs/theory/index.md; arXiv:2605.10795).  With ``embeddings="gaussian"`` (the
+default) every entry of every input and output is drawn independently from
+:math:`\mathcal N(0, 1/d)`; with ``embeddings="sphere"`` every input and output is
+uniform on the unit sphere :math:`S^{d-1}` (the Gaussian row of the same stream
+divided by its norm: the protocol of Nichani et al., arXiv:2412.06538;
+docs/theory/unit-norm.md).
 
 Conventions (stable; the solvers rely on them)
 -----------------------------------------------
@@ -26,7 +30,9 @@ Conventions (stable; the solvers rely on them)
   ``standard_normal`` (then scaled by :math:`d^{-1/2}`).  Any association's
   outputs are therefore reproducible on their own in :math:`O(pd)` time and
   memory, identical whether computed once, twice, in blocks, in any order or on
-  another machine (numpy's stream-compatibility policy for ``SFC64`` and
+  another machine (unit-norm rows divide the raw ``standard_normal`` row by the
+  square root of its squared norm summed left to right, the same operations in
+  numpy and in the kernel) (numpy's stream-compatibility policy for ``SFC64`` and
   ``standard_normal``).  Large blocks are drawn by a numba kernel
   (:mod:`lamcap._streams`) that calls the same bit generator and the same
   ziggurat (numba's port of numpy's ``Generator.standard_normal``): bit for bit
@@ -53,6 +59,7 @@ from lamcap._sizes import check_memory
 from lamcap._validation import check_finite_array, check_integer, check_integer_array
 
 __all__ = [
+    "EMBEDDINGS",
     "MODELS",
     "Instance",
     "ScoredBlock",
@@ -63,6 +70,12 @@ __all__ = [
 ]
 
 MODELS = ("decoupled", "original")
+EMBEDDINGS = ("gaussian", "sphere")
+"""Accepted ``embeddings=`` of :func:`make_instance`: N(0, 1/d) entries, or uniform on the unit sphere."""
+GIVEN = "given"
+"""The ``embeddings`` label of an :meth:`Instance.from_arrays` instance not declared as either."""
+UNIT_NORM_TOLERANCE = 1e-6
+"""Rows declared ``embeddings="sphere"`` must have a norm within this of 1."""
 CACHE_LIMIT = 1 << 25
 """Decoupled instances with at most this many output numbers (256 MiB) hold them in memory.
 
@@ -87,6 +100,61 @@ def _normal(seed: int, key: tuple[int, ...], shape: tuple[int, ...], d: int) -> 
     values = _generator(seed, key).standard_normal(shape)
     values *= 1.0 / math.sqrt(d)
     return values
+
+
+def _unit_rows(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row (last axis) divided by its norm, in place; the squared norm summed left to right.
+
+    The order of the sum is that of :func:`lamcap._streams.draw_scored_unit_outputs`,
+    so both give the same bits.
+    """
+    norm2 = np.zeros(values.shape[:-1])
+    for column in range(values.shape[-1]):
+        norm2 += values[..., column] * values[..., column]
+    values /= np.sqrt(norm2)[..., None]
+    return values
+
+
+def _embedded(
+    seed: int, key: tuple[int, ...], shape: tuple[int, ...], d: int, embeddings: str
+) -> NDArray[np.float64]:
+    """Rows of the stream ``(seed, key)``: N(0, 1/d) entries, or unit-norm rows (``"sphere"``)."""
+    if embeddings == "sphere":
+        return _unit_rows(_generator(seed, key).standard_normal(shape))
+    return _normal(seed, key, shape, d)
+
+
+def check_embeddings(embeddings: Any, name: str = "embeddings") -> str:
+    """Return ``embeddings`` if it is one of :data:`EMBEDDINGS`, else raise ``ValueError``.
+
+    Examples
+    --------
+    >>> check_embeddings("sphere")
+    'sphere'
+    >>> check_embeddings("unit")
+    Traceback (most recent call last):
+        ...
+    ValueError: embeddings must be one of ('gaussian', 'sphere'), got 'unit'
+    """
+    if not isinstance(embeddings, str) or embeddings not in EMBEDDINGS:
+        msg = f"{name} must be one of {EMBEDDINGS}, got {embeddings!r}"
+        raise ValueError(msg)
+    return embeddings
+
+
+def _check_unit_norm(name: str, rows: NDArray[np.float64]) -> None:
+    """``ValueError`` naming the first row of ``rows`` whose norm is not 1 within the tolerance."""
+    norms = np.sqrt(np.einsum("...d,...d->...", rows, rows))
+    bad = np.argwhere(np.abs(norms - 1.0) > UNIT_NORM_TOLERANCE)
+    if bad.size:
+        index = tuple(bad[0].tolist())
+        msg = (
+            f"{name} declared embeddings='sphere' must have unit-norm rows "
+            f"(| norm - 1 | <= {UNIT_NORM_TOLERANCE:g}), got norm "
+            f"{float(norms[index]):.17g} at index {index}; "
+            f"pass embeddings=None for other data (accepted: {EMBEDDINGS} or None)"
+        )
+        raise ValueError(msg)
 
 
 class ScoredBlock(NamedTuple):
@@ -116,6 +184,10 @@ class Instance:
         Dimension, number of outputs per association, number of associations.
     model : str
         ``"decoupled"`` or ``"original"``.
+    embeddings : str
+        ``"gaussian"`` or ``"sphere"`` (how a random instance was drawn, or what
+        :meth:`from_arrays` was told and checked), ``"given"`` for arrays not
+        declared as either.
     seed : int
         The seed every number is derived from; ``-1`` for an instance built
         by :meth:`from_arrays`, whose numbers are the given arrays.
@@ -138,6 +210,7 @@ class Instance:
     seed: int
     inputs: NDArray[np.float64] = field(repr=False)
     targets: NDArray[np.int64] = field(repr=False)
+    embeddings: str = "gaussian"
     _cache: dict[str, NDArray[np.float64]] = field(repr=False, default_factory=dict)
 
     @property
@@ -147,7 +220,13 @@ class Instance:
 
     @classmethod
     def from_arrays(
-        cls, inputs: ArrayLike, outputs: ArrayLike, targets: ArrayLike, *, model: str = "decoupled"
+        cls,
+        inputs: ArrayLike,
+        outputs: ArrayLike,
+        targets: ArrayLike,
+        *,
+        model: str = "decoupled",
+        embeddings: str | None = None,
     ) -> Instance:
         r"""An instance holding given embeddings: inputs, outputs and each input's target.
 
@@ -177,6 +256,12 @@ class Instance:
             associations may share a target.
         model : {"decoupled", "original"}
             Whether each association has its own outputs.
+        embeddings : {"gaussian", "sphere"}, optional
+            What the arrays are, recorded as ``Instance.embeddings`` (default:
+            ``"given"``, nothing declared).  ``"sphere"`` is checked: every input
+            and output row must have norm 1 within :data:`UNIT_NORM_TOLERANCE`
+            (``1e-6``), else ``ValueError``; ``"gaussian"`` cannot be checked on
+            one draw and is recorded as stated.
 
         Returns
         -------
@@ -194,10 +279,15 @@ class Instance:
         (8, 3, 5, [0, 0, 0, 0, 0])
         >>> Instance.from_arrays(e, u[0], [0, 1, 2, 0, 1], model="original").p
         3
+        >>> unit = u / np.linalg.norm(u, axis=-1, keepdims=True)
+        >>> Instance.from_arrays(e / np.linalg.norm(e, axis=1)[:, None], unit, 0,
+        ...                      embeddings="sphere").embeddings
+        'sphere'
         """
         if model not in MODELS:
             msg = f"model must be one of {MODELS}, got {model!r}"
             raise ValueError(msg)
+        label = GIVEN if embeddings is None else check_embeddings(embeddings)
         rows = _nonzero_rows("inputs", inputs, ndim=2)
         n, d = rows.shape
         shape = "(n, p, d)" if model == "decoupled" else "(p, d)"
@@ -229,6 +319,9 @@ class Instance:
             msg = f"targets must be an int or have shape ({n},), got shape {chosen.shape}"
             raise ValueError(msg)
         chosen = chosen.copy()
+        if label == "sphere":
+            _check_unit_norm("inputs", rows)
+            _check_unit_norm("outputs", values)
         for array in (rows, values, chosen):
             array.setflags(write=False)
         return cls(
@@ -239,6 +332,7 @@ class Instance:
             seed=-1,
             inputs=rows,
             targets=chosen,
+            embeddings=label,
             _cache={"outputs": values},
         )
 
@@ -251,15 +345,19 @@ class Instance:
     def digest(self) -> str:
         """SHA-256 of the numbers that define the instance (what a result is bound to).
 
-        Model, sizes, seed, inputs and targets; the outputs too when they were
-        given (a random instance's outputs are a function of its seed).
+        Model, sizes, seed, inputs and targets (and the embeddings when they are
+        not Gaussian, so Gaussian digests are unchanged); the outputs too when
+        they were given (a random instance's outputs are a function of its seed).
 
         Examples
         --------
         >>> make_instance(3, 4, seed=1).digest == make_instance(3, 4, seed=1).digest
         True
         """
-        hasher = hashlib.sha256(repr((self.model, self.d, self.p, self.n, self.seed)).encode())
+        key: tuple[Any, ...] = (self.model, self.d, self.p, self.n, self.seed)
+        if self.embeddings != "gaussian":
+            key = (*key, self.embeddings)
+        hasher = hashlib.sha256(repr(key).encode())
         arrays = [self.inputs, self.targets]
         if self.seed < 0:
             arrays.append(self._shared_outputs())
@@ -270,7 +368,9 @@ class Instance:
     def _shared_outputs(self) -> NDArray[np.float64]:
         if "outputs" not in self._cache:
             if self.model == "original":
-                values = _normal(self.seed, (_SHARED_OUTPUT_STREAM,), (self.p, self.d), self.d)
+                values = _embedded(
+                    self.seed, (_SHARED_OUTPUT_STREAM,), (self.p, self.d), self.d, self.embeddings
+                )
             else:
                 values = np.stack([self._generate(mu) for mu in range(self.n)])
             values.setflags(write=False)
@@ -287,7 +387,8 @@ class Instance:
         return self._cache["norms2"]
 
     def _generate(self, mu: int) -> NDArray[np.float64]:
-        return _normal(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mu), (self.p, self.d), self.d)
+        key = (_ASSOCIATION_OUTPUT_STREAM, mu)
+        return _embedded(self.seed, key, (self.p, self.d), self.d, self.embeddings)
 
     def _check_association(self, mu: Any) -> int:
         return check_integer("mu", mu, minimum=0, maximum=self.n - 1)
@@ -346,17 +447,28 @@ class Instance:
         outputs = np.empty((count, self.p, self.d) if keep else (count, 0, 0))
         block_scores = np.empty((count, self.p))
         norms2 = np.empty((count, self.p))
-        from lamcap._streams import draw_scored_outputs, in_threads  # noqa: PLC0415 (numba)
+        from lamcap._streams import (  # noqa: PLC0415 (numba)
+            draw_scored_outputs,
+            draw_scored_unit_outputs,
+            in_threads,
+        )
 
         scale = 1.0 / math.sqrt(self.d)
         hidden = np.ascontiguousarray(hidden, dtype=np.float64)
+        unit = self.embeddings == "sphere"
 
         def work(lo: int, hi: int) -> None:
+            row = np.empty(self.d)
             for i in range(lo, hi):
                 generator = _generator(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mus[i]))
-                draw_scored_outputs(
-                    generator, scale, hidden[i], outputs[i], block_scores[i], norms2[i], keep
-                )
+                if unit:
+                    draw_scored_unit_outputs(
+                        generator, hidden[i], row, outputs[i], block_scores[i], norms2[i], keep
+                    )
+                else:
+                    draw_scored_outputs(
+                        generator, scale, hidden[i], outputs[i], block_scores[i], norms2[i], keep
+                    )
 
         in_threads(count, work)
         return (outputs if keep else None), block_scores, norms2
@@ -501,7 +613,13 @@ class Instance:
             else:
                 rows = np.stack(
                     [
-                        _normal(self.seed, (_ASSOCIATION_OUTPUT_STREAM, mu), (self.d,), self.d)
+                        _embedded(
+                            self.seed,
+                            (_ASSOCIATION_OUTPUT_STREAM, mu),
+                            (self.d,),
+                            self.d,
+                            self.embeddings,
+                        )
                         for mu in range(self.n)
                     ]
                 )
@@ -552,13 +670,20 @@ def _check_seed(seed: Any) -> int:
 
 
 def make_instance(
-    d: int, p: int, *, n: int | None = None, model: str = "decoupled", seed: int
+    d: int,
+    p: int,
+    *,
+    n: int | None = None,
+    model: str = "decoupled",
+    seed: int,
+    embeddings: str = "gaussian",
 ) -> Instance:
     r"""Draw a random recall instance (docs/theory/index.md).
 
     .. math::
 
-        e_\mu,\ u^{(\mu)}_\rho \overset{iid}{\sim} \mathcal N(0, I_d / d),
+        e_\mu,\ u^{(\mu)}_\rho \overset{iid}{\sim} \mathcal N(0, I_d / d)
+        \quad\text{or}\quad \operatorname{Unif}(S^{d-1}),
         \qquad \mu = 0..n-1,\ \rho = 0..p-1.
 
     Parameters
@@ -573,7 +698,14 @@ def make_instance(
     model : {"decoupled", "original"}
         Decoupled: each association has its own outputs, target row 0.
     seed : int
-        Non-negative seed; the instance is a pure function of ``(d, p, n, model, seed)``.
+        Non-negative seed; the instance is a pure function of
+        ``(d, p, n, model, seed, embeddings)``.
+    embeddings : {"gaussian", "sphere"}
+        ``"gaussian"``: entries N(0, 1/d) (the numbers of lamcap before this
+        option, bit for bit).  ``"sphere"``: each input and output uniform on the
+        unit sphere, the same stream's Gaussian row divided by its norm (the
+        protocol of Nichani et al., arXiv:2412.06538; its law:
+        docs/theory/unit-norm.md).
 
     Returns
     -------
@@ -595,6 +727,9 @@ def make_instance(
     >>> a = make_instance(8, 5, seed=3).outputs(2)
     >>> bool(np.array_equal(a, make_instance(8, 5, seed=3).outputs(2)))
     True
+    >>> u = make_instance(8, 5, seed=3, embeddings="sphere").outputs(2)
+    >>> bool(np.allclose(np.linalg.norm(u, axis=1), 1.0))
+    True
     """
     d = check_integer("d", d, minimum=1)
     p = check_integer("p", p, minimum=2)
@@ -606,15 +741,25 @@ def make_instance(
         msg = f"n must be an integer in [1, {p}] (n <= p) for model='original', got {n!r}"
         raise ValueError(msg)
     seed = _check_seed(seed)
+    embeddings = check_embeddings(embeddings)
     check_memory(
         f"make_instance with d = {d}, p = {p}, n = {n} (the inputs, n x d float64 numbers)",
         8 * n * (d + 1),
     )
-    inputs = _normal(seed, (_INPUT_STREAM,), (n, d), d)
+    inputs = _embedded(seed, (_INPUT_STREAM,), (n, d), d, embeddings)
     inputs.setflags(write=False)
     targets = np.arange(n, dtype=np.int64) if model == "original" else np.zeros(n, dtype=np.int64)
     targets.setflags(write=False)
-    return Instance(d=d, p=p, n=n, model=model, seed=seed, inputs=inputs, targets=targets)
+    return Instance(
+        d=d,
+        p=p,
+        n=n,
+        model=model,
+        seed=seed,
+        inputs=inputs,
+        targets=targets,
+        embeddings=embeddings,
+    )
 
 
 def check_weights(instance: Instance, weights: ArrayLike, name: str = "W") -> NDArray[np.float64]:
