@@ -3,7 +3,7 @@ r"""Whether a computation fits this machine, checked before it allocates.
 Every public function and command that allocates memory growing with a
 size argument (``p``, ``n``, ``d``) estimates the bytes first and calls
 :func:`check_memory`, which compares them with :func:`available_memory` (as
-the exact stage of the solver does, :func:`lamcap.solvers.exact_stage_bytes`)
+the exact stage of the solver does, :func:`lamcap.solvers._memory.exact_stage_bytes`)
 and raises a :class:`ValueError` naming the sizes and the memory they would
 need instead of starting an allocation that ends in a ``MemoryError`` (or in
 the kernel's out-of-memory killer).  :func:`lamcap.solve` does not raise:

@@ -208,8 +208,8 @@ def test_tolerances_are_listed_and_overridable() -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"level": 0.0}, "level must lie in \\(0, 1\\), got 0.0"),
-        ({"level": math.nan}, "level must lie in"),
+        ({"significance": 0.0}, "significance must lie in \\(0, 1\\), got 0.0"),
+        ({"significance": math.nan}, "significance must lie in"),
         ({"target_power": 1.0}, "target_power must lie in \\(0, 1\\), got 1.0"),
         ({"tolerances": {"transition": 0.0}}, "tolerance must be a finite number > 0, got 0.0"),
         ({"tolerances": {"transition": math.inf}}, "tolerance must be a finite number > 0"),
@@ -219,6 +219,15 @@ def test_tolerances_are_listed_and_overridable() -> None:
 def test_bad_arguments_name_themselves(arguments: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         judge([_claim("a", 0.5, 0.01)], **arguments)  # type: ignore[arg-type]
+
+
+def test_level_is_the_deprecated_name_of_significance() -> None:
+    claims = [_claim("a", 0.04, 0.01), _claim("b", 0.5, 0.01)]
+    with pytest.deprecated_call(match=r"judge\(significance=\.\.\.\)"):
+        old = judge(claims, level=0.01)
+    assert [c.verdict for c in old] == [c.verdict for c in judge(claims, significance=0.01)]
+    with pytest.raises(TypeError, match="got both 'level'"):
+        judge(claims, level=0.01, significance=0.01)
 
 
 def test_bad_claims_name_the_field() -> None:

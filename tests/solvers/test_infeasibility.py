@@ -15,7 +15,7 @@ import pytest
 
 import lamcap
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers import FarkasCertificate, build_result, verify
+from lamcap.solvers import FarkasCertificate, verify
 from lamcap.solvers import _infeasibility as infeasibility
 from lamcap.solvers._infeasibility import (
     _exact_proof,
@@ -25,6 +25,7 @@ from lamcap.solvers._infeasibility import (
     _verified_inverse_proof,
     prove_infeasible,
 )
+from lamcap.solvers._result import build_result
 
 
 def _delta_instance(delta: float) -> Instance:

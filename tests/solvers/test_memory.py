@@ -15,7 +15,7 @@ import lamcap
 from lamcap.problems import make_instance
 from lamcap.solvers import _cutting_plane as cutting_plane
 from lamcap.solvers import _infeasibility as infeasibility
-from lamcap.solvers import build_result, verify
+from lamcap.solvers import verify
 from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
 from lamcap.solvers._memory import (
     RUNTIME_BYTES,
@@ -25,6 +25,7 @@ from lamcap.solvers._memory import (
     perturbation_proof_bytes,
 )
 from lamcap.solvers._min_norm_point import CorralState, load_kernels
+from lamcap.solvers._result import build_result
 
 
 def _peak_bytes_of_wolfe(d: int, count: int, seed: int) -> tuple[int, int]:

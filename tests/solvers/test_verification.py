@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import lamcap
 from lamcap.problems import Instance, hebbian_weights, make_instance
-from lamcap.solvers import SolveResult, Verification, build_result, verify
+from lamcap.solvers import SolveResult, Verification, verify
 from lamcap.solvers._certificates import FarkasCertificate
+from lamcap.solvers._result import build_result
 
 
 def _loop_failures(instance: Instance, weights: np.ndarray) -> set[int]:

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from lamcap._deprecation import renamed_keywords
 from lamcap.experiments._analysis import CellData
 from lamcap.experiments._fitting import (
     CHI2_95,
@@ -209,19 +210,21 @@ def ratio_statistics(
     return statistics
 
 
+@renamed_keywords(level="coverage")
 def calibrated_cutoff(
     numerator: CellData,
     denominator: CellData,
     *,
     draws: int = 400,
     seed: int = 0,
-    level: float = 0.95,
+    coverage: float = 0.95,
 ) -> float:
     r"""Likelihood-ratio cutoff that gives the ratio interval its nominal coverage.
 
-    The ``level`` quantile of :func:`ratio_statistics` under each of
+    The ``coverage`` quantile of :func:`ratio_statistics` under each of
     :data:`GENERATING_LAWS` (``draws`` redraws each), the larger of the two,
-    and never below :math:`\chi^2_{1,\text{level}}`:
+    and never below :math:`\chi^2_{1,\text{coverage}}` (``level=`` is the
+    deprecated name of ``coverage``):
 
     .. math::
 
@@ -239,12 +242,12 @@ def calibrated_cutoff(
     quantiles = [
         float(
             np.quantile(
-                ratio_statistics(numerator, denominator, law, draws=draws, seed=seed), level
+                ratio_statistics(numerator, denominator, law, draws=draws, seed=seed), coverage
             )
         )
         for law in GENERATING_LAWS
     ]
-    return max(float(chi2.ppf(level, 1)), *quantiles)
+    return max(float(chi2.ppf(coverage, 1)), *quantiles)
 
 
 def trend_variable(d: Iterable[int], variable: str) -> np.ndarray:

@@ -29,7 +29,7 @@ Examples
 --------
 >>> import tempfile, pathlib
 >>> from lamcap.experiments import Sweep
->>> from lamcap.experiments import synthetic_trial
+>>> from lamcap.experiments._trials import synthetic_trial
 >>> from lamcap.experiments._trials import synthetic_transition
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
 >>> sweep = Sweep(dims=(8,), seeds_per_point=4, rounds=1)

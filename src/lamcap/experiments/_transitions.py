@@ -36,7 +36,7 @@ Examples
 >>> import tempfile, pathlib
 >>> from lamcap.experiments import run_sweep
 >>> from lamcap.experiments import Sweep
->>> from lamcap.experiments import synthetic_trial
+>>> from lamcap.experiments._trials import synthetic_trial
 >>> from lamcap.experiments._analysis import cell_data
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
 >>> sweep = Sweep(dims=(8,), p_grid=(8, 12, 16, 20, 24), seeds_per_point=6)

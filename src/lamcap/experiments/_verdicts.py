@@ -76,6 +76,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from lamcap._deprecation import renamed_keywords
+
 LEVEL = 0.05
 """Familywise level: the largest accepted probability of any false "inconsistent" in a run."""
 
@@ -372,9 +374,10 @@ def _verdict(claim: Claim, level: float, tolerance: Tolerance | None) -> tuple[s
     return "inconclusive", _advice(claim, claim.detectable, tolerance)
 
 
+@renamed_keywords(level="significance")
 def judge(
     claims: Sequence[Claim],
-    level: float = LEVEL,
+    significance: float = LEVEL,
     *,
     target_power: float = POWER,
     tolerances: Mapping[str, float] | None = None,
@@ -384,7 +387,9 @@ def judge(
     Parameters
     ----------
     claims : the claims of one run.
-    level : familywise level, in (0, 1).
+    significance : familywise significance level, in (0, 1): the largest accepted
+        probability of any false "inconsistent" in a run (``level=`` is its deprecated
+        name).
     target_power : power at which the detectable deviation is stated, in (0, 1).
     tolerances : overrides of :data:`TOLERANCES` (quantity -> value > 0).
 
@@ -393,7 +398,7 @@ def judge(
     list of Claim
         With ``adjusted``, ``detectable``, ``tolerance``, ``verdict`` and ``advice`` set.
     """
-    _check_probability("level", level)
+    _check_probability("significance", significance)
     _check_probability("target_power", target_power)
     chosen = _tolerances(tolerances)
     tested = [i for i, claim in enumerate(claims) if claim.tested]
@@ -405,7 +410,7 @@ def judge(
             )
             raise ValueError(msg)
     adjusted = dict(zip(tested, holm_adjusted([claims[i].p_value for i in tested]), strict=True))
-    first_step = level / max(1, len(tested))
+    first_step = significance / max(1, len(tested))
     judged = []
     for index, claim in enumerate(claims):
         tolerance = chosen.get(claim.quantity)
@@ -425,7 +430,7 @@ def judge(
             detectable=detectable,
             tolerance=math.nan if tolerance is None else tolerance.value,
         )
-        verdict, advice = _verdict(with_numbers, level, tolerance)
+        verdict, advice = _verdict(with_numbers, significance, tolerance)
         judged.append(dataclasses.replace(with_numbers, verdict=verdict, advice=advice))
     return judged
 

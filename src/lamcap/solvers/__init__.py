@@ -4,9 +4,8 @@ Storing all associations of an :class:`~lamcap.problems.Instance` asks for
 :math:`W` with :math:`(u_t - u_\rho)^\top W e_\mu > 0` for all
 :math:`n(p-1)` constraints: a homogeneous LP at full rank, non-convex for
 :math:`W = QR^\top` of rank :math:`m < d`.  :func:`solve` dispatches to a method
-of :data:`METHODS`; every method returns a :class:`SolveResult` built by
-:func:`build_result`, whose verdict is certified (see
-:mod:`lamcap.solvers._certificates`), and :func:`verify`
+of :data:`METHODS`; every method returns a :class:`SolveResult`, whose verdict is
+certified (see :mod:`lamcap.solvers._certificates`), and :func:`verify`
 (:mod:`lamcap.solvers._verification`) re-checks any result, or a user's own
 weights, from scratch.
 
@@ -25,6 +24,7 @@ This module is the solvers' public face; the implementation modules (``_solve``,
 
 from __future__ import annotations
 
+from lamcap._deprecation import deprecated_attribute
 from lamcap.solvers._baselines import solve_adam_cross_entropy, solve_hebbian
 from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
@@ -32,14 +32,12 @@ from lamcap.solvers._certificates import (
     MarginCheck,
     check_margins,
     constraint_margins,
-    min_margin,
 )
 from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
 from lamcap.solvers._full_lp import solve_full_lp
 from lamcap.solvers._infeasibility import InfeasibilityProof, prove_infeasible
-from lamcap.solvers._memory import available_memory, exact_stage_bytes
 from lamcap.solvers._optimality import MarginDual, OptimalityGap, optimality_gap
-from lamcap.solvers._result import OBJECTIVES, VERDICTS, SolveResult, build_result
+from lamcap.solvers._result import OBJECTIVES, VERDICTS, SolveResult
 from lamcap.solvers._solve import METHOD_OPTIONS, METHODS, solve
 from lamcap.solvers._two_layer import solve_rank_constrained
 from lamcap.solvers._verification import Verification, verify
@@ -58,12 +56,8 @@ __all__ = [
     "OptimalityGap",
     "SolveResult",
     "Verification",
-    "available_memory",
-    "build_result",
     "check_margins",
     "constraint_margins",
-    "exact_stage_bytes",
-    "min_margin",
     "optimality_gap",
     "prove_infeasible",
     "solve",
@@ -74,3 +68,19 @@ __all__ = [
     "solve_rank_constrained",
     "verify",
 ]
+
+#: Plumbing that left the public face in this release (a warning here for one release):
+#: the result builder and the memory budget of the exact stage are the methods' own;
+#: ``min_margin(instance, W)`` is ``check_margins(instance, W).min_margin``.
+__getattr__ = deprecated_attribute(
+    "lamcap.solvers",
+    {
+        "build_result": "lamcap.solvers._result",
+        "available_memory": "lamcap._sizes",
+        "exact_stage_bytes": "lamcap.solvers._memory",
+        "min_margin": (
+            "lamcap.solvers._certificates",
+            "lamcap.solvers.check_margins(instance, W).min_margin",
+        ),
+    },
+)

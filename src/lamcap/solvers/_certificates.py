@@ -105,6 +105,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._deprecation import renamed_keywords
 from lamcap._validation import check_finite_array
 from lamcap.problems import Instance, check_instance, check_weights
 
@@ -497,18 +498,20 @@ def _worst_of_block(
     ]
 
 
-def check_margins(instance: Instance, weights: Any) -> MarginCheck:
-    r"""Check weights on all :math:`n(p-1)` constraints, with the proven rounding error.
+@renamed_keywords(weights="W")
+def check_margins(instance: Instance, W: Any) -> MarginCheck:
+    r"""Check a memory W on all :math:`n(p-1)` constraints, with the proven rounding error.
 
     .. math::
 
         \text{verified} \iff \min_i \tilde \gamma_i(W) > \max(10^{-9},\ \delta),
         \qquad |\tilde \gamma_i - \gamma_i| \le \delta
 
-    (module docstring; arXiv:2605.10795 for the constraints).  ``weights`` is
-    ``W`` (``d x d``) or ``(Q, R)`` (each ``d x r``, ``r <= d``); wrong shapes
-    or non-finite entries raise ``ValueError``.  One pass over the outputs,
-    memory :math:`O(np + d^2)` beyond one block.
+    (module docstring; arXiv:2605.10795 for the constraints).  ``W`` is a
+    ``d x d`` array or its factors ``(Q, R)`` (each ``d x r``, ``r <= d``); wrong
+    shapes or non-finite entries raise ``ValueError``.  One pass over the outputs,
+    memory :math:`O(np + d^2)` beyond one block.  The keyword ``weights=`` is the
+    deprecated name of ``W``.
 
     Examples
     --------
@@ -519,7 +522,7 @@ def check_margins(instance: Instance, weights: Any) -> MarginCheck:
     (False, True)
     """
     instance = check_instance(instance)
-    matrix, product_error = _checked_matrix(weights, instance.d)
+    matrix, product_error = _checked_matrix(W, instance.d)
     error = margin_error(instance.d) + product_error
     threshold = max(FEASIBILITY_TOLERANCE, error)
     lowest = math.inf
@@ -545,10 +548,11 @@ def check_margins(instance: Instance, weights: Any) -> MarginCheck:
     )
 
 
-def min_margin(instance: Instance, weights: Any) -> float:
+def min_margin(instance: Instance, W: Any) -> float:
     r"""Minimum normalised margin :math:`\min_{\mu,\rho \ne t} \gamma_{\mu\rho}(W)` over all constraints.
 
-    ``weights`` is ``W`` or ``(Q, R)``.  Blockwise, memory :math:`O(np + d^2)`
+    ``W`` is a ``d x d`` array or ``(Q, R)``; the solvers' shorthand for
+    ``check_margins(instance, W).min_margin`` (no longer on the public face).  Blockwise, memory :math:`O(np + d^2)`
     beyond one block of outputs; NaN for ``W = 0`` or when any margin is not
     finite.  Recall of every association is certified when the result exceeds
     :data:`FEASIBILITY_TOLERANCE` and the proven error
@@ -561,7 +565,7 @@ def min_margin(instance: Instance, weights: Any) -> float:
     >>> min_margin(instance, hebbian_weights(instance)) > FEASIBILITY_TOLERANCE
     True
     """
-    return check_margins(instance, weights).min_margin
+    return check_margins(instance, W).min_margin
 
 
 def checked_certificate_arrays(
@@ -615,20 +619,21 @@ def weighted_constraint_sum(
     instance: Instance,
     associations: NDArray[np.int64],
     competitors: NDArray[np.int64],
-    weights: NDArray[np.float64],
+    multipliers: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    r"""The weighted sum of raw constraint matrices, and the rows it was built from.
+    r"""The sum of raw constraint matrices with ``multipliers``, and the rows it was built from.
 
     .. math::
 
-        \sum_i w_i (u_{t(\mu_i)} - u_{\rho_i}) e_{\mu_i}^\top
-        = \sum_\mu \Big(\sum_{i:\,\mu_i = \mu} w_i (u_t - u_{\rho_i})\Big) e_\mu^\top,
+        \sum_i y_i (u_{t(\mu_i)} - u_{\rho_i}) e_{\mu_i}^\top
+        = \sum_\mu \Big(\sum_{i:\,\mu_i = \mu} y_i (u_t - u_{\rho_i})\Big) e_\mu^\top,
 
     grouped by association so that only the outputs of the associations named
     are generated (cost :math:`O(kd + n_S p d + n_S d^2)`).  The Farkas bound
     (:func:`certificate_bound`) and the max-margin dual value
     (:func:`lamcap.solvers._optimality.dual_value`) are both built on it.  Indices
-    must already be checked.
+    must already be checked.  ``multipliers`` :math:`y_i \ge 0` are a
+    certificate's ``alpha`` or a dual's ``y`` (never the memory :math:`W`).
 
     Returns
     -------
@@ -649,7 +654,7 @@ def weighted_constraint_sum(
     used, position = np.unique(associations, return_inverse=True)
     target_rows, competitor_rows = instance.constraint_outputs(associations, competitors)
     columns = np.zeros((used.size, instance.d))
-    np.add.at(columns, position, weights[:, None] * (target_rows - competitor_rows))
+    np.add.at(columns, position, multipliers[:, None] * (target_rows - competitor_rows))
     return columns.T @ instance.inputs[used], target_rows, competitor_rows
 
 

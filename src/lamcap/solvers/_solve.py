@@ -177,7 +177,7 @@ def solve(
         in the available memory is ``"undecided"`` at once, with
         ``details["stopped"] == "memory"``, ``"memory_bytes"``,
         ``"available_memory_bytes"`` and the ``"reason"`` in words (as the exact
-        stage does, :func:`~lamcap.solvers.exact_stage_bytes`).  An infeasible
+        stage does, :func:`~lamcap.solvers._memory.exact_stage_bytes`).  An infeasible
         verdict carries one of two proofs, stated by ``result.proven``:
         *exact* when ``result.certificate.exact`` (no ``W`` recalls every
         association, :math:`\gamma^* \le 0`; the supports the solvers find

@@ -272,7 +272,7 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
         :meth:`~lamcap.problems.Instance.from_arrays`).
     result_or_weights : SolveResult, ndarray or tuple
         A result (from :func:`lamcap.solve` or
-        :func:`~lamcap.solvers.build_result`, possibly edited), a
+        :func:`~lamcap.solvers._result.build_result`, possibly edited), a
         ``d x d`` weight matrix ``W``, or a pair ``(Q, R)`` of ``d x r``
         factors (:math:`W = QR^\top`, rank ``1 <= r <= d``).
 
