@@ -24,7 +24,8 @@ DATA = Path(__file__).with_name("data")
 _SPEC = importlib.util.spec_from_file_location(
     "make_refactor_record", DATA / "make_refactor_record.py"
 )
-assert _SPEC is not None and _SPEC.loader is not None
+assert _SPEC is not None
+assert _SPEC.loader is not None
 maker = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(maker)
 
