@@ -113,6 +113,7 @@ from lamcap.solvers._certificates import (
 from lamcap.solvers._feasibility_stage import (
     FeasibilityOutcome,
     handover_cuts,
+    pick_order,
     run_feasibility_stage,
 )
 from lamcap.solvers._full_lp import MarginLP, highs_feasibility
@@ -298,7 +299,7 @@ def _score_pass(
     input_norms = np.linalg.norm(instance.inputs, axis=1)
     frobenius = float(np.linalg.norm(weights))
     lowest = normalised_lowest = math.inf
-    found_mus, found_rhos, found_directions = [], [], []
+    found_mus, found_rhos, found_directions, found_levels = [], [], [], []
     for first, scores, norms2, block in instance.scored_blocks(hidden, keep_outputs=True):
         assert block is not None  # keep_outputs=True
         rows = np.arange(scores.shape[0])
@@ -324,14 +325,17 @@ def _score_pass(
         found_mus.append(picked_mus)
         found_rhos.append(picked_rhos)
         found_directions.append(directions)
+        found_levels.append(values[picked_rows, picked_rhos])
     margin = normalised_lowest / frobenius if frobenius > 0 else math.nan
     if found_mus:
+        mus, rhos = np.concatenate(found_mus), np.concatenate(found_rhos)
+        order = pick_order(mus, rhos, np.concatenate(found_levels))
         return _Pass(
             margin,
             lowest,
-            np.concatenate(found_mus),
-            np.concatenate(found_rhos),
-            np.concatenate(found_directions),
+            mus[order],
+            rhos[order],
+            np.concatenate(found_directions)[order],
             time.perf_counter() - start,
         )
     empty = np.empty(0, dtype=np.int64)

@@ -609,15 +609,38 @@ def stage_pass(
                     constraint_directions(block.outputs, block.norms2, rows, targets, rhos)
                 )
     frobenius = float(np.linalg.norm(weights))
-    return StagePass(
+    mus, rhos, levels = (
         np.concatenate(found_mus),
         np.concatenate(found_rhos),
-        np.concatenate(found_directions) if found_directions else None,
+        np.concatenate(found_levels),
+    )
+    order = pick_order(mus, rhos, levels)
+    return StagePass(
+        mus[order],
+        rhos[order],
+        np.concatenate(found_directions)[order] if found_directions else None,
         lowest / frobenius if frobenius > 0 else math.nan,
         lowest,
         time.perf_counter() - start,
-        np.concatenate(found_levels),
+        levels[order],
     )
+
+
+def pick_order(
+    mus: NDArray[np.int64], rhos: NDArray[np.int64], levels: NDArray[np.float64]
+) -> NDArray[np.int64]:
+    """The order of a pass's picks: by association, then level, then competitor.
+
+    A defined order, so that the working set (and the dual ascent's sweep
+    over it) does not depend on the order a selection algorithm leaves.
+
+    Examples
+    --------
+    >>> pick_order(np.array([1, 0, 0]), np.array([0, 2, 1]), np.array([0.0, 0.5, 0.5])).tolist()
+    [2, 1, 0]
+    """
+    order: NDArray[np.int64] = np.lexsort((rhos, levels, mus))
+    return order
 
 
 @dataclass
