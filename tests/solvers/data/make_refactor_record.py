@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from lamcap.problems import make_instance
-from lamcap.solvers import CuttingPlaneOptions, min_margin, solve, solve_cutting_plane
+from lamcap.solvers import CuttingPlaneOptions, check_margins, solve, solve_cutting_plane
 
 RECORD = Path(__file__).with_name("refactor_record.json")
 
@@ -114,7 +114,7 @@ def record_case(
         "details": {key: result.details[key] for key in _DETAILS if key in result.details},
     }
     if result.weights is not None:
-        margin = min_margin(instance, result.weights)
+        margin = check_margins(instance, result.weights).min_margin
         entry["min_margin"] = None if math.isnan(margin) else _hex(margin)
     if "relative_gap" in result.details:
         entry["relative_gap"] = _hex(result.details["relative_gap"])
