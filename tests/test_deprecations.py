@@ -28,6 +28,9 @@ MOVED = [
     ("lamcap.solvers", "exact_stage_bytes", "lamcap.solvers._memory.exact_stage_bytes"),
     ("lamcap.solvers", "min_margin", "check_margins(instance, W).min_margin"),
     ("lamcap.experiments", "synthetic_trial", "lamcap.experiments._trials.synthetic_trial"),
+    ("lamcap.theory", "density_at_margin", "lamcap.theory.critical_density(p, margin)"),
+    ("lamcap.theory", "rank_capacity", "lamcap.theory.capacity(kappa)"),
+    ("lamcap.theory", "target_level_cdf", "score_law(p, margin=margin).target.cdf(x)"),
 ]
 
 
@@ -78,3 +81,35 @@ def test_check_margins_weights_is_the_deprecated_name_of_w() -> None:
         old = check_margins(instance, weights=W)
     assert old == check_margins(instance, W=W)
     assert np.isfinite(old.min_margin)
+
+
+@pytest.mark.parametrize(
+    ("name", "replacement"),
+    [("density_at_margin", "critical_density"), ("rank_capacity", "capacity")],
+)
+def test_second_top_level_names_warn_and_are_not_exported(name: str, replacement: str) -> None:
+    import lamcap
+
+    assert name not in lamcap.__all__
+    assert replacement in lamcap.__all__
+    with pytest.deprecated_call(match=f"lamcap.{replacement}"):
+        getattr(lamcap, name)
+    with pytest.deprecated_call():  # every access warns: the name is never cached
+        getattr(lamcap, name)
+
+
+def test_second_names_give_the_same_numbers() -> None:
+    import lamcap
+    import lamcap.theory
+
+    with pytest.deprecated_call():
+        density_at_margin = lamcap.density_at_margin
+    with pytest.deprecated_call():
+        rank_capacity = lamcap.rank_capacity
+    with pytest.deprecated_call():
+        target_level_cdf = lamcap.theory.target_level_cdf
+    assert density_at_margin(0.5, 3) == lamcap.critical_density(3, 0.5)
+    assert rank_capacity(0.5) == lamcap.capacity(0.5)
+    assert target_level_cdf(0.3, 6, 0.2) == pytest.approx(
+        lamcap.score_law(6, margin=0.2).target.cdf(0.3), rel=1e-12
+    )

@@ -40,7 +40,6 @@ _EXPORTS: dict[str, str] = {
     "active_set_law": "lamcap.theory._cone",
     "feasibility_probability": "lamcap.theory._crofton",
     "gaussian_width_squared": "lamcap.theory._width",
-    "rank_capacity": "lamcap.theory._rank",
     # --- theory: mechanism predictions (issue: mechanism)
     "hebbian_recall": "lamcap.theory._hebbian",
     "hebbian_score_law": "lamcap.theory._hebbian",
@@ -52,7 +51,7 @@ _EXPORTS: dict[str, str] = {
     "score_law": "lamcap.theory._scores",
     "sample_scores": "lamcap.theory._scores",
     "max_margin": "lamcap.theory._margin",
-    "density_at_margin": "lamcap.theory._margin",
+    "critical_density": "lamcap.theory._replica",
     "gardner_density": "lamcap.theory._margin",
     "hebbian_recall_finite": "lamcap.theory._hebbian",
     "hebbian_error_exponent": "lamcap.theory._hebbian",
@@ -83,7 +82,21 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *_EXPORTS]  # noqa: PLE0604 (the keys are strings)
 
 
+#: Top-level names deprecated in this release: name -> (module, replacement).  Served
+#: with a ``DeprecationWarning`` on every access for one release, never cached.
+_DEPRECATED: dict[str, tuple[str, str]] = {
+    "density_at_margin": ("lamcap.theory._margin", "lamcap.critical_density(p, margin)"),
+    "rank_capacity": ("lamcap.theory._rank", "lamcap.capacity(kappa)"),
+}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        from lamcap._deprecation import warn_deprecated  # noqa: PLC0415 - import stays light
+
+        module_name, replacement = _DEPRECATED[name]
+        warn_deprecated(f"lamcap.{name}", replacement)
+        return getattr(importlib.import_module(module_name), name)
     module_name = _EXPORTS.get(name)
     if module_name is None:
         msg = f"module 'lamcap' has no attribute {name!r}"

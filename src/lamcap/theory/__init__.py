@@ -33,15 +33,10 @@ from lamcap.theory._hebbian import (
     hebbian_recall_finite,
     hebbian_score_law,
 )
-from lamcap.theory._hinge_sums import hinge_sum_cdf, target_level_cdf
+from lamcap.theory._hinge_sums import hinge_sum_cdf
 from lamcap.theory._law import Law
-from lamcap.theory._margin import density_at_margin, gardner_density, max_margin
-from lamcap.theory._rank import (
-    rank_capacity,
-    retained_energy,
-    singular_value_threshold,
-    threshold_angle,
-)
+from lamcap.theory._margin import gardner_density, max_margin
+from lamcap.theory._rank import retained_energy, singular_value_threshold, threshold_angle
 from lamcap.theory._replica import critical_density, free_entropy, log_volume, solve_saddle_point
 from lamcap.theory._scores import (
     GapLaw,
@@ -85,7 +80,6 @@ __all__ = [
     "capacity_series",
     "critical_density",
     "critical_p",
-    "density_at_margin",
     "feasibility_probability",
     "free_entropy",
     "gardner_density",
@@ -99,7 +93,6 @@ __all__ = [
     "hinge_sum_cdf",
     "log_volume",
     "max_margin",
-    "rank_capacity",
     "retained_energy",
     "retained_rank",
     "sample_scores",
@@ -115,13 +108,13 @@ __all__ = [
     "solve_saddle_point",
     "statistical_dimension",
     "statistical_dimension_series",
-    "target_level_cdf",
     "threshold_angle",
 ]
 
-#: Plumbing that left the public face in this release (importable from its module, with a warning
-#: here for one release): the Gumbel level of the series, the two terms of the free
-#: entropy (sympy forms: :mod:`lamcap.symbolic`) and the window of a sum's law.
+#: Names that left the public face in this release (served here with a warning for one
+#: release): plumbing (the Gumbel level of the series, the two terms of the free entropy,
+#: whose sympy forms are in :mod:`lamcap.symbolic`, the window of a sum's law) and second
+#: names of one function (docs/vocabulary.md, "Renamed in this release").
 __getattr__ = deprecated_attribute(
     "lamcap.theory",
     {
@@ -130,5 +123,14 @@ __getattr__ = deprecated_attribute(
         "energetic_term": "lamcap.theory._replica",
         "entropic_term": "lamcap.theory._replica",
         "sum_law_window": "lamcap.theory._crofton",
+        "density_at_margin": (
+            "lamcap.theory._margin",
+            "lamcap.theory.critical_density(p, margin) (arguments swapped)",
+        ),
+        "rank_capacity": ("lamcap.theory._rank", "lamcap.theory.capacity(kappa)"),
+        "target_level_cdf": (
+            "lamcap.theory._hinge_sums",
+            "lamcap.theory.score_law(p, margin=margin).target.cdf(x)",
+        ),
     },
 )

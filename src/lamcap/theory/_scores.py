@@ -46,7 +46,7 @@ considered, the :math:`\ell`-integral by
 composite Gauss–Legendre (24 panels of 16 nodes) over the range outside
 which :math:`\ell^*` has mass below ``1e-16`` on either side (rigorous bounds).  Absolute
 accuracy about ``1e-12`` for probabilities (checked against
-:func:`lamcap.theory.target_level_cdf` and
+:func:`lamcap.theory._hinge_sums.target_level_cdf` and
 :func:`lamcap.theory.active_set_law`, which use an independent inversion),
 for ``p`` up to a few thousand.
 """
@@ -420,7 +420,7 @@ class TargetScoreLaw(Law):
     r"""Law of the target score :math:`\ell^*`, the level of the projection onto :math:`K_m`.
 
     :math:`\ell^* = g_t + \sum_{\rho \ne t}(g_\rho + m - \ell^*)_+`; its cdf is
-    :func:`lamcap.theory.target_level_cdf`.  Built by
+    :func:`lamcap.theory._hinge_sums.target_level_cdf`.  Built by
     :attr:`ScoreLaw.target`.
     """
 
