@@ -34,3 +34,27 @@ def test_monte_carlo_dimension_is_deterministic() -> None:
     from lamcap.experiments._derivation_tables import monte_carlo_dimension
 
     assert monte_carlo_dimension(1000, 2000, 3) == monte_carlo_dimension(1000, 2000, 3)
+
+
+@pytest.mark.parametrize("p", [2, 10, 1000])
+def test_monte_carlo_dimension_matches_full_competitors_and_quadrature(p: int) -> None:
+    # The table's sampler draws only the top order statistics; an independent simulation
+    # draws all p - 1 competitors, sorts them and takes the prefix where
+    # k y_k > g + y_1 + ... + y_(k-1) (docs/theory/cone.md), and the quadrature of
+    # statistical_dimension gives E|A| = E[C_p] itself.
+    import numpy as np
+
+    from lamcap.experiments._derivation_tables import monte_carlo_dimension
+    from lamcap.theory import statistical_dimension
+
+    samples = 10_000
+    mean, error = monte_carlo_dimension(p, samples, 3)
+    rng = np.random.default_rng(11)
+    target = rng.standard_normal(samples)
+    competitors = -np.sort(-rng.standard_normal((samples, p - 1)), axis=1)
+    before = np.cumsum(competitors, axis=1) - competitors
+    rule = np.arange(1, p) * competitors > target[:, None] + before
+    sizes = np.cumprod(rule, axis=1).sum(axis=1)
+    full, full_error = sizes.mean(), sizes.std(ddof=1) / np.sqrt(samples)
+    assert abs(mean - full) < 5 * np.hypot(error, full_error)
+    assert abs(mean - float(statistical_dimension(p))) < 5 * error

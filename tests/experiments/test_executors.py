@@ -117,12 +117,6 @@ def test_bad_executor_arguments() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("trial", [synthetic_trial, solver_trial], ids=["synthetic", "solver"])
 def test_dask_local_cluster_matches_process_pool(tmp_path: Path, trial: Any) -> None:
-    if trial is solver_trial:
-        pytest.importorskip("lamcap.solvers", exc_type=ImportError)
-        from lamcap import solvers
-
-        if not hasattr(solvers, "solve"):
-            pytest.skip("lamcap.solvers.solve has not landed yet")
     sweep = Sweep(
         dims=(6,), models=("decoupled", "original"), p_grid=(8, 14, 20), seeds_per_point=3
     )

@@ -279,10 +279,6 @@ def test_mpmath_route_against_float_and_higher_precision(p: int) -> None:
         assert abs(value / finer - 1) < mpmath.mpf(10) ** -30
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("lamcap.theory._asymptotics") is None,
-    reason="lamcap.theory._asymptotics not written yet",
-)
 def test_asymptotic_dispatch_is_close_at_large_p() -> None:
     series = float(statistical_dimension(10**9, method="asymptotic"))
     assert series == pytest.approx(statistical_dimension(10**9), rel=0.05)

@@ -73,15 +73,36 @@ def test_first_order_coefficient_matches_quadrature(kappa: float) -> None:
     assert float(_first_order_coefficient(np.array(kappa))) == pytest.approx(reference, rel=1e-10)
 
 
-def test_correction_density_reproduces_exact_moments() -> None:
-    # E tr(G^T G)^k / d^(k+1) = MP moment + c_k / d: c_1 = 0, c_2 = 1, c_3 = 6 for real Gaussian G.
-    def smooth_moment(k: int) -> float:
-        value, _ = integrate.quad(lambda x: x**k / (2 * math.pi * math.sqrt(x * (4 - x))), 0, 4)
+def test_first_order_coefficient_reproduces_exact_wishart_moments() -> None:
+    # lamcap's G(t) = int_t^4 (x - t) rho_1(x) dx, t the squared cut of kappa, is the 1/d
+    # term of E[sum of the sigma^2 above t]/d; by Taylor's formula with integral remainder,
+    # x^k = int_0^4 k (k - 1) t^(k-2) (x - t)_+ dt for k >= 2, so its moments
+    # int x^k rho_1 = int_0^4 k (k - 1) t^(k-2) G(t) dt must be the exact 1/d terms of the
+    # real Wishart moments E tr(G^T G)^k / d^(k+1) (entries N(0, 1/d)):
+    # d^2 (2d + 1)/d^3 = 2 + 1/d and d^2 (5d^2 + 6d + 4)/d^4 = 5 + 6/d + 4/d^2, i.e. 1 and 6.
+    # Integrated over kappa (dt = -dkappa / rho_MP(t), the Marchenko-Pastur density).
+    def cut(kappa: float) -> float:
+        return float(singular_value_threshold(kappa)) ** 2
+
+    def moment(k: int) -> float:
+        def integrand(kappa: float) -> float:
+            t = cut(kappa)
+            density = math.sqrt(t * (4 - t)) / (2 * math.pi * t)
+            return (
+                k
+                * (k - 1)
+                * t ** (k - 2)
+                * float(_first_order_coefficient(np.array(kappa)))
+                / density
+            )
+
+        value, _ = integrate.quad(integrand, 0.0, 1.0, limit=200)
         return value
 
-    for k, exact in ((0, 0.0), (1, 0.0), (2, 1.0), (3, 6.0)):
-        delta_part = (0.0**k + 4.0**k) / 4.0
-        assert delta_part - smooth_moment(k) == pytest.approx(exact, abs=1e-9)
+    assert moment(2) == pytest.approx(1.0, rel=1e-8)
+    assert moment(3) == pytest.approx(6.0, rel=1e-8)
+    # k = 1: G at t = 0 (kappa = 1) is the first moment's 1/d term, 0 (E tr G^T G = d exactly)
+    assert float(_first_order_coefficient(np.array(1.0))) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_broadcasting_and_rank_rounding() -> None:

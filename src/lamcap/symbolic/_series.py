@@ -61,6 +61,21 @@ LOG_2L = sp.Symbol("Lambda", positive=True)
 _SIGMA, _R, _E, _EPS, _TAU = sp.symbols("sigma r E epsilon tau")
 
 
+def _checked_order(order: object, minimum: int) -> int:
+    """``order`` as an ``int`` >= ``minimum``; a ValueError naming it otherwise.
+
+    Written here rather than with ``lamcap._validation`` so that this package imports
+    only sympy (docs/architecture.md).
+    """
+    if isinstance(order, bool) or not isinstance(order, int | sp.Integer):
+        msg = f"order must be an integer >= {minimum}, got {order!r}"
+        raise ValueError(msg)
+    if int(order) < minimum:
+        msg = f"order must be an integer >= {minimum}, got {int(order)}"
+        raise ValueError(msg)
+    return int(order)
+
+
 def level_equation() -> sp.Eq:
     r"""The level equation :math:`Y^2 + 3\log Y^2 = \ell` in the unknown ``X`` = :math:`Y^2`.
 
@@ -142,7 +157,6 @@ def _hankel_moment(a: int, b: int, m: int) -> sp.Rational:
     return sp.Rational(sp.factorial(b) * taylor.coeff(_TAU, b))
 
 
-@cache
 def gumbel_coefficients(order: int = 4) -> tuple[sp.Rational, ...]:
     r"""Coefficients :math:`c_n` of :math:`\mathbb{E}[C_p] = \sum_{n} c_n Y^{2 - 2n}`, :math:`n \le` ``order``.
 
@@ -155,6 +169,11 @@ def gumbel_coefficients(order: int = 4) -> tuple[sp.Rational, ...]:
     >>> gumbel_coefficients(3)
     (1, 3, -15, 191/2)
     """
+    return _gumbel_coefficients(_checked_order(order, 1))
+
+
+@cache
+def _gumbel_coefficients(order: int) -> tuple[sp.Rational, ...]:
     size = order + 1
     rho_minus_one = _binomial_series(sp.Rational(1, 2), size)
     rho_minus_one[0] = sp.Integer(0)
@@ -224,7 +243,6 @@ def _publish(expression: sp.Expr) -> sp.Expr:
     return sp.factor_terms(sp.expand(expression)).subs(_LOG_2PI, sp.log(2 * sp.pi))
 
 
-@cache
 def statistical_dimension_series_terms(order: int = 4) -> tuple[sp.Expr, ...]:
     r"""Terms of the series of :math:`\mathbb{E}[C_p]` in :math:`L = \log p`, by decreasing size.
 
@@ -243,6 +261,11 @@ def statistical_dimension_series_terms(order: int = 4) -> tuple[sp.Expr, ...]:
     >>> sp.expand(terms[3] * 2 * L, log=False)
     9*Lambda - 15 + 3*log(2*pi)
     """
+    return _statistical_dimension_series_terms(_checked_order(order, 0))
+
+
+@cache
+def _statistical_dimension_series_terms(order: int) -> tuple[sp.Expr, ...]:
     depth = max(order - 2, 0)  # powers of eta needed beyond the constant
     coefficients = gumbel_coefficients(depth + 1)
     total = sum(
@@ -264,7 +287,6 @@ def statistical_dimension_series_terms(order: int = 4) -> tuple[sp.Expr, ...]:
     return tuple(terms[: order + 1])
 
 
-@cache
 def capacity_series_terms(order: int = 3) -> tuple[sp.Expr, ...]:
     r"""Terms of :math:`\alpha_c(p) = \log p / \mathbb{E}[C_p]` in powers of :math:`1/L`.
 
@@ -279,6 +301,11 @@ def capacity_series_terms(order: int = 3) -> tuple[sp.Expr, ...]:
     >>> sp.expand(terms[1] * L, log=False)
     3*Lambda/4 - 3/4 + log(2*pi)/4
     """
+    return _capacity_series_terms(_checked_order(order, 1))
+
+
+@cache
+def _capacity_series_terms(order: int) -> tuple[sp.Expr, ...]:
     dimension = sum(statistical_dimension_series_terms(order + 1), sp.Integer(0))
     dimension = sp.expand(dimension.subs(sp.log(2 * sp.pi), _LOG_2PI).subs(L, 1 / _ETA))
     relative = _truncate(sp.expand(dimension * _ETA / 2 - 1), order - 1)  # E/(2L) - 1
