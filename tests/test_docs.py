@@ -20,15 +20,22 @@ absent (``.ci/run`` installs them).
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
+import io
+import math
 import os
 import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import mpmath
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,14 +241,154 @@ PAGES_WITH_CODE = [
 ]
 
 
+def _raw_margins(instance: Any, weights: Any) -> np.ndarray:
+    """Every raw margin (u_t - u_rho)^T W e_mu by a plain loop (no lamcap check), n x (p - 1)."""
+    rows = []
+    for mu in range(instance.n):
+        outputs = instance.outputs(mu)
+        target = int(instance.targets[mu])
+        scores = outputs @ (np.asarray(weights) @ instance.inputs[mu])
+        rows.append(scores[target] - np.delete(scores, target))
+    return np.array(rows)
+
+
+def _normalised_min_margin(instance: Any, weights: Any) -> float:
+    """min (u_t - u_rho)^T W e_mu / (|W|_F |e_mu| sqrt(|u_t|^2 + |u_rho|^2)), by a loop."""
+    low = math.inf
+    for mu in range(instance.n):
+        outputs = instance.outputs(mu)
+        target = int(instance.targets[mu])
+        for rho in range(instance.p):
+            if rho != target:
+                scale = (
+                    np.linalg.norm(weights)
+                    * np.linalg.norm(instance.inputs[mu])
+                    * math.hypot(np.linalg.norm(outputs[target]), np.linalg.norm(outputs[rho]))
+                )
+                gap = (outputs[target] - outputs[rho]) @ weights @ instance.inputs[mu]
+                low = min(low, float(gap / scale))
+    return low
+
+
+def _sampled_dimension(p: int, samples: int, seed: int) -> tuple[float, float]:
+    """E|A| = E[C_p] by brute force: every competitor drawn, the active prefix counted."""
+    rng = np.random.default_rng(seed)
+    target = rng.standard_normal(samples)
+    competitors = -np.sort(-rng.standard_normal((samples, p - 1)), axis=1)
+    before = np.cumsum(competitors, axis=1) - competitors
+    sizes = np.cumprod(np.arange(1, p) * competitors > target[:, None] + before, axis=1).sum(1)
+    return float(sizes.mean()), float(sizes.std(ddof=1) / math.sqrt(samples))
+
+
+def _rank_capacity(kappa: float, digits: int = 40) -> mpmath.mpf:
+    """alpha_c(kappa) = 1/2 - theta/pi + sin(4 theta)/(4 pi), kappa = 1 - (2 theta + sin 2 theta)/pi.
+
+    The quarter-circle closed form of docs/theory/rank.md, solved here with mpmath.
+    """
+    with mpmath.workdps(digits):
+        theta = mpmath.findroot(
+            lambda t: 1 - (2 * t + mpmath.sin(2 * t)) / mpmath.pi - mpmath.mpf(kappa), 0.5
+        )
+        return mpmath.mpf(1) / 2 - theta / mpmath.pi + mpmath.sin(4 * theta) / (4 * mpmath.pi)
+
+
+def _check_getting_started(space: dict[str, Any], printed: list[str]) -> None:
+    assert float(printed[0]) == pytest.approx(float(_rank_capacity(0.5)), rel=1e-13)
+    assert printed[0].startswith("0.446865")
+    mean, error = _sampled_dimension(1000, 4000, seed=1)
+    assert abs(math.log(1000) / float(printed[1]) - mean) < 5 * error
+    assert float(printed[1]) == pytest.approx(0.85, abs=0.01)
+    # p E[C_p] = d^2 = 144 between 39 and 41 (about 40), E[C_p] sampled
+    low, low_error = _sampled_dimension(39, 20_000, seed=2)
+    high, high_error = _sampled_dimension(41, 20_000, seed=3)
+    assert 39 * (low + 5 * low_error) < 144 < 41 * (high - 5 * high_error)
+    assert 39 < float(printed[2]) < 41
+    instance = space["instance"]
+    assert printed[3] == "feasible True"
+    assert _raw_margins(instance, space["result"].weights).min() > 0
+    best = space["best"]
+    assert best.details["relative_gap"] <= 1e-4
+    # the max-margin W is at least as good as the first feasible one
+    first = _normalised_min_margin(instance, space["result"].weights)
+    assert _normalised_min_margin(instance, best.weights) >= first
+    trained = space["trained"]
+    assert printed[4] == f"feasible {trained.iterations}"
+    assert _raw_margins(instance, trained.weights).min() > 0
+
+
+def _check_job_arrays(space: dict[str, Any], printed: list[str]) -> None:
+    sweep = space["sweep"]
+    assert printed == [f"{len(sweep.p_grid) * sweep.seeds_per_point} {{}}"] == ["12 {}"]
+
+
+def _check_own_embeddings(space: dict[str, Any], printed: list[str]) -> None:
+    instance, small = space["instance"], space["small"]
+    assert printed[0] == "16 24 24"
+    assert printed[1] == "feasible True"
+    assert _raw_margins(instance, space["result"].weights).min() > 0
+    assert printed[3].startswith("infeasible")
+    # the Hebbian rule W = sum_mu u_t(mu) e_mu^T and its failures counted by a loop
+    hebbian = sum(
+        np.outer(instance.outputs(mu)[instance.targets[mu]], instance.inputs[mu])
+        for mu in range(instance.n)
+    )
+    failing = int(np.sum(_raw_margins(instance, hebbian).min(axis=1) <= 0))
+    assert printed[4] == f"{failing == 0} {failing} of 24"
+    assert small.n == 40
+
+
+def _check_own_weights(space: dict[str, Any], printed: list[str]) -> None:
+    # the first snippet's W (a later snippet reuses the name for a 256 x 256 matrix)
+    instance = space["instance"]
+    weights = space["outputs"][space["targets"]].T @ space["inputs"]
+    verdict, failing, margin = printed[0].split()
+    failing_by_loop = int(np.sum(_raw_margins(instance, weights).min(axis=1) <= 0))
+    assert (verdict, int(failing)) == (str(failing_by_loop == 0), failing_by_loop)
+    assert float(margin) == pytest.approx(_normalised_min_margin(instance, weights), rel=1e-9)
+    kappa, ratio, _ = (float(word) for word in printed[-2].split())
+    values = np.linalg.svd(space["W"], compute_uv=False)
+    assert kappa == 1.0
+    assert ratio == pytest.approx(np.mean(values**4) / np.mean(values**2) ** 2, rel=1e-10)
+
+
+def _check_precision(space: dict[str, Any], printed: list[str]) -> None:
+    alpha, kappa = space["alpha"], space["kappa"]
+    assert alpha[-1] == 0.5  # kappa = 1: alpha_c = 1/2
+    middle = len(kappa) // 2
+    assert alpha[middle] == pytest.approx(float(_rank_capacity(float(kappa[middle]))), rel=1e-14)
+    exact = mpmath.nstr(_rank_capacity(0.5, digits=45), 30)
+    assert printed == [exact] == ["0.44686539693902700905674486222"]
+
+
+#: What each page's snippets print, checked against an independent computation.
+SNIPPET_CHECKS: dict[str, Callable[[dict[str, Any], list[str]], None]] = {
+    "getting-started.md": _check_getting_started,
+    "howto/job-arrays.md": _check_job_arrays,
+    "howto/own-embeddings.md": _check_own_embeddings,
+    "howto/own-weights.md": _check_own_weights,
+    "howto/precision.md": _check_precision,
+}
+
+
+def test_every_page_with_snippets_has_its_check() -> None:
+    unchecked = {"howto/dask-sweep.md"}  # needs a running Dask scheduler
+    pages = {page.values[0].relative_to(DOCS).as_posix() for page in PAGES_WITH_CODE}
+    assert pages - unchecked == set(SNIPPET_CHECKS)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_python_snippets_of_a_page_run_in_order(page: Path) -> None:
-    namespace = {"__name__": "__docs__"}
-    for block in _python_blocks(page):
-        if "tcp://HOST" in block:  # needs a running Dask scheduler
-            continue
-        exec(compile(block, str(page), "exec"), namespace)  # noqa: S102
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        for block in _python_blocks(page):
+            if "tcp://HOST" in block:  # needs a running Dask scheduler
+                continue
+            exec(compile(block, str(page), "exec"), namespace)  # noqa: S102
+    check = SNIPPET_CHECKS.get(page.relative_to(DOCS).as_posix())
+    if check is not None:
+        check(namespace, output.getvalue().splitlines())
 
 
 # --------------------------------------------------------------------------- build
