@@ -322,7 +322,9 @@ def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
     return width
 
 
-def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) -> Any:
+def critical_p(
+    d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None, embeddings: str = "gaussian"
+) -> Any:
     r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_r^2` (n = p).
 
     .. math::
@@ -358,6 +360,13 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) 
         No high-precision route: :math:`p_c` is a real :math:`p`, and
         :math:`\mathbb{E}[C_p]` between integers is the interpolant described
         below, so a given ``dps`` raises ``ValueError`` (docs/howto/precision.md).
+    embeddings : {"gaussian", "sphere"}
+        ``"sphere"``: unit-norm outputs, the real :math:`p` with
+        :math:`p\,C_p(d) = d^2` where :math:`C_p(d)` is
+        ``statistical_dimension(p, d=d, embeddings="sphere")`` (cubic Lagrange
+        interpolation in :math:`\log p` between integers; full rank, ``d >= 4``;
+        a few seconds per ``d``).  Status: model with measured error,
+        docs/theory/unit-norm.md.
 
     Returns
     -------
@@ -382,6 +391,8 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) 
     39.997
     >>> [round(float(q), 2) for q in critical_p([8, 16], kappa=0.5)]
     [20.7, 56.93]
+    >>> round(float(critical_p(12, embeddings="sphere")), 2)
+    42.12
     """
     if check_dps(dps) is not None:
         msg = (
@@ -389,6 +400,19 @@ def critical_p(d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None) 
             "E[C_p] between integers is an interpolant in log p, exact only at integers"
         )
         raise ValueError(msg)
+    from lamcap.problems import check_embeddings  # noqa: PLC0415
+
+    if check_embeddings(embeddings) == "sphere":
+        from lamcap.theory._unit_norm import (  # noqa: PLC0415
+            check_unit_norm_dimension,
+            unit_norm_critical_p,
+        )
+
+        dimensions = check_unit_norm_dimension(d, "critical_p")
+        if np.any(np.asarray(check_kappa(kappa)) != 1.0):
+            msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
+            raise ValueError(msg)
+        return float_result(unit_norm_critical_p(dimensions))
     sizes = check_integer_array("d", d, minimum=1)
     _check_square_fits(sizes, sizes.astype(np.float64))
     return elementwise(_critical_p_one, full_rank_width(d, kappa))

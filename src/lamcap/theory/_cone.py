@@ -442,6 +442,8 @@ def statistical_dimension(
     method: str = "exact",
     samples: int | None = None,
     seed: int | None = None,
+    d: ArrayLike | None = None,
+    embeddings: str = "gaussian",
 ) -> Any:
     r"""Statistical dimension :math:`\mathbb{E}[C_p] = \mathbb{E}\operatorname{dist}(g, K_m)^2`.
 
@@ -495,6 +497,16 @@ def statistical_dimension(
         :func:`lamcap.theory.statistical_dimension_series` (``margin=0``).
     samples, seed : int, optional
         Monte Carlo sample count (default 100 000) and seed.
+    d : int or array_like of int, optional
+        Dimension; required (``>= 4``) by ``embeddings="sphere"``, broadcast with ``p``.
+    embeddings : {"gaussian", "sphere"}
+        ``"sphere"``: the per-association cost for unit-norm outputs,
+        :math:`C_p(d) = \mathbb{E}\operatorname{dist}(\sqrt d\,s, K)^2` with
+        :math:`s` iid coordinates of a uniform point on :math:`S^{d-1}`
+        (docs/theory/unit-norm.md; status there: the quadrature is exact to
+        ``3e-9`` relative, its use as the cost of an association a model with
+        measured error).  Margin 0, ``method="exact"`` and float64 only; about
+        1-3 s per value, cached.
 
     Returns
     -------
@@ -514,10 +526,14 @@ def statistical_dimension(
     0.500000000000
     >>> print(f"{statistical_dimension(1000):.10f}")
     8.1202378064
+    >>> print(f"{statistical_dimension(22, d=8, embeddings='sphere'):.8f}")
+    2.68885723
     """
     if method not in _METHODS:
         msg = f"method must be one of {_METHODS}, got {method!r}"
         raise ValueError(msg)
+    if _check_embeddings(embeddings) == "sphere":
+        return _unit_norm_dimension(p, d, margin, dps, method)
     digits = check_dps(dps)
     p_array, margins = broadcast(
         check_integer_array("p", p, minimum=2), check_finite_array("margin", margin, minimum=0.0)
@@ -542,6 +558,31 @@ def statistical_dimension(
     means = float_result(np.array([e.mean for e in estimates]).reshape(p_array.shape))
     errors = float_result(np.array([e.standard_error for e in estimates]).reshape(p_array.shape))
     return MonteCarloEstimate(means, errors, count)
+
+
+def _check_embeddings(embeddings: Any) -> str:
+    from lamcap.problems import check_embeddings  # noqa: PLC0415
+
+    return check_embeddings(embeddings)
+
+
+def _unit_norm_dimension(p: ArrayLike, d: Any, margin: Any, dps: Any, method: str) -> Any:
+    """``statistical_dimension(p, d=d, embeddings="sphere")``: checks, then the unit-norm quadrature."""
+    from lamcap.theory._unit_norm import (  # noqa: PLC0415
+        check_unit_norm_dimension,
+        unit_norm_dimension,
+    )
+
+    dimensions = check_unit_norm_dimension(d, "statistical_dimension")
+    margins = check_finite_array("margin", margin, minimum=0.0)
+    if np.any(margins != 0.0) or check_dps(dps) is not None or method != "exact":
+        msg = (
+            f"embeddings='sphere' has only margin=0, dps=None and method='exact', got "
+            f"margin={plain(margin)}, dps={plain(dps)}, method={method!r}"
+        )
+        raise ValueError(msg)
+    p_array, d_array = broadcast(check_integer_array("p", p, minimum=2), dimensions)
+    return float_result(unit_norm_dimension(p_array, d_array))
 
 
 # --------------------------------------------------------------------------

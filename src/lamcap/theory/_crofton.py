@@ -225,6 +225,7 @@ def feasibility_probability(
     n: ArrayLike | None = None,
     kappa: ArrayLike = 1.0,
     dps: int | None = None,
+    embeddings: str = "gaussian",
 ) -> Any:
     r"""Probability that ``n`` associations with ``p`` outputs each can all be recalled (decoupled).
 
@@ -269,6 +270,14 @@ def feasibility_probability(
         No high-precision route: the law of :math:`|A|` is a float64 inversion,
         interpolated between grid nodes in :math:`p` (Notes), so a given ``dps``
         raises ``ValueError`` (docs/howto/precision.md).
+    embeddings : {"gaussian", "sphere"}
+        ``"sphere"``: unit-norm outputs (full rank, ``d >= 4``).  The scaled
+        Crofton curve: the formula above with :math:`D = d^2\,\mathbb{E}[C_p]/C_p(d)`,
+        :math:`C_p(d)` the unit-norm cost ``statistical_dimension(p, d=d,
+        embeddings="sphere")`` (non-integer :math:`D` as for ``kappa``), so its
+        centre is where :math:`n\,C_p(d) = d^2` and its relative width the
+        Gaussian one.  Status: model with measured error (centre), width not
+        measured; docs/theory/unit-norm.md.
 
     Returns
     -------
@@ -306,6 +315,8 @@ def feasibility_probability(
     >>> curve = feasibility_probability(12, [34, 38, 40, 42, 46])
     >>> [round(float(q), 3) for q in curve]
     [0.996, 0.804, 0.505, 0.212, 0.01]
+    >>> round(float(feasibility_probability(12, 42, embeddings="sphere")), 2)
+    0.52
     """
     if check_dps(dps) is not None:
         msg = (
@@ -313,9 +324,23 @@ def feasibility_probability(
             "|A| is a float64 inversion interpolated in p (probability error below 1e-8)"
         )
         raise ValueError(msg)
+    from lamcap.problems import check_embeddings  # noqa: PLC0415
+
+    sphere = check_embeddings(embeddings) == "sphere"
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     width = full_rank_width(d, kappa)
+    if sphere:
+        from lamcap.theory._unit_norm import (  # noqa: PLC0415
+            check_unit_norm_dimension,
+            unit_norm_width_scale,
+        )
+
+        dimensions = check_unit_norm_dimension(d, "feasibility_probability")
+        if np.any(np.asarray(kappa) != 1.0):
+            msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
+            raise ValueError(msg)
+        width = width * unit_norm_width_scale(outputs, dimensions)
     outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)
     result = np.empty(outputs_b.shape)
     for q in np.unique(outputs_b):
