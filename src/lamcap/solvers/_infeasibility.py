@@ -136,8 +136,7 @@ integer basis of the null space of :math:`A`, a non-negative non-zero vector
 :math:`z` in it is sought (the basis vector itself when the null space is a
 line, else the integer combination nearest the certificate's weights), and
 :math:`Az = 0` is checked in integers.  Cost grows like :math:`k^2 D` operations
-on integers of about :math:`150k` bits (0.02 s at :math:`k = 17`, 1 s at
-:math:`k = 37`, 15 s at :math:`k = 65`).
+on integers of about :math:`150k` bits (measured times: docs/benchmarks.md).
 
 When neither applies or both fail, the certificate proves only
 :math:`\gamma^* \le \varepsilon`, and the verdict says so.  References:
@@ -160,10 +159,10 @@ from lamcap.solvers._certificates import FarkasCertificate, checked_certificate_
 from lamcap.solvers._memory import available_memory, perturbation_proof_bytes
 
 EXACT_MAX_SUPPORT = 40
-"""Largest support (constraints) tried in exact rational arithmetic (about 1 s at 37)."""
+"""Largest support (constraints) tried in exact rational arithmetic (its cost grows like k^2 D)."""
 
 PERTURBATION_MAX_DIMENSION = 64**2
-r"""Largest :math:`D = d^2` for the perturbation proof (its :math:`O(kD^2 + D^3)` flops: 20 s at d = 64)."""
+r"""Largest :math:`D = d^2` for the perturbation proof (its :math:`O(kD^2 + D^3)` flops)."""
 
 VERIFIED_INVERSE_MAX_DIMENSION = 128**2
 r"""Largest :math:`D = d^2` for the verified-inverse proof (:math:`14D^3/3` flops: :math:`3.7\times10^{12}` at d = 96, :math:`2.1\times10^{13}` at d = 128)."""

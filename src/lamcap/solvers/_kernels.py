@@ -29,9 +29,9 @@ plus :math:`O(|B| d)` corrections; ``batch = 1`` is the plain
 per-association method.  Inside a block of :math:`k` constraints the scores
 :math:`\hat a_i \cdot h` are formed once (:math:`kd`) and then updated through
 the block's :math:`k \times k` Gram matrix (computed once per call), so a
-coordinate step costs :math:`O(k)` instead of :math:`O(d)`.  Together:
-the ascent of a d = 128, 0.9 p_c original-model solve took 3.1 s instead of
-9.6 s (same iterates up to rounding; ``tests/solvers/test_kernels.py``).
+coordinate step costs :math:`O(k)` instead of :math:`O(d)`, with the same
+iterates up to rounding (``tests/solvers/test_kernels.py``; the measured gain is in
+docs/benchmarks.md).
 
 Weak duality gives an upper bound on the best normalised margin at any time,
 :math:`\gamma^* \le \|W\|_F / \sum_i \alpha_i` (the Farkas bound of

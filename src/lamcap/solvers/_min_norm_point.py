@@ -36,10 +36,9 @@ Memory is the factor, :math:`k^2 \le (d^2 + 1)^2` numbers (134 MB at
 needs.  The state is kept between calls, so the cutting-plane loop warm starts
 every exact round from the previous corral, and the first one from the
 dual-ascent weights (:meth:`CorralState.from_weights`: one LAPACK Cholesky
-factorisation instead of :math:`k` appends, then minor cycles).  Measured on
-d = 64 instances at the transition: 11 ms per major cycle at
-:math:`k \approx 4000` (memory-bound triangular solves), 30–70 s per exact
-stage, against ~12 minutes for scipy's NNLS.
+factorisation instead of :math:`k` appends, then minor cycles).  A major cycle
+is bound by the memory traffic of its triangular solves; measured times against
+scipy's NNLS are in docs/benchmarks.md ("Measured costs behind design choices").
 
 Examples
 --------
@@ -373,9 +372,8 @@ def _delete(
     shifts, the freed storage row (zeroed) goes to the end, and only the
     rotated part of each later row, columns ``position .. i + 1``, is read
     and written: :math:`(k - i)^2/2` entries instead of :math:`(k - i)k`
-    (measured at d = 96, where the deleted member sits at 0.86 k in the
-    median, moving the rows took 25 ms per deletion at :math:`k \approx
-    8500`).  :math:`z = L^{-1}\mathbf 1` follows by the same rotations: the
+    (at d = 96 the deleted member sits at 0.86 k in the median;
+    docs/solvers-at-scale.md).  :math:`z = L^{-1}\mathbf 1` follows by the same rotations: the
     remaining rows satisfy :math:`L_{-}Q\,Q^\top z = \mathbf 1` with
     :math:`L_{-}Q = [L' \; 0]`, so :math:`z'` is the leading part of
     :math:`Q^\top z` (exact in exact arithmetic; :func:`_wolfe` re-substitutes

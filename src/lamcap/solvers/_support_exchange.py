@@ -42,8 +42,7 @@ recalls every association and is returned as weights to be verified.
 The factor is kept and each exchange appended as an eta matrix (product form
 of the inverse: two solves with the factor per exchange, :math:`O(D^2)`),
 refactorised every :data:`REFACTOR_EVERY` exchanges.  Cost at :math:`d = 128`:
-one LU of :math:`M` (:math:`2D^3/3 = 2.9\times10^{12}` flops, 78 s on one
-core), memory :math:`2(D+1)^2` numbers (4.3 GB: :math:`M` and the columns for
+one LU of :math:`M` (:math:`2D^3/3 = 2.9\times10^{12}` flops), memory :math:`2(D+1)^2` numbers (4.3 GB: :math:`M` and the columns for
 the residuals); per exchange two triangular solves and one score pass.
 
 Nothing here is a proof: the support and weights it returns are proven (or

@@ -15,15 +15,12 @@ their shape; ``dps=`` gives ``mpf`` values through the guard digits of
 :mod:`lamcap.theory._precision`).  The class docstring of every law is one
 template (:data:`CLASS_TEMPLATE`) filled with the law's own fields.
 
-Why not ``scipy.stats.rv_continuous``.  Measured (``benchmarks/bench_laws.py``,
-docs/benchmarks.md: the truncated quarter circle at :math:`\kappa = 1/2`, an
-``rv_continuous`` subclass given our ``_pdf`` and ``_cdf``, one run): its generic
-``ppf`` (Brent's method per point on our cdf) is 1700 times slower than the
-closed-form quantile and no more accurate (``|cdf(ppf(q)) - q|`` 3.1e-15 against
-1.4e-15), its generic ``moment`` (adaptive quadrature) 340-570 times slower than the
-Gauss-Legendre moments (they agree to 3e-14), its generic ``rvs`` 2200 times slower
-than inverse-cdf sampling with our quantile, and building an instance 45 times
-slower (scipy assembles docstrings and signatures per instance).  A subclass would
+Why not ``scipy.stats.rv_continuous``.  Its generic ``ppf`` (Brent's method per
+point on our cdf), ``moment`` (adaptive quadrature) and ``rvs`` are orders of
+magnitude slower than the closed-form quantile, the Gauss-Legendre moments and
+inverse-cdf sampling, and no more accurate, and building an instance is slower too
+(scipy assembles docstrings and signatures per instance); the measured ratios are
+in docs/benchmarks.md (``benchmarks/bench_laws.py``).  A subclass would
 override exactly those methods and gain nothing, while it would cost what lamcap
 needs: no ``dps=`` route, no validated law object (shape parameters on every call),
 and no room for the defective laws of the scores (the largest remaining competitor
