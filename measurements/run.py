@@ -133,6 +133,13 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             "solvers_at_scale_proof.py prove {work}/d96.npz",
         ],
     ),
+    "unit-norm": (
+        "docs/theory/unit-norm.md",
+        [
+            "unit_norm_judge.py --out {work}/unit_norm.jsonl --dims 8 12 16 --seeds 16",
+            "unit_norm_judge.py --out {work}/unit_norm.jsonl --summary",
+        ],
+    ),
     "benchmarks": (
         "docs/benchmarks.md",
         ["benchmarks_undecided.py --dims 16 24 32 --seeds 4"],
