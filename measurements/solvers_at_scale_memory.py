@@ -99,7 +99,7 @@ def _instrument(phases: _Phases) -> None:
 
     cutting_plane._memory_fits = phases.check(cutting_plane._memory_fits)  # type: ignore[attr-defined]
     for name, label in (
-        ("_score_pass", "score pass"),
+        ("score_pass", "score pass"),
         ("_certificate", "certificate"),
         ("build_result", "result (verify W, recheck)"),
     ):

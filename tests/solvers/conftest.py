@@ -26,23 +26,34 @@ def _weights(result_weights: object) -> np.ndarray:
     return np.asarray(result_weights)
 
 
-def _loop_margins(instance: Instance, weights: object) -> np.ndarray:
-    """Every normalised margin (u_t - u_rho)^T W e_mu / (|W| |e_mu| sqrt(|u_t|^2 + |u_rho|^2))."""
+def _loop_levels(instance: Instance, weights: object, raw: bool = False) -> np.ndarray:
+    """Every constraint's raw margin (u_t - u_rho)^T W e_mu, shape (n, p), targets +inf.
+
+    Without ``raw`` divided by |e_mu| sqrt(|u_t|^2 + |u_rho|^2): the normalised
+    margin times |W|_F.
+    """
     matrix = _weights(weights)
-    values = []
+    levels = np.full((instance.n, instance.p), np.inf)
     for mu in range(instance.n):
         outputs = instance.outputs(mu)
         target = outputs[instance.targets[mu]]
         e = instance.inputs[mu]
         for rho in range(instance.p):
             if rho != instance.targets[mu]:
-                scale = (
-                    np.linalg.norm(matrix)
-                    * np.linalg.norm(e)
-                    * math.hypot(np.linalg.norm(target), np.linalg.norm(outputs[rho]))
+                scale = np.linalg.norm(e) * math.hypot(
+                    np.linalg.norm(target), np.linalg.norm(outputs[rho])
                 )
-                values.append((target - outputs[rho]) @ matrix @ e / scale)
-    return np.array(values)
+                margin = (target - outputs[rho]) @ matrix @ e
+                levels[mu, rho] = margin if raw else margin / scale
+    return levels
+
+
+def _loop_margins(instance: Instance, weights: object) -> np.ndarray:
+    """Every normalised margin (u_t - u_rho)^T W e_mu / (|W| |e_mu| sqrt(|u_t|^2 + |u_rho|^2))."""
+    constraint = np.ones((instance.n, instance.p), dtype=bool)
+    constraint[np.arange(instance.n), instance.targets] = False
+    levels = _loop_levels(instance, weights)[constraint]  # row by row, as the constraints
+    return levels / np.linalg.norm(_weights(weights))
 
 
 def _dense_farkas_bound(instance: Instance, certificate: FarkasCertificate) -> float:
@@ -67,6 +78,12 @@ def _dense_farkas_bound(instance: Instance, certificate: FarkasCertificate) -> f
 def loop_margins() -> Callable[[Instance, object], np.ndarray]:
     """All normalised margins of W (or (Q, R)) by a plain loop over constraints."""
     return _loop_margins
+
+
+@pytest.fixture
+def loop_levels() -> Callable[..., np.ndarray]:
+    """All raw margins, or normalised margins times |W|_F, of W as an (n, p) array, by a loop."""
+    return _loop_levels
 
 
 @pytest.fixture

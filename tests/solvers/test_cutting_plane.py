@@ -18,11 +18,11 @@ from lamcap.problems import Instance, make_instance
 from lamcap.solvers import _cutting_plane as cutting_plane
 from lamcap.solvers import verify
 from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE
+from lamcap.solvers._constraints import WorkingSet
 from lamcap.solvers._cutting_plane import (
     CuttingPlaneOptions,
     _candidates,
     _min_norm_point,
-    _WorkingSet,
     solve_cutting_plane,
 )
 from lamcap.solvers._full_lp import solve_full_lp
@@ -186,7 +186,7 @@ def test_dense_certificate_repairs_are_skipped_above_their_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     instance = make_instance(4, 12, seed=0)
-    working = _WorkingSet(instance.n, instance.d)
+    working = WorkingSet(instance.n, instance.d)
     mus = np.repeat(np.arange(instance.n), 2).astype(np.int64)
     rhos = ((instance.targets[mus] + 1 + np.tile([0, 1], instance.n)) % instance.p).astype(np.int64)
     working.add(mus, rhos, np.random.default_rng(0).standard_normal((mus.size, instance.d)))

@@ -17,29 +17,23 @@ from lamcap.problems import hebbian_weights, make_instance
 from lamcap.solvers import _feasibility_stage as stage_module
 from lamcap.solvers import solve, verify
 from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE, min_margin
-from lamcap.solvers._cutting_plane import CuttingPlaneOptions, _score_pass, solve_cutting_plane
+from lamcap.solvers._constraints import LossRows, WorkingSet, score_pass
+from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_plane
 from lamcap.solvers._feasibility_stage import (
     _NOT_SEPARABLE,
     _SEPARATED,
     FeasibilityOptions,
     _descent_direction,
     _lbfgs_iterations,
+    _loss_levels,
     _Memory,
-    _presort_below_sample,
     _remember,
-    _Rows,
     _separate,
-    _smallest_to_front,
     _weighted_rows,
-    _working_levels,
-    _WorkingSet,
-    constraint_directions,
     exp_nonpositive,
     lbfgs_direction,
-    lowest_constraints,
     run_feasibility_stage,
     softmin_loss,
-    stage_pass,
     working_set_loss,
 )
 
@@ -134,8 +128,8 @@ def test_softmin_helpers_match_their_py_funcs() -> None:
     hidden, offsets, pool, target_rows, rows, scales = _working_set(9, 6, 5, seed=3)
     outputs = []
     for levels_kernel, rows_kernel in [
-        (_working_levels, _weighted_rows),
-        (_working_levels.py_func, _weighted_rows.py_func),
+        (_loss_levels, _weighted_rows),
+        (_loss_levels.py_func, _weighted_rows.py_func),
     ]:
         levels, shifts, gradient = np.empty(rows.size), np.empty(9), np.empty_like(hidden)
         lowest = levels_kernel(hidden, offsets, pool, target_rows, rows, scales, levels, shifts)
@@ -165,164 +159,6 @@ def test_softmin_loss_survives_huge_margins_and_empty_blocks() -> None:
     assert math.isfinite(loss)
     assert np.all(np.isfinite(gradient))
     assert np.all(gradient[2] == 0.0)
-
-
-def _reference_lowest(scores, norms2, targets, input_norms, member, level, cuts):  # type: ignore[no-untyped-def]
-    picked, lowest = [], math.inf
-    for b in range(scores.shape[0]):
-        t = targets[b]
-        values = (scores[b, t] - scores[b]) / (input_norms[b] * np.sqrt(norms2[b, t] + norms2[b]))
-        values[t] = np.inf
-        lowest = min(lowest, float(values.min()))
-        allowed = [rho for rho in np.argsort(values, kind="stable") if rho != t]
-        chosen = [rho for rho in allowed if values[rho] < level and not member[b, rho]]
-        picked += [(b, int(rho)) for rho in chosen[:cuts]]
-    return picked, lowest
-
-
-@pytest.mark.parametrize("kernel", [lowest_constraints, lowest_constraints.py_func])
-@pytest.mark.parametrize("cuts", [1, 3, 50])
-def test_lowest_constraints_matches_a_sort(kernel, cuts: int) -> None:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(cuts)
-    scores = rng.standard_normal((9, 20))
-    norms2 = rng.uniform(0.5, 1.5, size=(9, 20))
-    targets = rng.integers(0, 20, size=9).astype(np.int64)
-    input_norms = rng.uniform(0.5, 1.5, size=9)
-    member = rng.random((9, 20)) < 0.2
-    level = 0.3
-    picked = np.empty(2 * 9 * cuts, dtype=np.int64)
-    levels = np.empty(9 * cuts)
-    count, lowest = kernel(
-        scores, norms2, targets, input_norms, member, level, cuts, picked, levels
-    )
-    expected, expected_lowest = _reference_lowest(
-        scores, norms2, targets, input_norms, member, level, cuts
-    )
-    assert lowest == pytest.approx(expected_lowest, rel=1e-15)
-    found = list(
-        zip(picked[: 2 * count : 2].tolist(), picked[1 : 2 * count : 2].tolist(), strict=True)
-    )
-    assert sorted(found) == sorted(expected)  # the same set; within a row in any order
-    assert [b for b, _ in found] == sorted(b for b, _ in found)  # grouped by row
-    for k, (b, rho) in enumerate(found):
-        t = targets[b]
-        value = (scores[b, t] - scores[b, rho]) / (
-            input_norms[b] * np.sqrt(norms2[b, t] + norms2[b, rho])
-        )
-        assert levels[k] == pytest.approx(value, rel=1e-15)
-
-
-@pytest.mark.parametrize("kernel", [_smallest_to_front, _smallest_to_front.py_func])
-@pytest.mark.parametrize(
-    ("count", "keep"),
-    [(50, 7), (50, 1), (50, 49), (6, 10), (0, 3), (500, 40), (507, 1), (600, 120)],
-)
-def test_smallest_to_front_keeps_the_smallest(kernel, count: int, keep: int) -> None:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(count + keep)
-    size = max(60, count + 10)
-    values = rng.integers(0, 12 if count < 100 else 400, size=size).astype(float)  # ties
-    labels = np.arange(size, dtype=np.int64)
-    original = values.copy()
-    kept = kernel(values, labels, count, keep)
-    assert kept == min(count, keep)
-    np.testing.assert_array_equal(np.sort(values[:kept]), np.sort(original[:count])[:kept])
-    np.testing.assert_array_equal(original[labels[:kept]], values[:kept])  # labels follow
-    if kept < count:  # the kept ones are the smallest (ties across the cut allowed)
-        assert values[:kept].max() <= values[kept:count].min()
-    assert sorted(labels[:count].tolist()) == list(range(count))  # a permutation
-
-
-@pytest.mark.parametrize("kernel", [_presort_below_sample, _presort_below_sample.py_func])
-def test_presort_below_sample_moves_exactly_the_entries_below_its_pivot(kernel) -> None:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(11)
-    values = rng.standard_normal(700)
-    labels = np.arange(700, dtype=np.int64)
-    original = values.copy()
-    below = kernel(values, labels, 640, 50)
-    pivot = np.partition(original[: 640 : 640 // 64][:64], 8)[8]  # rank 50 * 64 // 640 + 3
-    assert below == int(np.sum(original[:640] < pivot))
-    assert np.all(values[:below] < pivot)
-    assert np.all(values[below:640] >= pivot)
-    np.testing.assert_array_equal(original[labels], values)  # a permutation, labels follow
-    np.testing.assert_array_equal(values[640:], original[640:])
-
-
-def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:
-    scores = np.array([[1.0, np.inf, 0.0]])
-    norms2 = np.ones((1, 3))
-    picked = np.empty(6, dtype=np.int64)
-    args = (
-        np.zeros(1, dtype=np.int64),
-        np.ones(1),
-        np.zeros((1, 3), dtype=bool),
-        1.0,
-        3,
-        picked,
-        np.empty(3),
-    )
-    for kernel in (lowest_constraints, lowest_constraints.py_func):
-        count, lowest = kernel(scores, norms2, *args)
-        assert math.isnan(lowest)
-        assert count == 1  # the finite constraint is still a cut
-
-
-@pytest.mark.parametrize("kernel", [constraint_directions, constraint_directions.py_func])
-def test_constraint_directions_are_numpys_fancy_indexing_bit_for_bit(kernel) -> None:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(8)
-    outputs = rng.standard_normal((7, 9, 5))
-    norms2 = np.einsum("bpd,bpd->bp", outputs, outputs)
-    rows = rng.integers(0, 7, size=40)
-    targets = rng.integers(0, 9, size=40)
-    rhos = (targets + rng.integers(1, 9, size=40)) % 9
-    scale = np.sqrt(norms2[rows, targets] + norms2[rows, rhos])
-    expected = (outputs[rows, targets] - outputs[rows, rhos]) / scale[:, None]
-    assert np.array_equal(kernel(outputs, norms2, rows, targets, rhos), expected)
-    # strided norms (the original model's broadcast rows) and a read-only block view
-    shared = outputs[0]
-    broadcast = np.broadcast_to(np.einsum("pd,pd->p", shared, shared), (7, 9))
-    view = np.broadcast_to(shared, (7, 9, 5))
-    scale = np.sqrt(broadcast[rows, targets] + broadcast[rows, rhos])
-    expected = (shared[targets] - shared[rhos]) / scale[:, None]
-    assert np.array_equal(kernel(view, broadcast, rows, targets, rhos), expected)
-    lengths = np.linalg.norm(kernel(outputs, norms2, rows, targets, rhos), axis=1)
-    assert np.all(lengths <= math.sqrt(2.0) * (1 + 1e-15))  # |a - b|^2 <= 2|a|^2 + 2|b|^2
-
-
-@pytest.mark.parametrize("model", ["decoupled", "original"])
-def test_stage_pass_margin_is_the_certified_margin(model: str) -> None:
-    instance = make_instance(12, 30, model=model, seed=4)
-    weights = hebbian_weights(instance) + 0.1 * np.eye(12)
-    member = np.zeros((instance.n, instance.p), dtype=bool)
-    cuts = stage_pass(instance, weights, member, math.inf, 2)
-    assert cuts.min_margin == pytest.approx(min_margin(instance, weights), rel=1e-12)
-    assert cuts.mus.size == 2 * instance.n
-    if model == "decoupled":
-        assert cuts.directions is not None
-        targets, competitors = instance.constraint_outputs(cuts.mus, cuts.rhos)
-        scale = np.sqrt((targets**2).sum(axis=1) + (competitors**2).sum(axis=1))
-        np.testing.assert_allclose(cuts.directions, (targets - competitors) / scale[:, None])
-
-
-@pytest.mark.parametrize("model", ["decoupled", "original"])
-def test_stage_pass_picks_what_the_solvers_score_pass_picks(model: str) -> None:
-    instance = make_instance(10, 40, model=model, seed=6)
-    weights = hebbian_weights(instance) + 0.05 * np.eye(10)
-    member = np.zeros((instance.n, instance.p), dtype=bool)
-    member[::3, 5] = True
-    for level, cuts in [(math.inf, 6), (0.0, 3), (0.1, 40)]:
-        ours = stage_pass(instance, weights, member, level, cuts, directions=True)
-        theirs = _score_pass(instance, weights, member, level, cuts)
-        assert ours.directions is not None
-        assert ours.min_margin == pytest.approx(theirs.min_margin, rel=1e-12)
-        assert ours.lowest == pytest.approx(theirs.lowest, rel=1e-12)
-        ours_keys = sorted(zip(ours.mus.tolist(), ours.rhos.tolist(), strict=True))
-        theirs_keys = sorted(zip(theirs.mus.tolist(), theirs.rhos.tolist(), strict=True))
-        assert ours_keys == theirs_keys
-        order = np.lexsort((ours.rhos, ours.mus))
-        other = np.lexsort((theirs.rhos, theirs.mus))
-        np.testing.assert_allclose(
-            ours.directions[order], theirs.directions[other], rtol=1e-13, atol=1e-15
-        )
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -384,12 +220,13 @@ def _stage_rows(model: str, d: int = 16, p: int = 55, seed: int = 2):  # type: i
     instance = make_instance(d, p, model=model, seed=seed)
     weights = hebbian_weights(instance)
     member = np.zeros((instance.n, instance.p), dtype=bool)
-    cuts = stage_pass(instance, weights, member, math.inf, 12)
-    working = _WorkingSet(instance)
+    cuts = score_pass(instance, weights, member, math.inf, 12)
+    assert cuts.directions is not None
+    working = WorkingSet(instance.n, instance.d)
     working.add(cuts.mus, cuts.rhos, cuts.directions)
     unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
     scale = float(np.mean(np.abs(cuts.levels)))
-    return instance, working.rows(), unit_inputs, weights / scale
+    return instance, working.loss_rows(instance), unit_inputs, weights / scale
 
 
 def _iterate(kernel, rows, unit_inputs, start, budget, calls, history=40):  # type: ignore[no-untyped-def]
@@ -443,7 +280,7 @@ def test_lbfgs_iterations_give_up_on_an_inseparable_working_set() -> None:
     pool = np.array([[0.0], [1.0], [-1.0]])
     offsets = np.array([0, 2], dtype=np.int64)
     rows, scales = np.array([1, 2], dtype=np.int64), np.ones(2)
-    working = _Rows(offsets, pool, np.zeros(1, dtype=np.int64), rows, scales)
+    working = LossRows(offsets, pool, np.zeros(1, dtype=np.int64), rows, scales)
     point, counts, _ = _iterate(
         _lbfgs_iterations, working, unit_inputs, np.array([[0.3]]), 400, 1, 300
     )

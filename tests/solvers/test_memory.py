@@ -205,7 +205,7 @@ def test_farkas_repairs_run_only_when_their_memory_is_available(
 ) -> None:
     instance = make_instance(4, 12, n=6, seed=2)
     unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
-    working = cutting_plane._WorkingSet(instance.n, instance.d)
+    working = cutting_plane.WorkingSet(instance.n, instance.d)
     mus = np.repeat(np.arange(6, dtype=np.int64), 3)
     rhos = np.tile(np.arange(1, 4, dtype=np.int64), 6)
     targets, competitors = instance.constraint_outputs(mus, rhos)

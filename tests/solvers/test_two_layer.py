@@ -170,7 +170,7 @@ def test_working_set_covers_typical_active_set() -> None:
 
 @pytest.mark.parametrize("model", ["decoupled", "original"])
 def test_raw_min_margin_is_the_smallest_direct_margin(model: str) -> None:
-    from lamcap.solvers._two_layer import raw_min_margin
+    from lamcap.solvers._constraints import raw_min_margin
 
     instance = make_instance(9, 14, model=model, seed=5)
     left, right = np.random.default_rng(0).standard_normal((2, 9, 4))

@@ -13,11 +13,12 @@ Method signature (the registry contract)::
 
     fn(instance, *, rank, raw_margin, max_seconds, seed) -> SolveResult
 
-``rank`` is an int in ``[1, d]``; ``raw_margin > 0`` is the right-hand side
-:math:`c` of :math:`(u_t - u_\rho)^\top W e_\mu \ge c` (a pure scale at full
-rank, the problem being homogeneous; not the theory's margin :math:`m`, see
-docs/vocabulary.md); ``max_seconds`` is ``None`` or ``> 0`` (reaching
-it gives ``"undecided"`` with the best weights so far); ``seed`` is an int.
+``rank`` is an int in ``[1, d]``; ``raw_margin > 0`` is the scale :math:`c`
+of the answer (weights recalling every association come back with smallest
+raw margin :math:`\min (u_t - u_\rho)^\top W e_\mu = c`; :func:`solve`;
+not the theory's margin :math:`m`, see docs/vocabulary.md); ``max_seconds``
+is ``None`` or ``> 0`` (reaching it gives ``"undecided"`` with the best weights
+so far); ``seed`` is an int.
 This module is the solvers' public face; the implementation modules (``_solve``,
 ``_cutting_plane``, ``_certificates``, ...) are private.
 """

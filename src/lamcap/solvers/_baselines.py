@@ -28,7 +28,7 @@ from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, hebbian_weights
 from lamcap.solvers._certificates import running_minimum
 from lamcap.solvers._result import SolveResult, build_result
-from lamcap.solvers._two_layer import Adam, check_solver_arguments, raw_min_margin
+from lamcap.solvers._two_layer import Adam, check_solver_arguments
 
 CE_LEARNING_RATE = 3.0
 """Adam learning rate of the cross-entropy baseline for a full matrix W.
@@ -76,7 +76,8 @@ def solve_hebbian(
         approximation of :math:`W_H` (truncated SVD, returned as ``(Q, R)``).
     raw_margin : float
         ``> 0``; :math:`W_H` is rescaled so that its smallest raw margin equals
-        ``raw_margin`` when it is positive (otherwise left as is).
+        ``raw_margin`` when it is positive (otherwise left as is; the contract
+        of :func:`lamcap.solve`).
     max_seconds : float, optional
         ``> 0``; accepted for the registry contract (the rule costs :math:`O(nd^2)`).
     seed : int
@@ -105,17 +106,10 @@ def solve_hebbian(
         left, values, right_t = np.linalg.svd(weights)
         root = np.sqrt(values[:rank_value])
         factors = (left[:, :rank_value] * root, right_t[:rank_value].T * root)
-        weights = factors[0] @ factors[1].T
-    raw = raw_min_margin(instance, weights)
-    scale = raw_margin / raw if raw > 0 else 1.0
-    result_weights = (
-        weights * scale
-        if rank_value == instance.d
-        else (factors[0] * math.sqrt(scale), factors[1] * math.sqrt(scale))
-    )
     return build_result(
         instance,
-        result_weights,
+        weights if rank_value == instance.d else factors,
+        raw_margin=raw_margin,
         method="hebbian",
         iterations=1,
         seconds=time.perf_counter() - started,
@@ -303,6 +297,7 @@ def solve_adam_cross_entropy(
     return build_result(
         instance,
         _result_weights(parameters),
+        raw_margin=raw_margin,
         method="adam_ce",
         iterations=step,
         seconds=time.perf_counter() - started,
@@ -318,17 +313,11 @@ def _feasible_result(
     started: float,
     loss: float,
 ) -> SolveResult:
-    """Rescale recalled weights to raw margin ``raw_margin`` and verify them."""
-    raw = raw_min_margin(instance, _weights_of(parameters))
-    factor = raw_margin / raw if raw > 0 else 1.0
-    if len(parameters) == 1:
-        weights: FloatArray | tuple[FloatArray, FloatArray] = parameters[0] * factor
-    else:
-        root = math.sqrt(factor)
-        weights = (parameters[0] * root, parameters[1] * root)
+    """Verify recalled weights, rescaled to raw margin ``raw_margin`` (``build_result``)."""
     return build_result(
         instance,
-        weights,
+        _result_weights(parameters),
+        raw_margin=raw_margin,
         method="adam_ce",
         iterations=step,
         seconds=time.perf_counter() - started,

@@ -568,14 +568,79 @@ def min_margin(instance: Instance, W: Any) -> float:
     return check_margins(instance, W).min_margin
 
 
+def checked_constraint_arrays(
+    instance: Instance,
+    associations: ArrayLike,
+    competitors: ArrayLike,
+    multipliers: ArrayLike,
+    *,
+    owner: str,
+    name: str,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """``(associations, competitors, multipliers)`` on constraints, checked against ``instance``.
+
+    The one validation of weights on constraints, for every certificate type
+    (a :class:`FarkasCertificate`'s ``alpha``, a
+    :class:`~lamcap.solvers.MarginDual`'s ``y``).  ``ValueError`` naming
+    ``owner`` (and ``name`` for the multipliers) unless the three are 1-d
+    arrays of equal length, the indices integers in range (associations in
+    ``[0, n - 1]``, competitors in ``[0, p - 1]``), no competitor the target
+    of its association, and the multipliers finite and ``>= 0``.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(2, 3, seed=0)
+    >>> checked_constraint_arrays(instance, [0], [1], [0.5], owner="dual", name="y")[2].tolist()
+    [0.5]
+    >>> checked_constraint_arrays(instance, [0.0], [1], [0.5], owner="dual", name="y")
+    Traceback (most recent call last):
+        ...
+    ValueError: dual associations and competitors must be integer arrays, got dtypes float64 and int64
+    """
+    mus = np.asarray(associations)
+    rhos = np.asarray(competitors)
+    values = check_finite_array(name, multipliers, minimum=0.0)
+    if not (mus.ndim == rhos.ndim == values.ndim == 1 and mus.shape == rhos.shape == values.shape):
+        msg = (
+            f"{owner} arrays must be 1-d of equal length, got shapes "
+            f"{mus.shape}, {rhos.shape}, {values.shape}"
+        )
+        raise ValueError(msg)
+    if not (np.issubdtype(mus.dtype, np.integer) and np.issubdtype(rhos.dtype, np.integer)):
+        msg = (
+            f"{owner} associations and competitors must be integer arrays, got dtypes "
+            f"{mus.dtype} and {rhos.dtype}"
+        )
+        raise ValueError(msg)
+    outside = (mus < 0) | (mus >= instance.n)
+    if np.any(outside):
+        value = int(mus[np.argmax(outside)])
+        msg = f"{owner} associations must be in [0, {instance.n - 1}], got {value}"
+        raise ValueError(msg)
+    outside = (rhos < 0) | (rhos >= instance.p)
+    if np.any(outside):
+        value = int(rhos[np.argmax(outside)])
+        msg = f"{owner} competitors must be in [0, {instance.p - 1}], got {value}"
+        raise ValueError(msg)
+    clash = rhos == instance.targets[mus]
+    if np.any(clash):
+        first = int(np.argmax(clash))
+        msg = (
+            f"{owner} competitors must differ from their association's target, got "
+            f"competitor {int(rhos[first])} for association {int(mus[first])}"
+        )
+        raise ValueError(msg)
+    return mus.astype(np.int64), rhos.astype(np.int64), values
+
+
 def checked_certificate_arrays(
     instance: Instance, certificate: object
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
     """The certificate's ``(associations, competitors, alpha)``, checked against ``instance``.
 
-    ``ValueError`` for anything but a :class:`FarkasCertificate` with 1-d
-    arrays of equal length, integer indices in range, competitors that are not
-    their association's target and finite ``alpha >= 0``.
+    ``ValueError`` for anything but a :class:`FarkasCertificate` whose arrays
+    pass :func:`checked_constraint_arrays`.
 
     Examples
     --------
@@ -588,31 +653,14 @@ def checked_certificate_arrays(
     if not isinstance(certificate, FarkasCertificate):
         msg = f"certificate must be a FarkasCertificate, got {type(certificate).__name__}"
         raise ValueError(msg)
-    associations = np.asarray(certificate.associations)
-    competitors = np.asarray(certificate.competitors)
-    alpha = check_finite_array("alpha", certificate.alpha, minimum=0.0)
-    if not (
-        associations.ndim == competitors.ndim == alpha.ndim == 1
-        and associations.shape == competitors.shape == alpha.shape
-    ):
-        msg = "certificate arrays must be 1-d of equal length"
-        raise ValueError(msg)
-    if not (
-        np.issubdtype(associations.dtype, np.integer)
-        and np.issubdtype(competitors.dtype, np.integer)
-    ):
-        msg = "certificate associations and competitors must be integer arrays"
-        raise ValueError(msg)
-    if np.any((associations < 0) | (associations >= instance.n)):
-        msg = f"certificate associations must be in [0, {instance.n - 1}]"
-        raise ValueError(msg)
-    if np.any((competitors < 0) | (competitors >= instance.p)):
-        msg = f"certificate competitors must be in [0, {instance.p - 1}]"
-        raise ValueError(msg)
-    if np.any(competitors == instance.targets[associations]):
-        msg = "certificate competitors must differ from their association's target"
-        raise ValueError(msg)
-    return associations.astype(np.int64), competitors.astype(np.int64), alpha
+    return checked_constraint_arrays(
+        instance,
+        certificate.associations,
+        certificate.competitors,
+        certificate.alpha,
+        owner="certificate",
+        name="alpha",
+    )
 
 
 def weighted_constraint_sum(

@@ -15,7 +15,7 @@ Algorithm
    recalls everything; a ``W`` its full pass accepts ends the run (after
    :func:`~lamcap.solvers.build_result` re-verifies it), otherwise the
    stages below run as they would without it, from the same first pass.
-1. **Score pass** (:func:`_score_pass`): all scores :math:`U_\mu W e_\mu` by
+1. **Score pass** (:func:`~lamcap.solvers._constraints.score_pass`): all scores :math:`U_\mu W e_\mu` by
    matrix products, block by block (outputs regenerated on demand for large
    decoupled instances); gives the minimum normalised margin (a certified lower
    bound on the best margin :math:`\gamma^*`) and, per association, the
@@ -108,18 +108,18 @@ from lamcap.solvers._certificates import (
     FarkasCertificate,
     certificate_bound,
     min_margin,
-    running_minimum,
 )
-from lamcap.solvers._feasibility_stage import (
-    FeasibilityOutcome,
-    handover_cuts,
-    pick_order,
-    run_feasibility_stage,
+from lamcap.solvers._constraints import (
+    ScorePass,
+    WorkingSet,
+    constraint_normalisers,
+    score_pass,
 )
+from lamcap.solvers._feasibility_stage import FeasibilityOutcome, run_feasibility_stage
 from lamcap.solvers._full_lp import MarginLP, highs_feasibility
 from lamcap.solvers._kernels import dual_epochs
 from lamcap.solvers._memory import available_memory, dense_repair_bytes, exact_stage_bytes
-from lamcap.solvers._min_norm_point import CorralState, constraint_levels, load_kernels
+from lamcap.solvers._min_norm_point import CorralState, load_kernels
 from lamcap.solvers._optimality import MarginDual, optimality_gap
 from lamcap.solvers._result import OBJECTIVES, SolveResult, build_result
 from lamcap.solvers._support_exchange import exchange_support
@@ -203,148 +203,7 @@ class CuttingPlaneOptions:
     feasibility_first: bool = True
 
 
-@dataclass
-class _WorkingSet:
-    r"""Constraints kept so far, sorted by association (CSR ``offsets``).
-
-    Row ``i`` of ``directions`` is :math:`\hat a_i` with
-    :math:`V_i = \hat a_i \hat e_{\mu_i}^\top`: the normalised constraint
-    (``raw=False``, :math:`\hat a_i = (u_t - u_\rho)/\nu_{\mu\rho}`, :math:`\nu_{\mu\rho} = \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`) or the raw
-    one (``raw=True``, :math:`\hat a_i = (u_t - u_\rho)\|e_\mu\|`, so that
-    :math:`V_i = (u_t - u_\rho) e_\mu^\top` exactly).
-    """
-
-    n: int
-    d: int
-    raw: bool = False
-    mus: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    rhos: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    directions: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
-    alpha: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
-    offsets: NDArray[np.int64] = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
-
-    def add(
-        self, mus: NDArray[np.int64], rhos: NDArray[np.int64], directions: NDArray[np.float64]
-    ) -> None:
-        all_mus = np.concatenate([self.mus, mus])
-        order = np.argsort(all_mus, kind="stable")
-        self.mus = all_mus[order]
-        self.rhos = np.concatenate([self.rhos, rhos])[order]
-        self.directions = np.ascontiguousarray(
-            np.concatenate([self.directions.reshape(-1, self.d), directions])[order]
-        )
-        self.alpha = np.concatenate([self.alpha, np.zeros(mus.size)])[order]
-        counts = np.bincount(self.mus, minlength=self.n)
-        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-
-    @property
-    def size(self) -> int:
-        return int(self.mus.size)
-
-    @property
-    def keys(self) -> NDArray[np.int64]:
-        """One integer per constraint, ``mu * 2**32 + rho`` (stable across re-sorting)."""
-        keys: NDArray[np.int64] = self.mus * (1 << 32) + self.rhos
-        return keys
-
-
-@dataclass
-class _Pass:
-    """Outcome of one score pass (``lowest``: smallest level over all constraints, pass units)."""
-
-    min_margin: float
-    lowest: float
-    mus: NDArray[np.int64]
-    rhos: NDArray[np.int64]
-    directions: NDArray[np.float64]
-    seconds: float
-
-
-def _select(
-    levels: NDArray[np.float64], below: float, count: int
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Per row, up to ``count`` column indices of the smallest ``levels`` that are ``< below``.
-
-    Only rows with a level below ``below`` are partitioned (rows ascending).
-    """
-    count = min(count, levels.shape[1])
-    candidates = np.nonzero(levels.min(axis=1) < below)[0]
-    levels = levels[candidates]
-    if count < levels.shape[1]:
-        columns = np.argpartition(levels, count - 1, axis=1)[:, :count]
-    else:
-        columns = np.broadcast_to(np.arange(levels.shape[1]), levels.shape).copy()
-    chosen = np.take_along_axis(levels, columns, axis=1) < below
-    rows = candidates[np.nonzero(chosen)[0]]
-    return rows.astype(np.int64), columns[chosen].astype(np.int64)
-
-
-def _score_pass(
-    instance: Instance,
-    weights: NDArray[np.float64],
-    member: NDArray[np.bool_],
-    level: float,
-    cuts: int,
-    raw: bool = False,
-) -> _Pass:
-    r"""Minimum normalised margin of ``weights`` and the new cuts below ``level``.
-
-    Cut values are the levels :math:`\langle W, V_i\rangle` of the working
-    set's units (:class:`_WorkingSet`; not divided by :math:`\|W\|_F`):
-    normalised, or raw margins :math:`(u_t - u_\rho)^\top W e_\mu` with
-    ``raw``.  Members of the working set are skipped.
-    """
-    start = time.perf_counter()
-    hidden = instance.inputs @ weights.T
-    input_norms = np.linalg.norm(instance.inputs, axis=1)
-    frobenius = float(np.linalg.norm(weights))
-    lowest = normalised_lowest = math.inf
-    found_mus, found_rhos, found_directions, found_levels = [], [], [], []
-    for first, scores, norms2, block in instance.scored_blocks(hidden, keep_outputs=True):
-        assert block is not None  # keep_outputs=True
-        rows = np.arange(scores.shape[0])
-        mus = first + rows
-        targets = instance.targets[mus]
-        scale = np.sqrt(norms2[rows, targets][:, None] + norms2)
-        differences = scores[rows, targets][:, None] - scores
-        differences[rows, targets] = np.inf
-        normalised = differences / (scale * input_norms[mus, None])
-        normalised_lowest = running_minimum(normalised_lowest, normalised, targets)
-        values = differences if raw else normalised
-        lowest = running_minimum(lowest, values, targets)
-        values[member[mus]] = np.inf
-        picked_rows, picked_rhos = _select(values, level, cuts)
-        if picked_rows.size == 0:
-            continue
-        picked_mus = mus[picked_rows]
-        directions = block[picked_rows, targets[picked_rows]] - block[picked_rows, picked_rhos]
-        if raw:
-            directions *= input_norms[picked_mus][:, None]
-        else:
-            directions /= scale[picked_rows, picked_rhos][:, None]
-        found_mus.append(picked_mus)
-        found_rhos.append(picked_rhos)
-        found_directions.append(directions)
-        found_levels.append(values[picked_rows, picked_rhos])
-    margin = normalised_lowest / frobenius if frobenius > 0 else math.nan
-    if found_mus:
-        mus, rhos = np.concatenate(found_mus), np.concatenate(found_rhos)
-        order = pick_order(mus, rhos, np.concatenate(found_levels))
-        return _Pass(
-            margin,
-            lowest,
-            mus[order],
-            rhos[order],
-            np.concatenate(found_directions)[order],
-            time.perf_counter() - start,
-        )
-    empty = np.empty(0, dtype=np.int64)
-    return _Pass(
-        margin, lowest, empty, empty, np.empty((0, instance.d)), time.perf_counter() - start
-    )
-
-
-def _lp_rows(working: _WorkingSet, unit_inputs: NDArray[np.float64], index: Any) -> Any:
+def _lp_rows(working: WorkingSet, unit_inputs: NDArray[np.float64], index: Any) -> Any:
     """Dense normalised rows :math:`\\operatorname{vec}(\\hat a_i \\hat e_\\mu^\\top)`."""
     rows = working.directions[index][:, :, None] * unit_inputs[working.mus[index]][:, None, :]
     return rows.reshape(rows.shape[0], -1)
@@ -364,7 +223,7 @@ def _polish(rows: NDArray[np.float64], ray: NDArray[np.float64]) -> NDArray[np.f
 
 def _certificate(
     instance: Instance,
-    working: _WorkingSet,
+    working: WorkingSet,
     unit_inputs: NDArray[np.float64],
     duals: NDArray[np.float64],
     max_seconds: float,
@@ -376,7 +235,10 @@ def _certificate(
     The dense rows are only built if the first candidate fails.
     """
     raw_scale = (
-        np.ones(working.size) if working.raw else _raw_scale(instance, working.mus, working.rhos)
+        np.ones(working.size)
+        if working.raw
+        else constraint_normalisers(instance, working.mus, working.rhos)
+        * np.linalg.norm(instance.inputs[working.mus], axis=1)
     )
     best: FarkasCertificate | None = None
     for weights in _candidates(working, unit_inputs, duals, max_seconds):
@@ -396,7 +258,7 @@ def _certificate(
 
 
 def _candidates(
-    working: _WorkingSet,
+    working: WorkingSet,
     unit_inputs: NDArray[np.float64],
     duals: NDArray[np.float64],
     max_seconds: float,
@@ -427,29 +289,6 @@ def _candidates(
         yield highs_feasibility(
             _lp_rows(working, unit_inputs, np.arange(working.size)), max_seconds=max_seconds
         ).ray
-
-
-def _raw_scale(
-    instance: Instance, mus: NDArray[np.int64], rhos: NDArray[np.int64]
-) -> NDArray[np.float64]:
-    r""":math:`\|e_\mu\| \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`, turning normalised into raw weights."""
-    targets, competitors = instance.constraint_outputs(mus, rhos)
-    scale: NDArray[np.float64] = np.sqrt(
-        np.einsum("kd,kd->k", targets, targets) + np.einsum("kd,kd->k", competitors, competitors)
-    )
-    input_norms: NDArray[np.float64] = np.linalg.norm(instance.inputs[mus], axis=1)
-    return scale * input_norms
-
-
-def _keep(working: _WorkingSet, keep: NDArray[np.bool_], member: NDArray[np.bool_]) -> None:
-    """Drop working-set constraints outside ``keep`` (and from the membership mask)."""
-    member[working.mus[~keep], working.rhos[~keep]] = False
-    working.mus = working.mus[keep]
-    working.rhos = working.rhos[keep]
-    working.directions = np.ascontiguousarray(working.directions[keep])
-    working.alpha = working.alpha[keep]
-    counts = np.bincount(working.mus, minlength=working.n)
-    working.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
 @dataclass
@@ -500,8 +339,9 @@ def solve_cutting_plane(
         \quad \forall \mu,\ \rho \ne t(\mu).
 
     Parameters follow the registry contract of :mod:`lamcap.solvers`; ``rank``
-    must be ``d``, ``raw_margin`` is a pure scale (the returned ``W`` is at the
-    solver's own scale, rescale it freely: the problem is homogeneous) and
+    must be ``d``, ``raw_margin`` is a pure scale (a ``W`` that recalls every
+    association is returned with smallest raw margin ``raw_margin``, the
+    contract of :func:`lamcap.solve`; the problem is homogeneous) and
     ``seed`` is unused (deterministic).  ``details`` reports the working-set
     size, ``upper_bound`` (an estimate of an upper bound on the best
     normalised margin :math:`\gamma^*` from the ascent's duals, or the
@@ -573,7 +413,7 @@ def solve_cutting_plane(
     bounds = None if objective == "feasible" else _Bounds(0.5 * tolerance)
     raw = bounds is not None
     unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
-    working = _WorkingSet(instance.n, instance.d, raw=raw)
+    working = WorkingSet(instance.n, instance.d, raw=raw)
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     initial = hebbian_weights(instance)
     outcome = None
@@ -619,6 +459,9 @@ def solve_cutting_plane(
     return build_result(
         instance,
         weights,
+        # the max-margin W is at raw margin c already (its primal point W / c_W times c),
+        # and its gap in details is computed on exactly these weights
+        raw_margin=raw_margin if bounds is None else None,
         certificate=certificate,
         method="cutting_plane",
         iterations=progress.rounds,
@@ -655,24 +498,20 @@ def _first_pass(
     opts: CuttingPlaneOptions,
     outcome: FeasibilityOutcome | None,
     raw: bool,
-) -> _Pass:
+) -> ScorePass:
     """The score pass of ``initial`` keeping ``2 * cuts_per_association`` constraints each.
 
-    After the feasibility stage it is cut from the stage's own first pass
-    (:func:`~lamcap.solvers._feasibility_stage.handover_cuts`, same rule),
-    and empty when the stage decided (no round runs).
+    After the feasibility stage it is the stage's own first pass (the same
+    :func:`~lamcap.solvers._constraints.score_pass`, keeping more) cut to
+    that many per association, and empty when the stage decided (no round runs).
     """
     cuts = 2 * opts.cuts_per_association
     if outcome is None or outcome.first is None:
-        return _score_pass(instance, initial, member, math.inf, cuts, raw)
-    first = handover_cuts(instance, outcome.first, 0 if outcome.found else cuts)
-    assert first.directions is not None  # handover_cuts adds them
-    return _Pass(
-        first.min_margin, first.lowest, first.mus, first.rhos, first.directions, first.seconds
-    )
+        return score_pass(instance, initial, member, math.inf, cuts, raw=raw)
+    return outcome.first.lowest_per_association(0 if outcome.found else cuts)
 
 
-def _memory_fits(instance: Instance, working: _WorkingSet, exact: str, progress: _Progress) -> bool:
+def _memory_fits(instance: Instance, working: WorkingSet, exact: str, progress: _Progress) -> bool:
     """Whether the exact stage's estimated memory is available; if not, the run stops undecided.
 
     Wolfe's kernels are loaded (or compiled) first, so that the memory they
@@ -715,10 +554,10 @@ def _rounds(
     instance: Instance,
     opts: CuttingPlaneOptions,
     deadline: float,
-    working: _WorkingSet,
+    working: WorkingSet,
     member: NDArray[np.bool_],
     unit_inputs: NDArray[np.float64],
-    found: _Pass,
+    found: ScorePass,
     progress: _Progress,
     bounds: _Bounds | None,
 ) -> FarkasCertificate | None:
@@ -735,6 +574,7 @@ def _rounds(
         progress.rounds += 1
         if found.mus.size:
             member[found.mus, found.rhos] = True
+            assert found.directions is not None  # score_pass keeps them
             working.add(found.mus, found.rhos, found.directions)
         elif bounds is not None and progress.stage != "first_order":
             progress.stopped = "converged"  # no constraint below the exact working-set level
@@ -744,7 +584,7 @@ def _rounds(
                 progress.inseparable and instance.d >= opts.large_dimension
             ):
                 progress.stage = exact
-                _keep(working, working.alpha > 0, member)
+                working.keep(working.alpha > 0, member)
                 if not _memory_fits(instance, working, exact, progress):
                     break
                 if exact == "highs":
@@ -769,8 +609,8 @@ def _rounds(
             weights, level, convex = step
             if bounds is not None:
                 bounds.offer_dual(working, convex, weights)
-        found = _score_pass(
-            instance, weights, member, level, opts.cuts_per_association, working.raw
+        found = score_pass(
+            instance, weights, member, level, opts.cuts_per_association, raw=working.raw
         )
         progress.pass_seconds += found.seconds
         progress.offer(weights, found.min_margin)
@@ -814,7 +654,7 @@ class _Bounds:
 
     def offer_dual(
         self,
-        working: _WorkingSet,
+        working: WorkingSet,
         weights: NDArray[np.float64],
         combination: NDArray[np.float64],
     ) -> None:
@@ -876,7 +716,7 @@ def _first_order_rounds(opts: CuttingPlaneOptions, d: int) -> int:
 
 
 def _ascent_round(
-    working: _WorkingSet,
+    working: WorkingSet,
     unit_inputs: NDArray[np.float64],
     ascent: NDArray[np.float64],
     opts: CuttingPlaneOptions,
@@ -903,7 +743,7 @@ def _ascent_round(
             opts.sweeps,
         )
         done += chunk
-        if working.size and float(np.min(_working_levels(working, unit_inputs, ascent))) > 0:
+        if working.size and float(np.min(working.levels(unit_inputs, ascent))) > 0:
             progress.inseparable = False
             break
     total = float(working.alpha.sum())
@@ -914,7 +754,7 @@ def _ascent_round(
 
 def _exact_round(
     instance: Instance,
-    working: _WorkingSet,
+    working: WorkingSet,
     unit_inputs: NDArray[np.float64],
     lp: MarginLP | None,
     deadline: float,
@@ -948,9 +788,7 @@ def _exact_round(
         if minimised is None:
             return None
         vector, farkas = minimised
-        level = (
-            float(np.min(_working_levels(working, unit_inputs, vector))) if working.size else 0.0
-        )
+        level = float(np.min(working.levels(unit_inputs, vector))) if working.size else 0.0
         length = float(np.linalg.norm(vector))
         normalised = level / length if length > 0 else 0.0  # about ||x|| at the optimum
     total = float(farkas.sum())
@@ -967,7 +805,7 @@ def _exact_round(
             return certificate
     if lp is None and progress.stage == "nnls":  # NNLS pays for every row it holds
         keep = farkas > 0
-        _keep(working, keep, member)
+        working.keep(keep, member)
         farkas = farkas[keep]
     weights = vector.reshape(instance.d, instance.d)
     return weights, level, farkas
@@ -1002,7 +840,7 @@ def _nnls_iteration_budget(seconds_left: float, unit_seconds: float, factor: flo
 
 
 def _timed_min_norm_point(
-    working: _WorkingSet,
+    working: WorkingSet,
     unit_inputs: NDArray[np.float64],
     deadline: float,
     progress: _Progress,
@@ -1051,23 +889,8 @@ def _timed_min_norm_point(
     return rows.T @ farkas, farkas
 
 
-def _working_levels(
-    working: _WorkingSet, unit_inputs: NDArray[np.float64], vector: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    r""":math:`\langle X, \hat A_i\rangle = \hat a_i^\top X \hat e_{\mu_i}` on the working set (no dense rows)."""
-    levels = np.empty(working.size)
-    constraint_levels(
-        working.directions,
-        working.mus,
-        unit_inputs,
-        np.ascontiguousarray(vector.reshape(working.d, working.d)),
-        levels,
-    )
-    return levels
-
-
 def _wolfe_min_norm_point(
-    working: _WorkingSet,
+    working: WorkingSet,
     unit_inputs: NDArray[np.float64],
     deadline: float,
     progress: _Progress,
@@ -1153,7 +976,7 @@ def _min_norm_point(rows: NDArray[np.float64], max_iterations: int) -> NDArray[n
     return result
 
 
-def _newest(working: _WorkingSet, found: _Pass) -> NDArray[np.int64]:
+def _newest(working: WorkingSet, found: ScorePass) -> NDArray[np.int64]:
     """Working-set positions of the constraints just added from ``found``."""
     wanted = found.mus * (1 << 32) + found.rhos
     return np.nonzero(np.isin(working.keys, wanted))[0].astype(np.int64)

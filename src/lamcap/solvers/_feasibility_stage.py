@@ -40,7 +40,8 @@ Algorithm
    loop is compiled (:func:`_lbfgs_iterations`) and run in slices of about
    10 ms between which the deadline is checked: at d = 32 the Python loop
    around the compiled loss had cost 15% of the stage's time.
-3. **Score pass** (:func:`lowest_constraints`, one sweep over all :math:`np`
+3. **Score pass** (:func:`~lamcap.solvers._constraints.score_pass`, the
+   solver's one full pass, one sweep over all :math:`np`
    scores of :meth:`~lamcap.problems.Instance.scored_blocks`, the expensive
    part): if the minimum normalised margin exceeds :math:`10^{-9}` the
    stage is done; otherwise up to ``cuts`` constraints per association with
@@ -73,7 +74,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -81,6 +82,7 @@ from numpy.typing import NDArray
 
 from lamcap.problems import Instance
 from lamcap.solvers._certificates import FEASIBILITY_TOLERANCE
+from lamcap.solvers._constraints import LossRows, ScorePass, WorkingSet, score_pass
 
 
 def first_cuts(p: int) -> int:
@@ -135,7 +137,7 @@ class FeasibilityOutcome:
     seconds: float = 0.0
     stopped: str = "max_passes"
     working_set: int = 0
-    first: StagePass | None = None
+    first: ScorePass | None = None
 
     @property
     def found(self) -> bool:
@@ -222,7 +224,7 @@ def exp_nonpositive(values: NDArray[np.float64], powers: NDArray[np.float64], co
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _working_levels(
+def _loss_levels(
     hidden: NDArray[np.float64],
     offsets: NDArray[np.int64],
     pool: NDArray[np.float64],
@@ -321,7 +323,7 @@ def softmin_loss(
     """
     n = hidden.shape[0]
     shifts = np.empty(n)
-    lowest = _working_levels(hidden, offsets, pool, target_rows, rows, scales, levels, shifts)
+    lowest = _loss_levels(hidden, offsets, pool, target_rows, rows, scales, levels, shifts)
     terms = np.empty(levels.size)  # e^{-ell_i - shift_mu}, all at once (long SIMD loops)
     for mu in range(n):
         for i in range(offsets[mu], offsets[mu + 1]):
@@ -338,372 +340,6 @@ def softmin_loss(
             terms[i] *= scales[i] * inverse
     _weighted_rows(terms, offsets, pool, target_rows, rows, gradient)
     return total, lowest
-
-
-_SAMPLE = 64
-
-
-@numba.njit(cache=True, nogil=True)
-def _presort_below_sample(
-    values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
-) -> int:
-    """Move every entry of ``values[:count]`` below a sampled pivot to the front; return how many.
-
-    The pivot is the order statistic of ``_SAMPLE`` evenly spaced entries
-    just above the fraction ``keep / count`` (three sample entries of slack),
-    so that usually a little more than ``keep`` entries lie below it; the
-    move is Lomuto's partition without branches (a swap per entry, the front
-    advancing when the entry is below the pivot), which costs about one pass
-    where Hoare's selection from the middle makes several, each with
-    unpredictable branches (measured: 3.0 ms for 508 rows of 507 levels at
-    d = 64).  The caller falls back to the full selection when fewer than
-    ``keep`` entries come out below the pivot.
-    """
-    step = count // _SAMPLE
-    sample = np.empty(_SAMPLE)
-    for k in range(_SAMPLE):
-        sample[k] = values[k * step]
-    rank = min(_SAMPLE - 1, (keep * _SAMPLE) // count + 3)
-    pivot = np.partition(sample, rank)[rank]
-    front = 0
-    for i in range(count):
-        value, label = values[i], labels[i]
-        values[i], labels[i] = values[front], labels[front]
-        values[front], labels[front] = value, label
-        front += value < pivot
-    return front
-
-
-@numba.njit(cache=True, nogil=True)
-def _smallest_to_front(
-    values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
-) -> int:
-    """Move the ``keep`` smallest of ``values[:count]`` (and their labels) to the front, in any order.
-
-    Hoare's selection; returns ``min(count, keep)``.  The kept ones are not
-    sorted (an insertion sort of 41 of them took four times as long as the
-    selection: 0.37 of 0.46 ms for the 164 rows of the first pass at d = 32;
-    :func:`handover_cuts` sorts the few it needs).  When
-    ``keep`` is a small part of ``count``, :func:`_presort_below_sample`
-    first moves a slightly larger set holding the smallest to the front, so
-    that the selection runs on that set only.
-    """
-    if count > 4 * keep and count >= 2 * _SAMPLE:
-        below = _presort_below_sample(values, labels, count, keep)
-        if below >= keep:  # the keep smallest are among the first `below`
-            count = below
-    if count > keep:
-        lo, hi, k = 0, count - 1, keep - 1
-        while lo < hi:
-            pivot = values[(lo + hi) // 2]
-            i, j = lo, hi
-            while i <= j:
-                while values[i] < pivot:
-                    i += 1
-                while values[j] > pivot:
-                    j -= 1
-                if i <= j:
-                    values[i], values[j] = values[j], values[i]
-                    labels[i], labels[j] = labels[j], labels[i]
-                    i += 1
-                    j -= 1
-            if k <= j:
-                hi = j
-            elif k >= i:
-                lo = i
-            else:
-                break
-        count = keep
-    return count
-
-
-@numba.njit(cache=True, nogil=True)
-def lowest_constraints(
-    scores: NDArray[np.float64],
-    norms2: NDArray[np.float64],
-    targets: NDArray[np.int64],
-    input_norms: NDArray[np.float64],
-    member: NDArray[np.bool_],
-    level: float,
-    cuts: int,
-    picked: NDArray[np.int64],
-    picked_levels: NDArray[np.float64],
-) -> tuple[int, float]:
-    r"""One sweep over a block of scores: the smallest level and each row's lowest constraints.
-
-    The level of constraint :math:`(\mu, \rho)` is the working-set unit of
-    :mod:`lamcap.solvers._cutting_plane`, the normalised margin times
-    :math:`\|W\|_F` (module :mod:`lamcap.solvers._certificates`),
-
-    .. math::
-
-        \ell_{\mu\rho} = \frac{s_{\mu t} - s_{\mu\rho}}
-        {\|e_\mu\|\sqrt{\|u_t\|^2 + \|u_\rho\|^2}} .
-
-    Row ``b`` of ``scores`` / ``norms2`` (``(B, p)``, any strides) is one
-    association with target column ``targets[b]`` and input norm
-    ``input_norms[b]``.  Per row, up to ``cuts`` columns with
-    :math:`\ell < ` ``level`` and ``member[b, rho]`` false, the lowest in any order,
-    are written to ``picked`` as ``(row, column)`` pairs (``picked`` has
-    ``2 * B * cuts`` entries) and their levels to ``picked_levels``.  Returns the number of pairs and
-    :math:`\min \ell` over the block, NaN when any level is NaN or
-    infinite (as :func:`~lamcap.solvers._certificates.running_minimum`).
-    """
-    rows, columns = scores.shape
-    candidates = np.empty(columns)
-    which = np.empty(columns, dtype=np.int64)
-    lowest = math.inf
-    finite = True
-    count = 0
-    for b in range(rows):
-        target = targets[b]
-        target_score = scores[b, target]
-        target_norm2 = norms2[b, target]
-        kept = 0
-        for rho in range(columns):
-            if rho == target:
-                continue
-            value = (target_score - scores[b, rho]) / (
-                input_norms[b] * math.sqrt(target_norm2 + norms2[b, rho])
-            )
-            if not math.isfinite(value):
-                finite = False
-                continue
-            lowest = min(lowest, value)
-            if value < level and not member[b, rho]:
-                candidates[kept] = value
-                which[kept] = rho
-                kept += 1
-        kept = _smallest_to_front(candidates, which, kept, cuts)
-        for k in range(kept):
-            picked[2 * count] = b
-            picked[2 * count + 1] = which[k]
-            picked_levels[count] = candidates[k]
-            count += 1
-    return count, lowest if finite else math.nan
-
-
-@numba.njit(cache=True, nogil=True)
-def constraint_directions(
-    outputs: NDArray[np.float64],
-    norms2: NDArray[np.float64],
-    rows: NDArray[np.int64],
-    targets: NDArray[np.int64],
-    rhos: NDArray[np.int64],
-) -> NDArray[np.float64]:
-    r"""Normalised constraint directions of a block of associations' outputs.
-
-    Row ``k`` is :math:`\hat a_k = (u_t - u_\rho)/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`
-    with :math:`u_t` = ``outputs[rows[k], targets[k]]``, :math:`u_\rho` =
-    ``outputs[rows[k], rhos[k]]`` and the squared norms read from ``norms2``
-    (``(B, p)``, any strides), in the same operations as numpy's
-    ``(outputs[rows, targets] - outputs[rows, rhos]) / scale[:, None]``, so
-    bit for bit the same, without the two ``(k, d)`` temporaries of fancy
-    indexing (measured: 2.3 ms of a 4.5 ms score pass at d = 32, decoupled,
-    0.9 p_c).
-
-    Examples
-    --------
-    >>> outputs = np.array([[[3.0, 0.0], [0.0, 4.0]]])  # one association, p = 2
-    >>> norms2 = np.array([[9.0, 16.0]])
-    >>> row, target, rho = np.array([0]), np.array([0]), np.array([1])
-    >>> constraint_directions(outputs, norms2, row, target, rho)
-    array([[ 0.6, -0.8]])
-    """
-    count = rows.shape[0]
-    d = outputs.shape[2]
-    directions = np.empty((count, d))
-    for k in range(count):
-        b, t, rho = rows[k], targets[k], rhos[k]
-        scale = math.sqrt(norms2[b, t] + norms2[b, rho])
-        for c in range(d):
-            directions[k, c] = (outputs[b, t, c] - outputs[b, rho, c]) / scale
-    return directions
-
-
-@dataclass
-class StagePass:
-    r"""A score pass: the new constraints (directions when kept) and the smallest levels.
-
-    ``lowest`` is the smallest level (normalised margin times
-    :math:`\|W\|_F`), ``min_margin`` the smallest normalised margin,
-    ``levels`` the levels of the new constraints.
-    """
-
-    mus: NDArray[np.int64]
-    rhos: NDArray[np.int64]
-    directions: NDArray[np.float64] | None
-    min_margin: float
-    lowest: float = math.nan
-    seconds: float = 0.0
-    levels: NDArray[np.float64] | None = None
-
-
-def stage_pass(
-    instance: Instance,
-    weights: NDArray[np.float64],
-    member: NDArray[np.bool_],
-    level: float,
-    cuts: int,
-    *,
-    directions: bool = False,
-) -> StagePass:
-    r"""All :math:`np` scores of ``weights``: minimum normalised margin and the new cuts.
-
-    Per association, up to ``cuts`` constraints outside ``member`` with level
-    below ``level`` (:func:`lowest_constraints`), the rule of the solver's
-    score pass.  Directions
-    :math:`\hat a = (u_t - u_\rho)/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}` are
-    returned for the decoupled model, whose outputs are not kept, and with
-    ``directions`` for the original model (whose working set otherwise reads
-    the shared outputs by index).
-
-    Examples
-    --------
-    >>> import math
-    >>> from lamcap.problems import make_instance, hebbian_weights
-    >>> from lamcap.solvers._certificates import min_margin
-    >>> instance = make_instance(8, 20, seed=0)
-    >>> weights = hebbian_weights(instance)
-    >>> member = np.zeros((instance.n, instance.p), dtype=bool)
-    >>> found = stage_pass(instance, weights, member, math.inf, 3)
-    >>> found.mus.size, bool(np.isclose(found.min_margin, min_margin(instance, weights)))
-    (60, True)
-    """
-    start = time.perf_counter()
-    hidden = instance.inputs @ weights.T
-    input_norms = np.linalg.norm(instance.inputs, axis=1)
-    decoupled = instance.model == "decoupled"
-    shared = None if decoupled else instance.outputs(0)
-    lowest = math.inf
-    found_mus, found_rhos, found_directions, found_levels = [], [], [], []
-    for block in instance.scored_blocks(hidden, keep_outputs=decoupled):
-        size = block.scores.shape[0]
-        stop = block.start + size
-        picked = np.empty(2 * size * cuts, dtype=np.int64)
-        picked_levels = np.empty(size * cuts)
-        count, block_lowest = lowest_constraints(
-            block.scores,
-            block.norms2,
-            instance.targets[block.start : stop],
-            input_norms[block.start : stop],
-            member[block.start : stop],
-            level,
-            cuts,
-            picked,
-            picked_levels,
-        )
-        found_levels.append(picked_levels[:count])
-        lowest = math.nan if math.isnan(block_lowest) else min(lowest, block_lowest)
-        rows, rhos = picked[: 2 * count : 2], picked[1 : 2 * count : 2]
-        found_mus.append(block.start + rows)
-        found_rhos.append(rhos)
-        if decoupled or directions:
-            targets = instance.targets[block.start + rows]
-            if shared is not None:
-                scale = np.sqrt(block.norms2[rows, targets] + block.norms2[rows, rhos])
-                found_directions.append((shared[targets] - shared[rhos]) / scale[:, None])
-            else:
-                assert block.outputs is not None  # keep_outputs for the decoupled model
-                found_directions.append(
-                    constraint_directions(block.outputs, block.norms2, rows, targets, rhos)
-                )
-    frobenius = float(np.linalg.norm(weights))
-    mus, rhos, levels = (
-        np.concatenate(found_mus),
-        np.concatenate(found_rhos),
-        np.concatenate(found_levels),
-    )
-    order = pick_order(mus, rhos, levels)
-    return StagePass(
-        mus[order],
-        rhos[order],
-        np.concatenate(found_directions)[order] if found_directions else None,
-        lowest / frobenius if frobenius > 0 else math.nan,
-        lowest,
-        time.perf_counter() - start,
-        levels[order],
-    )
-
-
-def pick_order(
-    mus: NDArray[np.int64], rhos: NDArray[np.int64], levels: NDArray[np.float64]
-) -> NDArray[np.int64]:
-    """The order of a pass's picks: by association, then level, then competitor.
-
-    A defined order, so that the working set (and the dual ascent's sweep
-    over it) does not depend on the order a selection algorithm leaves.
-
-    Examples
-    --------
-    >>> pick_order(np.array([1, 0, 0]), np.array([0, 2, 1]), np.array([0.0, 0.5, 0.5])).tolist()
-    [2, 1, 0]
-    """
-    order: NDArray[np.int64] = np.lexsort((rhos, levels, mus))
-    return order
-
-
-@dataclass
-class _Rows:
-    """The working set as :func:`softmin_loss` reads it (pool of rows, indices, scales)."""
-
-    offsets: NDArray[np.int64]
-    pool: NDArray[np.float64]
-    target_rows: NDArray[np.int64]
-    rows: NDArray[np.int64]
-    scales: NDArray[np.float64]
-
-
-class _WorkingSet:
-    r"""The stage's constraints, grown pass by pass, served to :func:`softmin_loss` by association.
-
-    Original model: rows of the shared outputs by index, scale
-    :math:`1/\nu_i = 1/\sqrt{\|u_t\|^2 + \|u_\rho\|^2}`.  Decoupled model: the
-    stored normalised directions :math:`\hat a_i` (outputs are not kept), as
-    competitor rows :math:`-\hat a_i` against a zero target row, scale 1.
-    Both give the levels :math:`\ell_i = \hat a_i^\top h_\mu`.  The
-    decoupled pool (row 0 the zero target row, then :math:`-\hat a_i` in the
-    order added) only grows; :meth:`rows` sorts indices into it, not the
-    rows themselves.
-    """
-
-    def __init__(self, instance: Instance) -> None:
-        self.instance = instance
-        self.mus = np.empty(0, dtype=np.int64)
-        self.rhos = np.empty(0, dtype=np.int64)
-        self.pool = np.zeros((1, instance.d))
-
-    @property
-    def size(self) -> int:
-        return int(self.mus.size)
-
-    def add(
-        self,
-        mus: NDArray[np.int64],
-        rhos: NDArray[np.int64],
-        directions: NDArray[np.float64] | None,
-    ) -> None:
-        """Append constraints (not already present: the pass skips members)."""
-        self.mus = np.concatenate([self.mus, mus])
-        self.rhos = np.concatenate([self.rhos, rhos])
-        if self.instance.model == "decoupled" and directions is not None:
-            self.pool = np.concatenate([self.pool, -directions])
-
-    def rows(self) -> _Rows:
-        """The constraints sorted by association (CSR offsets) with their pool of rows."""
-        instance = self.instance
-        order = np.argsort(self.mus, kind="stable")
-        offsets = np.zeros(instance.n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.mus, minlength=instance.n), out=offsets[1:])
-        if instance.model == "original":
-            shared = np.ascontiguousarray(instance.outputs(0))
-            norms2 = np.einsum("pd,pd->p", shared, shared)
-            targets = np.ascontiguousarray(instance.targets)
-            rhos = self.rhos[order]
-            scales = 1.0 / np.sqrt(norms2[targets[self.mus[order]]] + norms2[rhos])
-            return _Rows(offsets, shared, targets, rhos, scales)
-        zero_row = np.zeros(instance.n, dtype=np.int64)
-        return _Rows(offsets, self.pool, zero_row, order + 1, np.ones(self.size))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -955,7 +591,7 @@ class _Separation:
 
 
 def _separate(
-    rows: _Rows,
+    rows: LossRows,
     unit_inputs: NDArray[np.float64],
     weights: NDArray[np.float64],
     memory: _Memory,
@@ -1006,51 +642,7 @@ def _separate(
     return _Separation(point.reshape(weights.shape), float(np.mean(levels)), evaluations)
 
 
-def handover_cuts(instance: Instance, first: StagePass, count: int) -> StagePass:
-    r"""The first pass cut to the ``count`` lowest constraints of each association, with directions.
-
-    What a pass keeping ``count`` constraints per association would have
-    returned (up to ties and order): the max-margin stages start from it when
-    this stage hands over.  ``first`` holds more constraints per association,
-    grouped by association (as :func:`stage_pass` returns them), with their
-    levels; they are ranked by level here.
-
-    Examples
-    --------
-    >>> import math
-    >>> from lamcap.problems import make_instance, hebbian_weights
-    >>> instance = make_instance(8, 20, model="original", seed=0)
-    >>> weights = hebbian_weights(instance)
-    >>> member = np.zeros((instance.n, instance.p), dtype=bool)
-    >>> wide = stage_pass(instance, weights, member, math.inf, 10)
-    >>> narrow = stage_pass(instance, weights, member, math.inf, 3, directions=True)
-    >>> cut = handover_cuts(instance, wide, 3)
-    >>> keys = lambda found: sorted(zip(found.mus.tolist(), found.rhos.tolist()))
-    >>> keys(cut) == keys(narrow), bool(np.isclose(cut.directions.sum(), narrow.directions.sum()))
-    (True, True)
-    """
-    assert first.levels is not None  # stage_pass records them
-    if count <= 0:  # the stage decided: nothing to hand over (and nothing to sort)
-        keep = np.empty(0, dtype=np.int64)
-    else:
-        order = np.lexsort((first.levels, first.mus))
-        mus = first.mus[order]
-        rank = np.arange(mus.size) - np.searchsorted(mus, mus, side="left")
-        keep = order[rank < count]
-    mus, rhos = first.mus[keep], first.rhos[keep]
-    if first.directions is not None:
-        directions = first.directions[keep]
-    else:
-        targets, competitors = instance.constraint_outputs(mus, rhos)
-        scale = np.sqrt(
-            np.einsum("kd,kd->k", targets, targets)
-            + np.einsum("kd,kd->k", competitors, competitors)
-        )
-        directions = (targets - competitors) / scale[:, None]
-    return replace(first, mus=mus, rhos=rhos, directions=directions, levels=first.levels[keep])
-
-
-def _unit_scaled(weights: NDArray[np.float64], first: StagePass) -> NDArray[np.float64]:
+def _unit_scaled(weights: NDArray[np.float64], first: ScorePass) -> NDArray[np.float64]:
     r"""``weights`` scaled to mean :math:`|\ell_i| = 1` on the first working set, the loss's unit.
 
     The first working set is the first pass's cuts, whose levels that pass
@@ -1060,12 +652,13 @@ def _unit_scaled(weights: NDArray[np.float64], first: StagePass) -> NDArray[np.f
 
     Examples
     --------
-    >>> first = StagePass(np.array([0, 0]), np.array([1, 2]), None, -0.1, levels=np.array([-1.0, 3.0]))
+    >>> levels = np.array([-1.0, 3.0])
+    >>> first = ScorePass(np.array([0, 0]), np.array([1, 2]), levels, None, -0.1, -1.0, -1.0)
     >>> _unit_scaled(np.eye(2), first)
     array([[0.5, 0. ],
            [0. , 0.5]])
     """
-    if first.levels is None or first.levels.size == 0:
+    if first.levels.size == 0:
         return weights
     mean = float(np.mean(np.abs(first.levels)))
     return weights / mean if math.isfinite(mean) and mean > 0 else weights
@@ -1081,8 +674,9 @@ def run_feasibility_stage(
 
     Starts with a score pass of ``initial`` (the solver's starting ``W``)
     keeping :func:`first_cuts` constraints per association, available as
-    ``outcome.first`` (:func:`handover_cuts` gives the solver its own first
-    pass from it).  Returns the best ``W`` seen by a full pass, its minimum
+    ``outcome.first`` (its
+    :meth:`~lamcap.solvers._constraints.ScorePass.lowest_per_association` is
+    the solver's own first pass).  Returns the best ``W`` seen by a full pass, its minimum
     normalised margin (:attr:`FeasibilityOutcome.found`:
     ``min_margin > 1e-9``) and the counters; ``stopped`` is ``"found"``,
     ``"not_separated"``, ``"no_progress"``, ``"max_passes"`` or
@@ -1101,19 +695,20 @@ def run_feasibility_stage(
     opts = options or FeasibilityOptions()
     start = time.perf_counter()
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
-    cuts = stage_pass(instance, initial, member, math.inf, first_cuts(instance.p))
+    cuts = score_pass(instance, initial, member, math.inf, first_cuts(instance.p))
     outcome = FeasibilityOutcome(initial.copy(), cuts.min_margin, first=cuts)
     if outcome.found:
         outcome.stopped = "found"
         outcome.seconds = time.perf_counter() - start
         return outcome
     unit_inputs = instance.inputs / np.linalg.norm(instance.inputs, axis=1)[:, None]
-    working = _WorkingSet(instance)
+    working = WorkingSet(instance.n, instance.d)
     weights = initial
     memory = _Memory(opts.history, instance.d * instance.d)
     stale = 0
     while True:
         member[cuts.mus, cuts.rhos] = True
+        assert cuts.directions is not None  # score_pass keeps them
         working.add(cuts.mus, cuts.rhos, cuts.directions)
         if time.perf_counter() >= deadline:
             outcome.stopped = "time_limit"
@@ -1123,13 +718,15 @@ def run_feasibility_stage(
             break
         if outcome.passes == 1:
             weights = _unit_scaled(weights, cuts)
-        separation = _separate(working.rows(), unit_inputs, weights, memory, opts, deadline)
+        separation = _separate(
+            working.loss_rows(instance), unit_inputs, weights, memory, opts, deadline
+        )
         outcome.evaluations += separation.evaluations
         if separation.weights is None:
             outcome.stopped = "time_limit" if time.perf_counter() >= deadline else "not_separated"
             break
         weights = separation.weights
-        cuts = stage_pass(instance, weights, member, opts.level * separation.mean_level, opts.cuts)
+        cuts = score_pass(instance, weights, member, opts.level * separation.mean_level, opts.cuts)
         outcome.passes += 1
         stale = stale + 1 if cuts.min_margin <= outcome.min_margin else 0
         if stale == 0:  # NaN-safe, as _Progress.offer

@@ -343,6 +343,7 @@ def solve_full_lp(
     return build_result(
         instance,
         weights,
+        raw_margin=raw_margin,
         certificate=certificate,
         method="full_lp",
         iterations=1,

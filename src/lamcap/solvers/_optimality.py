@@ -57,10 +57,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap._validation import check_finite_array, check_real
+from lamcap._validation import check_real
 from lamcap.problems import Instance, check_instance
-from lamcap.solvers._certificates import weighted_constraint_sum, weights_matrix
-from lamcap.solvers._two_layer import raw_min_margin
+from lamcap.solvers._certificates import (
+    checked_constraint_arrays,
+    weighted_constraint_sum,
+    weights_matrix,
+)
+from lamcap.solvers._constraints import raw_min_margin
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,25 +124,10 @@ class OptimalityGap:
 
 
 def _check_dual(instance: Instance, dual: MarginDual) -> tuple[NDArray[np.int64], ...]:
-    associations = np.asarray(dual.associations)
-    competitors = np.asarray(dual.competitors)
-    y = np.asarray(check_finite_array("y", dual.y, minimum=0.0), dtype=np.float64)
-    if not (associations.shape == competitors.shape == y.shape and y.ndim == 1):
-        msg = (
-            "dual arrays must be 1-d of equal length, got shapes "
-            f"{associations.shape}, {competitors.shape}, {y.shape}"
-        )
-        raise ValueError(msg)
-    if associations.size and (associations.min() < 0 or associations.max() >= instance.n):
-        msg = f"dual associations must be in [0, {instance.n - 1}]"
-        raise ValueError(msg)
-    if competitors.size and (competitors.min() < 0 or competitors.max() >= instance.p):
-        msg = f"dual competitors must be in [0, {instance.p - 1}]"
-        raise ValueError(msg)
-    if np.any(competitors == instance.targets[associations]):
-        msg = "dual competitors must differ from their association's target"
-        raise ValueError(msg)
-    return associations.astype(np.int64), competitors.astype(np.int64)
+    associations, competitors, _ = checked_constraint_arrays(
+        instance, dual.associations, dual.competitors, dual.y, owner="dual", name="y"
+    )
+    return associations, competitors
 
 
 def dual_value(instance: Instance, dual: MarginDual) -> float:
@@ -177,7 +166,7 @@ def primal_value(instance: Instance, W: object, raw_margin: float) -> tuple[floa
 
     :math:`c` is ``raw_margin`` and :math:`c_W` the smallest raw margin of ``W`` over all :math:`n(p-1)`
     constraints (one full score pass,
-    :func:`lamcap.solvers._two_layer.raw_min_margin`); :math:`P = \infty` when
+    :func:`lamcap.solvers._constraints.raw_min_margin`); :math:`P = \infty` when
     :math:`c_W \le 0` (``W`` does not recall every association).
 
     Examples

@@ -30,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from lamcap._validation import check_real
 from lamcap.problems import Instance, check_instance
 from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
@@ -37,6 +38,7 @@ from lamcap.solvers._certificates import (
     certificate_bound,
     check_margins,
 )
+from lamcap.solvers._constraints import at_raw_margin
 from lamcap.solvers._infeasibility import prove_infeasible
 
 OBJECTIVES = ("feasible", "max_margin")
@@ -154,6 +156,7 @@ def build_result(
     instance: Instance,
     weights: Weights | None = None,
     *,
+    raw_margin: float | None = None,
     certificate: FarkasCertificate | None = None,
     method: str,
     iterations: int = 0,
@@ -175,6 +178,13 @@ def build_result(
     ``"infeasible"``) rather than raising.  Solvers should call this instead of
     choosing a verdict themselves.
 
+    With ``raw_margin`` (:math:`c > 0`) the weights are first rescaled so
+    that their smallest raw margin is :math:`c` whenever it is positive
+    (:func:`~lamcap.solvers._constraints.at_raw_margin`): the one place
+    where every method meets the ``raw_margin`` contract of
+    :func:`lamcap.solve`.  The rescaled weights are the ones verified and
+    returned.
+
     Examples
     --------
     >>> from lamcap.problems import make_instance
@@ -186,6 +196,9 @@ def build_result(
     margin = math.nan
     verified = False
     if weights is not None:
+        if raw_margin is not None:
+            level = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
+            weights = at_raw_margin(instance, weights, level)
         check = check_margins(instance, weights)  # also shape and finiteness checks
         if isinstance(weights, tuple):
             weights = (

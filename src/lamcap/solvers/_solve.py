@@ -128,11 +128,22 @@ def solve(
         at full rank (numba first-order stage, then an exact min-norm-point
         stage with column generation), ``"two_layer"`` below.
     raw_margin : float
-        :math:`c > 0`, the right-hand side of every raw constraint (a scale at
-        full rank; default 1).  The max-margin ``W`` has smallest raw margin
-        :math:`c`.  This is not the theory's margin :math:`m` in
-        competitor-spread units (``margin=`` of :func:`lamcap.max_margin`,
-        :func:`lamcap.score_law`; docs/vocabulary.md).
+        :math:`c > 0` (default 1), the scale of the answer, the same contract
+        for every method: weights that recall every association are returned
+        scaled so that their smallest raw margin
+        :math:`\min_{\mu,\rho\ne t}(u_t - u_\rho)^\top W e_\mu` equals
+        :math:`c` (up to rounding; factors :math:`(Q, R)` each by
+        :math:`\sqrt{c/c_W}`).  The problem is homogeneous, so this changes no
+        verdict and no normalised margin; weights that do not recall every
+        association are returned as found.  Applied in one place,
+        :func:`~lamcap.solvers._constraints.at_raw_margin` (through
+        ``build_result``), after the method ran: ``"full_lp"`` also uses
+        :math:`c` as the right-hand side of its LP, the max-margin ``W`` is
+        the minimum-norm ``W`` at smallest raw margin :math:`c`, and the other
+        methods work at their own scale.  This is not the theory's margin
+        :math:`m` in competitor-spread units (``margin=`` of
+        :func:`lamcap.max_margin`, :func:`lamcap.score_law`;
+        docs/vocabulary.md).
     max_seconds : float, optional
         ``> 0``; on reaching it the result is ``"undecided"`` with the best
         weights so far (with ``objective="max_margin"``: ``"feasible"`` with
@@ -208,6 +219,10 @@ def solve(
     >>> result = lamcap.solve(instance, method="full_lp")
     >>> result.verdict, bool(lamcap.verify(instance, result))
     ('feasible', True)
+    >>> from lamcap.solvers._constraints import raw_min_margin
+    >>> scaled = lamcap.solve(instance, raw_margin=2.5)
+    >>> round(raw_min_margin(instance, scaled.weights), 9)
+    2.5
     >>> trained = lamcap.solve(instance, method="adam_ce", options={"learning_rate": 1.0})
     >>> trained.verdict, trained.iterations <= 5000
     ('feasible', True)

@@ -12,8 +12,9 @@ a non-convex problem for :math:`r < d` (docs/theory/rank.md;
 arXiv:2605.10795).
 Scaling :math:`(Q, R) \to (cQ, cR)` multiplies every score by :math:`c^2`, so
 the raw margin :math:`c` is a pure scale: the trainer works at :math:`c = 1`,
-stops as soon as every raw margin is positive, and rescales its answer so that
-the smallest raw margin equals ``raw_margin``.
+stops as soon as every raw margin is positive, and its answer is rescaled so
+that the smallest raw margin equals ``raw_margin`` (the contract of
+:func:`lamcap.solve`, applied by :func:`~lamcap.solvers._result.build_result`).
 
 Algorithm (documented schedule)
 -------------------------------
@@ -40,7 +41,7 @@ constraint holds.  Between refreshes a step costs :math:`O(nKd + ndr)`.
   constant rate, :data:`STEPS_PER_RESTART` steps per restart.
 * Restarts: up to :data:`RESTARTS` fresh random starts, seeds derived from
   ``(seed, restart)``.  After the first failed restart the full-rank relaxation
-  is decided by :func:`lamcap.solvers.solve` (``method="auto"``): if it is
+  is decided by :func:`lamcap.solve` (``method="auto"``): if it is
   certified infeasible, so is every rank (the verdict is ``"infeasible"`` with
   that certificate); if it is feasible, the next restart starts from the
   truncated SVD of its :math:`W`, :math:`Q = U_m S_m^{1/2}`,
@@ -69,6 +70,7 @@ from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, check_instance
 from lamcap.solvers._certificates import running_minimum, weights_matrix
 from lamcap.solvers._result import SolveResult, build_result
+from lamcap.solvers._solve import solve
 
 LEARNING_RATE = 0.3
 """Adam learning rate (parameter units; entries of Q, R are O(d^{-1/2}))."""
@@ -318,9 +320,10 @@ def solve_rank_constrained(
     rank : int
         :math:`r \in [1, d]`.
     raw_margin : float
-        :math:`c > 0`: the returned factors satisfy every constraint with raw
-        margin :math:`\ge c` when feasible (a pure scale: the trained factors
-        are multiplied by :math:`\sqrt{c/\text{reached raw margin}}`).
+        :math:`c > 0`: factors that recall every association are returned
+        with smallest raw margin :math:`c` (a pure scale: each is multiplied by
+        :math:`\sqrt{c/c_W}`, :math:`c_W` the smallest raw margin reached;
+        :func:`~lamcap.solvers._constraints.at_raw_margin`).
     max_seconds : float, optional
         ``> 0``.  On reaching it: ``"undecided"`` with the best weights so far
         (the full-rank check also shares this budget).
@@ -389,11 +392,10 @@ def solve_rank_constrained(
             "timed_out": run.timed_out,
         }
         if run.weights is not None:
-            reached = raw_min_margin(instance, run.weights[0] @ run.weights[1].T)
-            scale = math.sqrt(raw_margin / reached)
             result = build_result(
                 instance,
-                (run.weights[0] * scale, run.weights[1] * scale),
+                run.weights,
+                raw_margin=raw_margin,
                 method="two_layer",
                 iterations=total_steps,
                 seconds=time.perf_counter() - started,
@@ -411,6 +413,7 @@ def solve_rank_constrained(
                 return build_result(
                     instance,
                     best.weights,
+                    raw_margin=raw_margin,
                     certificate=full.certificate,
                     method="two_layer",
                     iterations=total_steps,
@@ -418,11 +421,11 @@ def solve_rank_constrained(
                     details={**details, "full_rank_verdict": "infeasible"},
                 )
             if full.verdict == "feasible" and full.weights is not None:
-                warm_start = weights_matrix(full.weights, instance.d)
-                warm_start = warm_start / raw_min_margin(instance, warm_start)
+                warm_start = weights_matrix(full.weights, instance.d)  # raw margin 1
     return build_result(
         instance,
         best.weights,
+        raw_margin=raw_margin,
         method="two_layer",
         iterations=total_steps,
         seconds=time.perf_counter() - started,
@@ -434,30 +437,8 @@ def solve_rank_constrained(
     )
 
 
-def raw_min_margin(instance: Instance, weights: FloatArray) -> float:
-    r"""Smallest raw margin :math:`(u_t - u_\rho)^\top W e_\mu` over all constraints.
-
-    One pass of :meth:`lamcap.problems.Instance.scored_blocks`.
-
-    Examples
-    --------
-    >>> from lamcap.problems import make_instance
-    >>> instance = make_instance(4, 3, n=1, seed=0)
-    >>> raw_min_margin(instance, np.zeros((4, 4)))
-    0.0
-    """
-    lowest = math.inf
-    for block in instance.scored_blocks(instance.inputs @ weights.T):
-        stop = block.start + block.scores.shape[0]
-        target_scores = _exclude_targets(block.scores, instance.targets[block.start : stop])
-        lowest = running_minimum(lowest, target_scores - block.scores.max(axis=1))
-    return lowest
-
-
 def _full_rank_relaxation(instance: Instance, deadline: float, seed: int) -> SolveResult:
     """Decide the full-rank problem (its infeasibility certifies every rank)."""
-    from lamcap.solvers import solve  # noqa: PLC0415  (the registry imports this module lazily)
-
     remaining = deadline - time.perf_counter()
     if remaining <= 0:
         return build_result(instance, None, method="auto")
