@@ -67,9 +67,9 @@ def main() -> None:
     quantile_points = rng.uniform(0.0, 1.0, 100_000)
     small = big[:300]
     for law in ("optimum", "product"):  # warm up numba
-        singular_value_quantile(quantile_points[:10], 0.5, law=law)
-        singular_value_cdf(small, 0.5, law=law)
-        singular_value_density(small, 0.5, law=law)
+        singular_value_quantile(quantile_points[:10], 0.5, family=law)
+        singular_value_cdf(small, 0.5, family=law)
+        singular_value_density(small, 0.5, family=law)
 
     rows = []
     lam = _rate(lambda: singular_value_density(big, normalization="raw"), big.size)
@@ -83,12 +83,12 @@ def main() -> None:
     lam = _rate(lambda: singular_value_quantile(quantile_points), quantile_points.size)
     naive = _rate(lambda: [_naive_quantile(u) for u in quantile_points[:30]], 30, repeat=1)
     rows.append(("quarter-circle quantile (brentq+quad)", lam, naive))
-    lam = _rate(lambda: singular_value_density(big, 0.5, law="product"), big.size)
+    lam = _rate(lambda: singular_value_density(big, 0.5, family="product"), big.size)
     naive = _rate(lambda: [_naive_product_density(s * s, 0.5) for s in small], small.size, 1)
     rows.append(("Q R^T density kappa=0.5 (numpy.roots)", lam, naive))
-    lam = _rate(lambda: singular_value_cdf(big, 0.5, law="product"), big.size)
+    lam = _rate(lambda: singular_value_cdf(big, 0.5, family="product"), big.size)
     rows.append(("Q R^T cdf kappa=0.5 (vs roots density)", lam, naive))
-    lam = _rate(lambda: singular_value_quantile(quantile_points, 0.5, law="product"), 100_000)
+    lam = _rate(lambda: singular_value_quantile(quantile_points, 0.5, family="product"), 100_000)
     rows.append(("Q R^T quantile kappa=0.5", lam, float("nan")))
     alphas = np.linspace(0.05, 1.0, 200)
     lam = _rate(lambda: hebbian_recall(10**6, alphas), alphas.size)

@@ -45,7 +45,7 @@ def compare(spectrum: lamcap.empirical.EmpiricalSpectrum, kappa: float) -> None:
     for q in (0.1, 0.25, 0.5, 0.75, 0.9):
         theory = float(lamcap.singular_value_quantile(q, kappa))
         print(f"{q:>9.2f} {np.quantile(values, q):>9.3f} {theory:>8.3f}")
-    ks = spectrum.ks_distance(law="optimum")
+    ks = spectrum.ks_distance(family="optimum")
     print(f"Kolmogorov-Smirnov distance: {ks:.3f} (1.36/sqrt(n) = {1.36 / np.sqrt(n):.3f})")
     expected = lamcap.singular_value_moment(4, kappa)
     print(f"E[s^4]/E[s^2]^2: measured {spectrum.moment_ratio():.3f}, theory {expected:.3f}")

@@ -222,7 +222,7 @@ def measure_one(
         "passes": solved["passes"],
         "seconds": f"{solved['seconds']:.1f}",
         "ratio": f"{spectrum.moment_ratio():.6f}",
-        "ks_quarter_circle": f"{spectrum.ks_distance(law='optimum'):.6f}",
+        "ks_quarter_circle": f"{spectrum.ks_distance(family='optimum'):.6f}",
         "heterogeneity": f"{solved['heterogeneity']:.6f}",
         "singular_values": " ".join(f"{v:.8f}" for v in values),
         "gap_tolerance": f"{tolerance:g}",

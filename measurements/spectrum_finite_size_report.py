@@ -7,7 +7,7 @@ each role of the seeds (*build*: seeds below 1000, used to fit the law;
 
 * the mean of the per-matrix ratio :math:`E[s^4]/E[s^2]^2` over the feasible
   seeds with its standard error; the uniform-reaction model
-  (``lamcap.theory._spectrum._fourth_moment``, the law before the fit) and
+  (``lamcap.theory._spectrum_finite_size._fourth_moment``, the law before the fit) and
   the fitted law ``lamcap.singular_value_moment(4, d=d, p=p, return_error=True)``
   with its model error;
 * the fit itself (``--fit``): weighted least squares of the build points'

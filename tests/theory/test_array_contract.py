@@ -426,7 +426,7 @@ def test_every_public_theory_function_is_walked() -> None:
     assert walked & set(NOT_ELEMENTWISE) == set()
 
 
-_OPTIONS = {"dps", "samples", "seed", "method", "order", "form", "normalization", "law"}
+_OPTIONS = {"dps", "samples", "seed", "method", "order", "form", "normalization", "family"}
 _OPTIONS |= {"all_associations", "error", "return_error"}
 
 

@@ -17,6 +17,14 @@ from lamcap.theory._cone import active_set_law, statistical_dimension
 from lamcap.theory._margin import max_margin
 from lamcap.theory._scores import score_law
 from lamcap.theory._spectrum import (
+    sample_singular_values,
+    singular_value_cdf,
+    singular_value_density,
+    singular_value_moment,
+    singular_value_quantile,
+    singular_value_support,
+)
+from lamcap.theory._spectrum_finite_size import (
     _ERROR_QUANTILE,
     _FIT_AMPLITUDE,
     _FIT_SCATTER,
@@ -29,12 +37,6 @@ from lamcap.theory._spectrum import (
     _free_top_edge,
     _orthant_moments,
     _residual_moments,
-    sample_singular_values,
-    singular_value_cdf,
-    singular_value_density,
-    singular_value_moment,
-    singular_value_quantile,
-    singular_value_support,
 )
 
 CASES = [
@@ -61,9 +63,9 @@ def _quad(function, low, high):
 @pytest.mark.parametrize(("law", "kappa"), CASES)
 @pytest.mark.parametrize("normalization", ["frobenius", "raw"])
 def test_density_integrates_to_one(law, kappa, normalization):
-    low, high = singular_value_support(kappa, law=law, normalization=normalization)
+    low, high = singular_value_support(kappa, family=law, normalization=normalization)
     total = _quad(
-        lambda s: singular_value_density(s, kappa, law=law, normalization=normalization),
+        lambda s: singular_value_density(s, kappa, family=law, normalization=normalization),
         low,
         high,
     )
@@ -73,8 +75,8 @@ def test_density_integrates_to_one(law, kappa, normalization):
 
 @pytest.mark.parametrize(("law", "kappa"), CASES)
 def test_frobenius_normalisation_has_unit_mean_square(law, kappa):
-    low, high = singular_value_support(kappa, law=law)
-    second = _quad(lambda s: s * s * singular_value_density(s, kappa, law=law), low, high)
+    low, high = singular_value_support(kappa, family=law)
+    second = _quad(lambda s: s * s * singular_value_density(s, kappa, family=law), low, high)
     assert second == pytest.approx(1.0, abs=1e-10)
 
 
@@ -95,23 +97,27 @@ def test_raw_truncation_edge_and_second_moment_match_theory_section_3(kappa):
 
 @pytest.mark.parametrize(("law", "kappa"), CASES)
 def test_cdf_equals_integrated_density(law, kappa):
-    low, high = singular_value_support(kappa, law=law)
+    low, high = singular_value_support(kappa, family=law)
     for point in np.linspace(low, high, 6)[1:-1]:
-        integral = _quad(lambda s: singular_value_density(s, kappa, law=law), low, point)
+        integral = _quad(lambda s: singular_value_density(s, kappa, family=law), low, point)
         tolerance = 1e-12 if (law, kappa) != ("product", 1.0) else 1e-8
-        assert singular_value_cdf(point, kappa, law=law) == pytest.approx(integral, abs=tolerance)
+        assert singular_value_cdf(point, kappa, family=law) == pytest.approx(
+            integral, abs=tolerance
+        )
 
 
 @pytest.mark.parametrize(("law", "kappa"), [*CASES, ("optimum", 1e-3), ("product", 1e-3)])
 def test_cdf_and_quantile_invert_each_other(law, kappa):
     u = np.linspace(0.0, 1.0, 20001)
-    quantiles = singular_value_quantile(u, kappa, law=law)
+    quantiles = singular_value_quantile(u, kappa, family=law)
     assert np.all(np.diff(quantiles) >= 0)
-    np.testing.assert_allclose(singular_value_cdf(quantiles, kappa, law=law), u, rtol=0, atol=5e-14)
-    low, high = singular_value_support(kappa, law=law)
+    np.testing.assert_allclose(
+        singular_value_cdf(quantiles, kappa, family=law), u, rtol=0, atol=5e-14
+    )
+    low, high = singular_value_support(kappa, family=law)
     s = np.linspace(low, high, 1001)[1:-1]
     np.testing.assert_allclose(
-        singular_value_quantile(singular_value_cdf(s, kappa, law=law), kappa, law=law),
+        singular_value_quantile(singular_value_cdf(s, kappa, family=law), kappa, family=law),
         s,
         rtol=1e-9,
     )
@@ -119,15 +125,19 @@ def test_cdf_and_quantile_invert_each_other(law, kappa):
 
 @pytest.mark.parametrize(("law", "kappa"), [("optimum", 0.3), ("product", 0.3), ("product", 1.0)])
 def test_float_matches_mpmath(law, kappa):
-    low, high = singular_value_support(kappa, law=law)
+    low, high = singular_value_support(kappa, family=law)
     points = np.linspace(low, high, 7)[1:-1]
     for s in points:
-        exact = singular_value_density(s, kappa, law=law, dps=30)
-        assert singular_value_density(s, kappa, law=law) == pytest.approx(float(exact), rel=1e-13)
-        exact_cdf = singular_value_cdf(s, kappa, law=law, dps=30)
-        assert singular_value_cdf(s, kappa, law=law) == pytest.approx(float(exact_cdf), abs=1e-14)
-    exact_quantile = singular_value_quantile(0.37, kappa, law=law, dps=30)
-    assert singular_value_quantile(0.37, kappa, law=law) == pytest.approx(
+        exact = singular_value_density(s, kappa, family=law, dps=30)
+        assert singular_value_density(s, kappa, family=law) == pytest.approx(
+            float(exact), rel=1e-13
+        )
+        exact_cdf = singular_value_cdf(s, kappa, family=law, dps=30)
+        assert singular_value_cdf(s, kappa, family=law) == pytest.approx(
+            float(exact_cdf), abs=1e-14
+        )
+    exact_quantile = singular_value_quantile(0.37, kappa, family=law, dps=30)
+    assert singular_value_quantile(0.37, kappa, family=law) == pytest.approx(
         float(exact_quantile), rel=1e-13
     )
 
@@ -135,9 +145,9 @@ def test_float_matches_mpmath(law, kappa):
 def test_product_fourth_moment_is_free_probability_value():
     # free product of two mean-1 Marchenko-Pastur(kappa): E[(ab)^2] = 1 + 2 kappa
     for kappa in (1.0, 0.5, 0.2):
-        low, high = singular_value_support(kappa, law="product")
+        low, high = singular_value_support(kappa, family="product")
         fourth = _quad(
-            lambda s, k=kappa: s**4 * singular_value_density(s, k, law="product"), low, high
+            lambda s, k=kappa: s**4 * singular_value_density(s, k, family="product"), low, high
         )
         assert fourth == pytest.approx(1 + 2 * kappa, abs=1e-8)
 
@@ -145,11 +155,11 @@ def test_product_fourth_moment_is_free_probability_value():
 def test_product_law_kappa_one_is_fuss_catalan():
     # squared singular values of a product of two square Gaussians: support [0, 27/4],
     # moments are the Fuss-Catalan numbers 1, 3, 12, 55
-    low, high = singular_value_support(1.0, law="product")
+    low, high = singular_value_support(1.0, family="product")
     assert high**2 == pytest.approx(27 / 4, rel=1e-14)
     for order, value in [(2, 1), (4, 3), (6, 12), (8, 55)]:
         moment = _quad(
-            lambda s, n=order: s**n * singular_value_density(s, law="product"), low, high
+            lambda s, n=order: s**n * singular_value_density(s, family="product"), low, high
         )
         assert moment == pytest.approx(value, rel=1e-8)
 
@@ -169,7 +179,9 @@ def test_product_law_matches_random_matrices(kappa):
         r = np.linalg.qr(rng.standard_normal((d, m)) / math.sqrt(d), mode="r")
         values.append(np.linalg.svd(q @ r.T, compute_uv=False))
     pooled = np.concatenate(values)
-    distance = stats.kstest(pooled, lambda s: singular_value_cdf(s, kappa, law="product")).statistic
+    distance = stats.kstest(
+        pooled, lambda s: singular_value_cdf(s, kappa, family="product")
+    ).statistic
     assert distance < 0.015
     wrong = stats.kstest(pooled, lambda s: singular_value_cdf(s, kappa)).statistic
     assert wrong > 0.05
@@ -179,7 +191,7 @@ def test_gaussian_law_matches_random_matrices():
     rng = np.random.default_rng(5)
     d = 400
     values = np.linalg.svd(rng.standard_normal((d, d)) / math.sqrt(d), compute_uv=False)
-    distance = stats.kstest(values, lambda s: singular_value_cdf(s, law="gaussian")).statistic
+    distance = stats.kstest(values, lambda s: singular_value_cdf(s, family="gaussian")).statistic
     assert distance < 0.01
     assert distance > 0.0
 
@@ -187,8 +199,8 @@ def test_gaussian_law_matches_random_matrices():
 @pytest.mark.parametrize(("law", "kappa"), [("optimum", 1.0), ("optimum", 0.3), ("product", 0.3)])
 def test_sampler_matches_cdf(law, kappa):
     size = 20000
-    sample = sample_singular_values(size, kappa, seed=2024, law=law)
-    result = stats.kstest(sample, lambda s: singular_value_cdf(s, kappa, law=law))
+    sample = sample_singular_values(size, kappa, seed=2024, family=law)
+    result = stats.kstest(sample, lambda s: singular_value_cdf(s, kappa, family=law))
     # 1.63/sqrt(n) is the 1% critical value of the KS statistic
     assert result.statistic < 1.63 / math.sqrt(size)
 
@@ -206,8 +218,8 @@ def test_moments_by_quadrature():
 def test_outside_support_is_zero_and_cdf_saturates():
     s = np.array([-1.0, -np.inf, 5.0, np.inf])
     for law in ("optimum", "product"):
-        np.testing.assert_array_equal(singular_value_density(s, 0.5, law=law), 0.0)
-        np.testing.assert_array_equal(singular_value_cdf(s, 0.5, law=law), [0, 0, 1, 1])
+        np.testing.assert_array_equal(singular_value_density(s, 0.5, family=law), 0.0)
+        np.testing.assert_array_equal(singular_value_cdf(s, 0.5, family=law), [0, 0, 1, 1])
     low, _ = singular_value_support(0.5, normalization="raw")
     assert singular_value_density(low * 0.99, 0.5, normalization="raw") == 0.0
 
@@ -215,7 +227,7 @@ def test_outside_support_is_zero_and_cdf_saturates():
 def test_shapes_are_preserved():
     s = np.full((2, 3), 0.5)
     assert singular_value_density(s).shape == (2, 3)
-    assert singular_value_cdf(s, law="product").shape == (2, 3)
+    assert singular_value_cdf(s, family="product").shape == (2, 3)
     assert singular_value_quantile(s, 0.2).shape == (2, 3)
     assert isinstance(singular_value_density(0.5), float)
 
@@ -228,9 +240,9 @@ def test_shapes_are_preserved():
         (lambda: singular_value_cdf(1.0, 1.5), r"kappa .*\(0\.0, 1\.0\].*1\.5"),
         (lambda: singular_value_quantile(1.2), r"probability .*\[0\.0, 1\.0\].*1\.2"),
         (lambda: singular_value_quantile(np.nan), "probability"),
-        (lambda: singular_value_density(1.0, law="wishart"), "law must be one of"),
+        (lambda: singular_value_density(1.0, family="wishart"), "family must be one of"),
         (lambda: singular_value_density(1.0, normalization="spectral"), "normalization must be"),
-        (lambda: singular_value_density(1.0, 0.5, law="gaussian"), "kappa must be 1"),
+        (lambda: singular_value_density(1.0, 0.5, family="gaussian"), "kappa must be 1"),
         (lambda: sample_singular_values(-1), "size must be an integer >= 0"),
         (lambda: singular_value_density(1.0, dps=0), "dps"),
     ],
@@ -484,8 +496,8 @@ def test_moment_broadcasts_over_kappa():
             r"p must be an integer in \[31, 61\].*got 30",
         ),
         (
-            lambda: singular_value_moment(4, d=16, p=31, return_error=True, law="product"),
-            "law must be 'optimum'",
+            lambda: singular_value_moment(4, d=16, p=31, return_error=True, family="product"),
+            "family must be 'optimum'",
         ),
         (
             lambda: singular_value_moment(4, d=16, p=59, return_error="yes"),
@@ -493,7 +505,10 @@ def test_moment_broadcasts_over_kappa():
         ),
         (lambda: singular_value_moment(4, 0.5, d=16, p=59), r"kappa must be 1 .*got 0\.5"),
         (lambda: singular_value_moment(3, d=16, p=59), r"order must be 0, 2 or 4 .*got 3"),
-        (lambda: singular_value_moment(4, d=16, p=59, law="gaussian"), "law must be 'optimum'"),
+        (
+            lambda: singular_value_moment(4, d=16, p=59, family="gaussian"),
+            "family must be 'optimum'",
+        ),
         (
             lambda: singular_value_moment(4, d=16, p=59, normalization="raw"),
             "normalization must be 'frobenius'",

@@ -246,9 +246,9 @@ def test_at_full_rank_the_learnt_and_initial_laws_are_the_same() -> None:
     s = np.linspace(0.0, 2.2, 301)
     quarter_circle = np.sqrt(np.maximum(4 - s * s, 0.0)) / np.pi  # independent closed form
     for law in ("optimum", "gaussian"):
-        values = singular_value_density(s, 1.0, law=law, normalization="raw")
+        values = singular_value_density(s, 1.0, family=law, normalization="raw")
         assert np.allclose(values, quarter_circle, atol=1e-12)
-    below = singular_value_density(s, 0.5, law="optimum", normalization="raw")
+    below = singular_value_density(s, 0.5, family="optimum", normalization="raw")
     assert not np.allclose(below, quarter_circle)
 
 

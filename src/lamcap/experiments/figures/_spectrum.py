@@ -18,8 +18,8 @@ d can test it.
 For the other matrices lamcap has no finite-size law.  Lines, on 400 points:
 ``singular_value_density(s, κ)`` of the learnt weights (the top κ-fraction of
 the quarter circle, docs/theory/mechanism.md; its ratio in the legend is the
-d → ∞ value) and the law at initialisation (``law="gaussian"`` at κ = 1,
-``law="product"`` for :math:`QR^\top` with Gaussian factors below: both
+d → ∞ value) and the law at initialisation (``family="gaussian"`` at κ = 1,
+``family="product"`` for :math:`QR^\top` with Gaussian factors below: both
 trainers start from Gaussian entries, ``lamcap.solvers._baselines`` and
 ``lamcap.solvers._two_layer``).
 
@@ -56,10 +56,10 @@ def fourth_moment_ratio(values: np.ndarray) -> float:
     return float(np.mean(values**4) / np.mean(values**2) ** 2)
 
 
-def _density(s: np.ndarray, kappa: float, law: str) -> np.ndarray:
+def _density(s: np.ndarray, kappa: float, family: str) -> np.ndarray:
     from lamcap import singular_value_density  # noqa: PLC0415
 
-    return np.asarray(singular_value_density(s, kappa, law=law), dtype=float)
+    return np.asarray(singular_value_density(s, kappa, family=family), dtype=float)
 
 
 def _finite_size(sample: SolutionSample) -> tuple[float, float] | None:
