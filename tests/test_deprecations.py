@@ -113,3 +113,80 @@ def test_second_names_give_the_same_numbers() -> None:
     assert target_level_cdf(0.3, 6, 0.2) == pytest.approx(
         lamcap.score_law(6, margin=0.2).target.cdf(0.3), rel=1e-12
     )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "singular_value_law",
+        "singular_value_density",
+        "singular_value_cdf",
+        "singular_value_quantile",
+        "singular_value_support",
+        "singular_value_moment",
+        "sample_singular_values",
+    ],
+)
+def test_law_is_the_deprecated_name_of_family(name: str) -> None:
+    import lamcap
+
+    function = getattr(lamcap, name)
+    first = {
+        "singular_value_law": (),
+        "singular_value_density": (1.0,),
+        "singular_value_cdf": (1.0,),
+        "singular_value_quantile": (0.3,),
+        "singular_value_support": (),
+        "singular_value_moment": (2,),
+        "sample_singular_values": (5,),
+    }[name]
+    options = {"seed": 1} if name == "sample_singular_values" else {}
+    with pytest.deprecated_call(match=rf"{name}\(family=\.\.\.\)"):
+        old = function(*first, 1.0, law="gaussian", **options)
+    new = function(*first, 1.0, family="gaussian", **options)
+    if name == "singular_value_law":
+        assert old.family == new.family == "gaussian"
+    else:
+        np.testing.assert_array_equal(old, new)
+
+
+def test_empirical_spectrum_keywords_are_renamed() -> None:
+    from lamcap import empirical_spectrum
+
+    W = np.random.default_rng(0).standard_normal((40, 40))
+    with pytest.deprecated_call(match=r"empirical_spectrum\(W=\.\.\.\)"):
+        old = empirical_spectrum(weights=W)
+    spectrum = empirical_spectrum(W=W)
+    np.testing.assert_array_equal(old.singular_values, spectrum.singular_values)
+    with pytest.deprecated_call(match=r"ks_distance\(family=\.\.\.\)"):
+        distance = spectrum.ks_distance(law="gaussian")
+    assert distance == spectrum.ks_distance(family="gaussian")
+
+
+def test_normalized_scores_tolerance_is_the_deprecated_name_of_tie_width() -> None:
+    from lamcap import normalized_scores
+
+    scores = np.random.default_rng(3).standard_normal((200, 12))
+    with pytest.deprecated_call(match=r"normalized_scores\(tie_width=\.\.\.\)"):
+        old = normalized_scores(scores, 0, tolerance=0.1)
+    new = normalized_scores(scores, 0, tie_width=0.1)
+    np.testing.assert_array_equal(old.active, new.active)
+
+
+def test_law_ppf_q_is_the_deprecated_name_of_probability() -> None:
+    from lamcap import score_law
+
+    law = score_law(5).target
+    with pytest.deprecated_call(match=r"ppf\(probability=\.\.\.\)"):
+        old = law.ppf(q=0.3)
+    assert old == law.ppf(probability=0.3)
+
+
+def test_figure_samples_is_the_deprecated_name_of_solutions(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from lamcap.experiments.figures import save_samples
+
+    with pytest.deprecated_call(match=r"save_samples\(solutions=\.\.\.\)"):
+        save_samples(samples=[], path=tmp_path / "old.npz")
+    save_samples(solutions=[], path=tmp_path / "new.npz")
+    assert (tmp_path / "old.npz").is_file()
+    assert (tmp_path / "new.npz").is_file()

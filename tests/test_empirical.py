@@ -19,7 +19,7 @@ def test_spectrum_of_scaled_gaussian_matrix_is_quarter_circle():
     spectrum = empirical_spectrum(7.5 * rng.standard_normal((400, 400)))
     assert spectrum.kappa == 1.0
     assert np.mean(spectrum.singular_values**2) == pytest.approx(1.0, rel=1e-12)
-    assert spectrum.ks_distance(law="gaussian") < 0.01
+    assert spectrum.ks_distance(family="gaussian") < 0.01
     assert spectrum.moment_ratio() == pytest.approx(2.0, abs=0.05)
 
 
@@ -33,7 +33,7 @@ def test_factor_pair_equals_explicit_product():
     # product law moment ratio 1 + 2 kappa (free probability), loosely at this size
     big = empirical_spectrum((rng.standard_normal((600, 300)), rng.standard_normal((600, 300))))
     assert big.moment_ratio() == pytest.approx(2.0, abs=0.05)
-    assert big.ks_distance(law="product") < 0.02
+    assert big.ks_distance(family="product") < 0.02
 
 
 def test_truncated_spectrum_matches_optimum_law_by_construction():
@@ -70,7 +70,7 @@ def test_normalized_scores_recover_projection_with_any_scale_and_offset():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: empirical_spectrum(np.ones(3)), "weights must be a matrix"),
+        (lambda: empirical_spectrum(np.ones(3)), "W must be a matrix"),
         (lambda: empirical_spectrum((np.ones((3, 2)), np.ones((3, 1)))), "equal widths"),
         (lambda: empirical_spectrum(np.zeros((3, 3))), "must not be zero"),
         (lambda: empirical_spectrum(np.eye(3), rank=4), "rank must be an integer"),

@@ -18,7 +18,7 @@ Overlay the theory on a spectrum in two lines:
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
 >>> spectrum = empirical_spectrum(rng.standard_normal((300, 300)))
->>> bool(spectrum.ks_distance(law="gaussian") < 0.02)
+>>> bool(spectrum.ks_distance(family="gaussian") < 0.02)
 True
 """
 
@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from lamcap._deprecation import renamed_keywords
 from lamcap._validation import check_finite_array, check_integer, check_integer_array, check_real
 from lamcap.theory._scores import ScoreSample
 from lamcap.theory._spectrum import NORMALIZATIONS, singular_value_cdf
@@ -57,26 +58,31 @@ class EmpiricalSpectrum:
         squares = self.singular_values**2
         return float(np.mean(squares**2) / np.mean(squares) ** 2)
 
-    def ks_distance(self, law: str = "optimum") -> float:
-        """Kolmogorov–Smirnov distance to the theoretical law at this ``kappa``."""
+    @renamed_keywords(law="family")
+    def ks_distance(self, family: str = "optimum") -> float:
+        """Kolmogorov–Smirnov distance to the theoretical law of ``family`` at this ``kappa``.
+
+        ``family`` as in :func:`lamcap.singular_value_law` (``law=`` is its deprecated
+        name).
+        """
         if self.normalization != "frobenius":
             msg = "ks_distance needs normalization='frobenius' (raw units have no scale)"
             raise ValueError(msg)
         result = stats.kstest(
             self.singular_values,
-            lambda s: singular_value_cdf(s, self.kappa, law=law),
+            lambda s: singular_value_cdf(s, self.kappa, family=family),
         )
         return float(result.statistic)
 
 
-def _singular_values(weights: Any) -> tuple[FloatArray, int, int]:
+def _singular_values(W: Any) -> tuple[FloatArray, int, int]:
     """Singular values, rank and dimension ``d`` of ``W`` or of ``Q Rᵀ``."""
-    if isinstance(weights, tuple | list):
-        if len(weights) != 2:
-            msg = f"weights must be an array W or a pair (Q, R), got {len(weights)} items"
+    if isinstance(W, tuple | list):
+        if len(W) != 2:
+            msg = f"W must be an array or a pair (Q, R), got {len(W)} items"
             raise ValueError(msg)
-        left = check_finite_array("Q", weights[0])
-        right = check_finite_array("R", weights[1])
+        left = check_finite_array("Q", W[0])
+        right = check_finite_array("R", W[1])
         if left.ndim != 2 or right.ndim != 2 or left.shape[1] != right.shape[1]:
             msg = f"Q and R must be matrices with equal widths, got {left.shape} and {right.shape}"
             raise ValueError(msg)
@@ -87,17 +93,21 @@ def _singular_values(weights: Any) -> tuple[FloatArray, int, int]:
         right_factor = np.asarray(np.linalg.qr(right, mode="r"))
         values = np.linalg.svd(left_factor @ right_factor.T, compute_uv=False)
         return values.astype(np.float64), min(width, dimension), dimension
-    matrix = check_finite_array("weights", weights)
+    matrix = check_finite_array("W", W)
     if matrix.ndim != 2:
-        msg = f"weights must be a matrix W or a pair (Q, R), got shape {matrix.shape}"
+        msg = f"W must be a matrix or a pair (Q, R), got shape {matrix.shape}"
         raise ValueError(msg)
     dimension = min(matrix.shape)
     values = np.linalg.svd(matrix, compute_uv=False).astype(np.float64)
     return values, dimension, dimension
 
 
+@renamed_keywords(weights="W")
 def empirical_spectrum(
-    weights: Any, *, rank: int | None = None, normalization: str = "frobenius"
+    W: Any,
+    *,
+    rank: int | None = None,
+    normalization: str = "frobenius",
 ) -> EmpiricalSpectrum:
     r"""Non-zero singular values of a weight matrix in the units of the theory.
 
@@ -111,9 +121,10 @@ def empirical_spectrum(
 
     Parameters
     ----------
-    weights : ndarray or (Q, R)
+    W : ndarray or (Q, R)
         The matrix ``W`` (``d_out x d_in``; ``d = min`` of the two) or the
-        factors of ``W = Q Rᵀ`` (``m`` = their width).
+        factors of ``W = Q Rᵀ`` (``m`` = their width).  ``weights=`` is the
+        deprecated name of this argument.
     rank : int, optional
         Keep the ``rank`` largest singular values (default: all ``d`` for a
         matrix, ``m`` for factors).
@@ -124,7 +135,7 @@ def empirical_spectrum(
     -------
     EmpiricalSpectrum
         ``singular_values`` (descending), ``kappa``, ``scale`` applied,
-        ``moment_ratio()`` and ``ks_distance(law)``.
+        ``moment_ratio()`` and ``ks_distance(family)``.
 
     Examples
     --------
@@ -133,13 +144,13 @@ def empirical_spectrum(
     >>> spectrum = empirical_spectrum((q, r))
     >>> spectrum.kappa, round(float(np.mean(spectrum.singular_values**2)), 12)
     (0.5, 1.0)
-    >>> bool(spectrum.ks_distance(law="product") < 0.03)
+    >>> bool(spectrum.ks_distance(family="product") < 0.03)
     True
     """
     if normalization not in NORMALIZATIONS:
         msg = f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}"
         raise ValueError(msg)
-    values, default_rank, dimension = _singular_values(weights)
+    values, default_rank, dimension = _singular_values(W)
     keep = (
         default_rank if rank is None else check_integer("rank", rank, minimum=1, maximum=dimension)
     )
@@ -148,24 +159,78 @@ def empirical_spectrum(
     if normalization == "frobenius":
         mean_square = float(np.mean(kept**2))
         if mean_square == 0.0:
-            msg = "weights must not be zero (no scale to normalise by)"
+            msg = "W must not be zero (no scale to normalise by)"
             raise ValueError(msg)
         scale = 1.0 / math.sqrt(mean_square)
     return EmpiricalSpectrum(kept * scale, keep / dimension, scale, normalization)
 
 
+def normalized_score_rows(
+    score_matrix: ArrayLike, targets: ArrayLike
+) -> tuple[FloatArray, FloatArray, float]:
+    r"""Target and competitor scores in competitor-spread units: lamcap's one estimator.
+
+    Each row is centred at the median of its competitor scores and all rows are
+    divided by the pooled competitor spread :math:`\hat\sigma` (median absolute
+    deviation / 0.6745), the estimator of :func:`normalized_scores`; the mechanism
+    samples (:mod:`lamcap.experiments._mechanism`) use it too.
+
+    Returns
+    -------
+    target : ndarray, shape (n,)
+    competitors : ndarray, shape (n, p - 1)
+        The row's competitors in output order, its target left out.
+    spread : float
+        :math:`\hat\sigma` in raw score units.
+
+    Examples
+    --------
+    >>> target, competitors, spread = normalized_score_rows([[3.0, 0.0, 1.0, -1.0]], 0)
+    >>> round(spread, 4)  # median |deviation| 1, divided by 0.6745
+    1.4826
+    >>> (target * spread).round(12).tolist(), (competitors * spread).round(12).tolist()
+    ([3.0], [[0.0, 1.0, -1.0]])
+    """
+    scores = check_finite_array("score_matrix", score_matrix)
+    if scores.ndim != 2 or scores.shape[1] < 2:
+        msg = f"score_matrix must have shape (n, p) with p >= 2, got {scores.shape}"
+        raise ValueError(msg)
+    rows, p = scores.shape
+    checked = check_integer_array("targets", targets, minimum=0, maximum=p - 1)
+    try:
+        target_index = np.broadcast_to(checked, (rows,))
+    except ValueError:
+        msg = f"targets of shape {checked.shape} does not broadcast to ({rows},)"
+        raise ValueError(msg) from None
+    mask = np.ones_like(scores, dtype=bool)
+    mask[np.arange(rows), target_index] = False
+    competitors = scores[mask].reshape(rows, p - 1)
+    target = scores[np.arange(rows), target_index]
+    centre = np.median(competitors, axis=1)
+    deviations = competitors - centre[:, None]
+    spread = float(np.median(np.abs(deviations))) * _MAD_TO_SIGMA
+    if spread == 0.0:
+        msg = "score_matrix competitors have no spread to normalise by"
+        raise ValueError(msg)
+    competitors_n = deviations / spread
+    target_n = (target - centre) / spread
+    return target_n, competitors_n, spread
+
+
+@renamed_keywords(tolerance="tie_width")
 def normalized_scores(
     score_matrix: ArrayLike,
     targets: ArrayLike,
     *,
     margin: float | None = None,
-    tolerance: float = 1e-6,
+    tie_width: float = 1e-6,
 ) -> ScoreSample:
     r"""Summaries of a score matrix in the units of :func:`lamcap.theory.score_law`.
 
     Each row is centred at the median of its competitor scores and all rows
     are divided by the pooled competitor spread :math:`\hat\sigma` (median
-    absolute deviation / 0.6745).  Both statistics are unchanged by the
+    absolute deviation / 0.6745; :func:`normalized_score_rows`, the one estimator
+    lamcap uses).  Both statistics are unchanged by the
     projection onto :math:`K_m`, which only moves the top competitors, so for
     an optimal memory the result is distributed as :math:`\Pi_{K_m}(g)`
     (docs/theory/mechanism.md) up to the estimation error of :math:`\hat\sigma` (a
@@ -182,9 +247,10 @@ def normalized_scores(
         The margin :math:`m` in normalised units; default: estimated as the
         median over rows of target minus largest competitor (exact at the
         optimum, where a fraction :math:`1 - 1/p` of rows has :math:`|A| \ge 1`).
-    tolerance : float
-        Competitors within ``tolerance`` (normalised units) of
-        ``target - margin`` count as tied (active).
+    tie_width : float
+        Competitors within ``tie_width`` (normalised units) of
+        ``target - margin`` count as tied (active).  ``tolerance=`` is the
+        deprecated name of this keyword.
 
     Returns
     -------
@@ -204,35 +270,13 @@ def normalized_scores(
     >>> bool(abs(summary.target.mean() - score_law(50).target.mean()) < 0.05)
     True
     """
-    scores = check_finite_array("score_matrix", score_matrix)
-    if scores.ndim != 2 or scores.shape[1] < 2:
-        msg = f"score_matrix must have shape (n, p) with p >= 2, got {scores.shape}"
-        raise ValueError(msg)
-    rows, p = scores.shape
-    checked = check_integer_array("targets", targets, minimum=0, maximum=p - 1)
-    try:
-        target_index = np.broadcast_to(checked, (rows,))
-    except ValueError:
-        msg = f"targets of shape {checked.shape} does not broadcast to ({rows},)"
-        raise ValueError(msg) from None
-    tolerance_value = check_real("tolerance", tolerance, minimum=0.0)
-    mask = np.ones_like(scores, dtype=bool)
-    mask[np.arange(rows), target_index] = False
-    competitors = scores[mask].reshape(rows, p - 1)
-    target = scores[np.arange(rows), target_index]
-    centre = np.median(competitors, axis=1)
-    deviations = competitors - centre[:, None]
-    spread = float(np.median(np.abs(deviations))) * _MAD_TO_SIGMA
-    if spread == 0.0:
-        msg = "score_matrix competitors have no spread to normalise by"
-        raise ValueError(msg)
-    competitors_n = deviations / spread
-    target_n = (target - centre) / spread
+    target_n, competitors_n, spread = normalized_score_rows(score_matrix, targets)
+    tie = check_real("tie_width", tie_width, minimum=0.0)
     if margin is None:
         margin_value = max(float(np.median(target_n - competitors_n.max(axis=1))), 0.0)
     else:
         margin_value = check_real("margin", margin, minimum=0.0)
-    tied = competitors_n >= (target_n - margin_value - tolerance_value)[:, None]
+    tied = competitors_n >= (target_n - margin_value - tie)[:, None]
     remaining = np.where(tied, -np.inf, competitors_n).max(axis=1)
     return ScoreSample(
         target_n,

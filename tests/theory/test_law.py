@@ -50,9 +50,9 @@ class Case:
 CASES = {
     "optimum-1": Case(_spectrum(1.0), tolerance=1e-12),
     "optimum-0.3-raw": Case(_spectrum(0.3, normalization="raw"), tolerance=1e-12),
-    "gaussian": Case(_spectrum(1.0, law="gaussian"), tolerance=1e-12),
-    "product-1": Case(_spectrum(1.0, law="product"), tolerance=1e-10, moments="none"),
-    "product-0.4": Case(_spectrum(0.4, law="product"), tolerance=1e-10, moments="none"),
+    "gaussian": Case(_spectrum(1.0, family="gaussian"), tolerance=1e-12),
+    "product-1": Case(_spectrum(1.0, family="product"), tolerance=1e-10, moments="none"),
+    "product-0.4": Case(_spectrum(0.4, family="product"), tolerance=1e-10, moments="none"),
     "finite-32-173": Case(
         lambda: singular_value_law(d=32, p=173), tolerance=1e-9, ks_size=300, points=3
     ),
@@ -184,7 +184,7 @@ def test_array_contract(case):
         assert np.asarray(law.moment([0, 2])).shape == (2,)
     with pytest.raises(ValueError, match="must not contain NaN"):
         law.pdf([0.5, np.nan])
-    with pytest.raises(ValueError, match=r"q must contain finite values in \[0.0, 1.0\]"):
+    with pytest.raises(ValueError, match=r"probability must contain finite values in \[0.0, 1.0\]"):
         law.ppf(1.5)
     with pytest.raises(ValueError, match="order must be an integer >= 0"):
         law.moment(-1)

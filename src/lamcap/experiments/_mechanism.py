@@ -24,9 +24,12 @@ measured therefore matters, and every sample says which one it holds
   compare with ``singular_value_density(s, κ)``, and their fourth-moment ratio
   :math:`E[s^4]/E[s^2]^2` (:meth:`lamcap.empirical.EmpiricalSpectrum.moment_ratio`);
 * the *normalised* scores of W and of the Hebbian matrix of the same instance:
-  score divided by the competitor spread :math:`\|W e_\mu\|/\sqrt d` (the
-  units of :mod:`lamcap.theory._scores` and :mod:`lamcap.theory._hebbian`),
-  split into target and competitors, and the per-matrix mean target score.
+  each row centred at its competitors' median and divided by the pooled
+  competitor spread :math:`\hat\sigma` (:func:`lamcap.empirical.normalized_score_rows`,
+  the estimator of :func:`lamcap.normalized_scores`; until issue 24 this module
+  divided by :math:`\|W e_\mu\|/\sqrt d` instead), the units of
+  :mod:`lamcap.theory._scores` and :mod:`lamcap.theory._hebbian`, split into
+  target and competitors, and the per-matrix mean target score.
 
 :func:`collect_solutions` pools the trials of one (d, κ, p, solution) run on
 any executor (instance seeds derived like the sweeps', so the same instances
@@ -38,7 +41,6 @@ instances (:mod:`lamcap.experiments._claims`).
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -74,23 +76,6 @@ _SOLUTION_OF_METHOD = {
 }
 
 
-def normalised_scores(
-    all_scores: NDArray[np.float64],
-    inputs: NDArray[np.float64],
-    weights: NDArray[np.float64],
-    targets: NDArray[np.int64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Target and competitor scores divided by the competitor spread ``|W e_mu| / sqrt(d)``."""
-    d = weights.shape[0]
-    spread = np.linalg.norm(inputs @ weights.T, axis=1) / math.sqrt(d)
-    z = all_scores / spread[:, None]
-    rows = np.arange(z.shape[0])
-    target = z[rows, targets]
-    mask = np.ones_like(z, dtype=bool)
-    mask[rows, targets] = False
-    return target, z[mask]
-
-
 def _solve(instance: Any, task: Task, solution: str) -> Any:
     """The one place where a mechanism sample's matrix is computed."""
     from lamcap.solvers import solve  # noqa: PLC0415
@@ -121,7 +106,7 @@ def solution_trial(task: Task, solution: str | None = None) -> dict[str, Any]:
     (Frobenius units), ``ratio`` (:math:`E[s^4]/E[s^2]^2`), ``target``,
     ``competitors``, ``target_mean`` and their ``hebbian_*`` counterparts.
     """
-    from lamcap.empirical import empirical_spectrum  # noqa: PLC0415
+    from lamcap.empirical import empirical_spectrum, normalized_score_rows  # noqa: PLC0415
     from lamcap.problems import hebbian_weights, make_instance, scores  # noqa: PLC0415
     from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415
 
@@ -142,12 +127,9 @@ def solution_trial(task: Task, solution: str | None = None) -> dict[str, Any]:
     spectrum = empirical_spectrum(weights, rank=task.rank)
     record["singular_values"] = spectrum.singular_values
     record["ratio"] = spectrum.moment_ratio()
-    inputs = np.asarray(instance.inputs, dtype=np.float64)
     for prefix, matrix in (("", weights), ("hebbian_", hebbian_weights(instance))):
-        target, competitors = normalised_scores(
-            scores(instance, matrix), inputs, matrix, instance.targets
-        )
-        record[prefix + "target"], record[prefix + "competitors"] = target, competitors
+        target, competitors, _ = normalized_score_rows(scores(instance, matrix), instance.targets)
+        record[prefix + "target"], record[prefix + "competitors"] = target, competitors.ravel()
         record[prefix + "target_mean"] = float(np.mean(target))
     return record
 

@@ -504,7 +504,7 @@ def reproduce(
             database,
             directory / "figures",
             executor=executor,
-            samples=_figure_samples(samples),
+            solutions=_figure_samples(samples),
             progress=progress,
         )
         tables: list[Path] = []

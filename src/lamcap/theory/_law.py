@@ -48,7 +48,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import integrate
 
-from lamcap._validation import check_dps, check_finite_array, check_integer, plain
+from lamcap._deprecation import renamed_keywords
+from lamcap._sizes import check_memory, format_integer
+from lamcap._validation import check_dps, check_finite_array, check_integer, check_seed, plain
 from lamcap.theory._arrays import elementwise, float_result
 from lamcap.theory._precision import map_mp
 
@@ -209,19 +211,27 @@ class Law:
         mp_sf = None if self._mp_cdf is None else (lambda v: 1 - self._mp_cdf(v))
         return self._evaluate("x", x, self._sf, mp_sf, dps)
 
-    def ppf(self, q: ArrayLike, *, dps: int | None = None) -> Any:
-        """Quantile: the smallest ``x`` with ``cdf(x) >= q``, ``q`` in [0, 1]."""
-        probabilities = check_finite_array("q", q, minimum=0.0, maximum=1.0)
+    @renamed_keywords(q="probability")
+    def ppf(self, probability: ArrayLike, *, dps: int | None = None) -> Any:
+        """Quantile: the smallest ``x`` with ``cdf(x) >= probability``, in [0, 1].
+
+        ``q=`` is the deprecated name of ``probability`` (``q`` is the overlap of
+        the replica functions).
+        """
+        probabilities = check_finite_array("probability", probability, minimum=0.0, maximum=1.0)
         digits = check_dps(dps)
         if digits is not None:
-            return map_mp(self._mp_route(self._mp_ppf, digits), _exact(q), digits)
+            return map_mp(self._mp_route(self._mp_ppf, digits), _exact(probability), digits)
         return float_result(self._ppf(probabilities))
 
     def rvs(self, size: int | tuple[int, ...] = 1, seed: Any = None) -> FloatArray:
         """``size`` independent draws (an int or a shape); ``seed`` an int or a Generator."""
         shape = (size,) if isinstance(size, int | np.integer) else tuple(size)
         counts = tuple(check_integer("size", count, minimum=0) for count in shape)
-        return np.asarray(self._rvs(counts, np.random.default_rng(seed)), dtype=np.float64)
+        generator = np.random.default_rng(check_seed(seed))
+        total = math.prod(counts)
+        check_memory(f"rvs with size = {format_integer(total)} (draws: 8 size bytes)", 8 * total)
+        return np.asarray(self._rvs(counts, generator), dtype=np.float64)
 
     def moment(self, order: ArrayLike) -> Any:
         """Raw moment :math:`E[X^k]` of integer order ``k >= 0`` (array_like)."""

@@ -31,6 +31,7 @@ from typing import ParamSpec, TypeVar
 
 import numpy as np
 
+from lamcap._deprecation import renamed_keywords
 from lamcap._progress import Progress
 from lamcap.experiments._analysis import cell_data, transition_table
 from lamcap.experiments._mechanism import SolutionSample, collect_solutions
@@ -86,8 +87,9 @@ def mechanism_samples(
     return samples
 
 
-def save_samples(samples: list[SolutionSample], path: Path) -> None:
-    """Write the arrays of ``samples`` (spectra and normalised scores) to one ``.npz`` file.
+@renamed_keywords(samples="solutions")
+def save_samples(solutions: list[SolutionSample], path: Path) -> None:
+    """Write the arrays of ``solutions`` (spectra and normalised scores) to one ``.npz`` file.
 
     Each array is stored as ``d{d}_kappa{kappa}_p{p}_{field}`` for the fields
     ``singular_values``, ``target``, ``competitors``, ``hebbian_target`` and
@@ -95,7 +97,7 @@ def save_samples(samples: list[SolutionSample], path: Path) -> None:
     parent folder of ``path`` is created if missing.
     """
     arrays = {}
-    for sample in samples:
+    for sample in solutions:
         prefix = f"d{sample.d}_kappa{sample.kappa:g}_p{sample.p}"
         for name in (
             "singular_values",
@@ -109,6 +111,7 @@ def save_samples(samples: list[SolutionSample], path: Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
+@renamed_keywords(samples="solutions")
 def draw_all(
     database: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -117,11 +120,12 @@ def draw_all(
     quick: bool = False,
     progress: bool = False,
     mechanism_d: int | None = None,
-    samples: list[SolutionSample] | None = None,
+    solutions: list[SolutionSample] | None = None,
 ) -> list[Path]:
     """Draw figures 1–5 into ``out``; return the written files (PNG and PDF).
 
-    Figures 4–5 use ``samples`` if given, else fresh solutions at
+    Figures 4–5 use the pooled ``solutions`` if given (``samples=`` is the
+    deprecated name of this keyword), else fresh solutions at
     ``mechanism_d`` (default 12 with ``quick``, else 32) for κ = 1 and 0.5,
     saved to ``mechanism_samples.npz``.  With ``progress`` it reports each
     figure and each solved instance on stderr (:mod:`lamcap._progress`).
@@ -136,6 +140,7 @@ def draw_all(
         rank_capacity.draw(rows, directory)
         bar.advance(note="figure 3 (finite size)")
         finite_size.draw(rows, directory)
+        samples = solutions
         if samples is None:
             d = mechanism_d if mechanism_d is not None else (12 if quick else 32)
             seeds = 6 if quick else 16
