@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lamcap._deprecation import renamed_keywords
 from lamcap._validation import check_integer, check_real
 
 MODELS = ("decoupled", "original")
@@ -372,9 +373,13 @@ class Sweep:
             max_seconds=self.max_seconds,
         )
 
-    def tasks(self, cell: Cell, p_values: tuple[int, ...] | list[int]) -> list[Task]:
-        """The instances of ``cell`` at the given p values, replicates 0..seeds_per_point-1."""
-        return [self.task(cell, p, r) for p in p_values for r in range(self.seeds_per_point)]
+    @renamed_keywords(p_values="p_grid")
+    def tasks(self, cell: Cell, p_grid: tuple[int, ...] | list[int]) -> list[Task]:
+        """The instances of ``cell`` at the outputs ``p_grid``, replicates 0..seeds_per_point-1.
+
+        ``p_values=`` is the deprecated name of ``p_grid`` (a p-value is a test's).
+        """
+        return [self.task(cell, p, r) for p in p_grid for r in range(self.seeds_per_point)]
 
     def fixed_tasks(self) -> list[Task]:
         """Every instance of a fixed-grid sweep, in the order cells, p, replicate.
