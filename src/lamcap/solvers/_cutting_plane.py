@@ -46,10 +46,9 @@ Algorithm
    :math:`t^* = 0` are the Farkas vector.  Either way the Farkas vector is
    re-checked (and, if needed, polished by least squares on its support or
    replaced by HiGHS' dual ray of :math:`\langle w, A_i\rangle \ge 1`).
-   Measured on the same infeasible instances near the transition, Wolfe's
-   exact stage is 3.5–5x faster than NNLS at d = 32–48 and takes 30–70 s at
-   d = 64, where NNLS needed ~12 minutes; HiGHS is slower than both on these
-   dense rows (about 10 ms per simplex iteration at :math:`d = 24`).
+   Wolfe's exact stage is the fastest of the three on infeasible instances
+   near the transition (measured: docs/benchmarks.md, "Measured costs behind
+   design choices").
 
 The verdict always comes from :func:`~lamcap.solvers.build_result`
 (``W`` re-verified on all constraints, certificate re-checked), so it is never
@@ -84,11 +83,8 @@ min-norm point (convex weights :math:`\beta`, dual point
 full pass makes its iterate a primal point (scaled to smallest raw margin 1),
 and column generation ends when the gap between the best two is small
 (:mod:`lamcap.solvers._optimality`).  The exact stage adds up to
-``wolfe_batch`` points per Wolfe major cycle.  Measured
-(``benchmarks/bench_solvers.py --objective max-margin``, docs/benchmarks.md;
-2 cores, load average 1-7): d = 32 at 0.95 p_c in 1.9-3.0 s, d = 64 at 0.95 p_c in
-22-33 s (the first-order stage alone needs 250 s or more there), d = 128 at
-0.9 p_c in 342-364 s.
+``wolfe_batch`` points per Wolfe major cycle.  Timings:
+``benchmarks/bench_solvers.py --objective max-margin``, docs/benchmarks.md.
 """
 
 from __future__ import annotations
