@@ -24,13 +24,13 @@ from lamcap.solvers._constraints import (
     WorkingSet,
     _presort_below_sample,
     _smallest_to_front,
+    _sort_by_level,
     at_raw_margin,
     constraint_directions,
     constraint_normalisers,
     lowest_constraints,
     normaliser,
     normalisers,
-    pick_order,
     raw_min_margin,
     score_pass,
 )
@@ -70,8 +70,16 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int, raw: bool) -> None
     picked = np.empty(2 * 9 * cuts, dtype=np.int64)
     levels = np.empty(9 * cuts)
     count, lowest, lowest_normalised, lowest_raw = kernel(
-        scores, norms2, targets, input_norms, member, level, cuts, raw, picked, levels
+        scores, norms2, targets, input_norms, member, level, cuts, raw, True, picked, levels
     )
+    if raw:  # a raw-only sweep finds the same constraints and raw minimum, no normalised one
+        only = np.empty_like(picked), np.empty_like(levels)
+        count_raw, lowest_raw_only, nan, raw_again = kernel(
+            scores, norms2, targets, input_norms, member, level, cuts, True, False, *only
+        )
+        assert (count_raw, lowest_raw_only, raw_again) == (count, lowest, lowest_raw)
+        assert math.isnan(nan)
+        assert np.array_equal(only[0][: 2 * count], picked[: 2 * count])
     expected, expected_lowest, expected_raw = _reference_lowest(
         scores, norms2, targets, input_norms, member, level, cuts, raw
     )
@@ -81,8 +89,9 @@ def test_lowest_constraints_matches_a_sort(kernel, cuts: int, raw: bool) -> None
     found = list(
         zip(picked[: 2 * count : 2].tolist(), picked[1 : 2 * count : 2].tolist(), strict=True)
     )
-    assert sorted(found) == sorted(expected)  # the same set; within a row in any order
-    assert [b for b, _ in found] == sorted(b for b, _ in found)  # grouped by row
+    assert sorted(found) == sorted(expected)  # the same set
+    keys = [(b, levels[k], rho) for k, (b, rho) in enumerate(found)]
+    assert keys == sorted(keys)  # by row, then level, then column
     for k, (b, rho) in enumerate(found):
         t = targets[b]
         value = scores[b, t] - scores[b, rho]
@@ -103,6 +112,7 @@ def test_lowest_constraints_reports_nan_for_non_finite_levels() -> None:
             1.0,
             3,
             False,
+            True,
             np.empty(6, dtype=np.int64),
             np.empty(3),
         )
@@ -130,6 +140,19 @@ def test_smallest_to_front_keeps_the_smallest(kernel, count: int, keep: int) -> 
     if kept < count:  # the kept ones are the smallest (ties across the cut allowed)
         assert values[:kept].max() <= values[kept:count].min()
     assert sorted(labels[:count].tolist()) == list(range(count))  # a permutation
+
+
+@pytest.mark.parametrize("kernel", [_sort_by_level, _sort_by_level.py_func])
+def test_sort_by_level_orders_by_value_then_label(kernel) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 6, size=60).astype(float)  # many ties
+    labels = rng.permutation(60).astype(np.int64)
+    pairs = sorted(zip(values[:50].tolist(), labels[:50].tolist(), strict=True))
+    tail = values[50:].copy(), labels[50:].copy()
+    kernel(values, labels, 50)
+    assert list(zip(values[:50].tolist(), labels[:50].tolist(), strict=True)) == pairs
+    assert np.array_equal(values[50:], tail[0])
+    assert np.array_equal(labels[50:], tail[1])
 
 
 @pytest.mark.parametrize("kernel", [_presort_below_sample, _presort_below_sample.py_func])
@@ -224,9 +247,8 @@ def test_score_pass_is_the_dense_loop(model: str, raw: bool, loop_levels: LoopLe
             expected += [(mu, int(rho)) for rho in chosen]
         found_keys = sorted(zip(found.mus.tolist(), found.rhos.tolist(), strict=True))
         assert found_keys == sorted(expected)
-        np.testing.assert_array_equal(
-            pick_order(found.mus, found.rhos, found.levels), np.arange(found.mus.size)
-        )
+        order = np.lexsort((found.rhos, found.levels, found.mus))  # association, level, rho
+        np.testing.assert_array_equal(order, np.arange(found.mus.size))
         np.testing.assert_allclose(found.levels, levels[found.mus, found.rhos], rtol=1e-12)
         targets, competitors = instance.constraint_outputs(found.mus, found.rhos)
         if raw:

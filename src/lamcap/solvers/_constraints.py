@@ -141,8 +141,7 @@ def _presort_below_sample(
     move is Lomuto's partition without branches (a swap per entry, the front
     advancing when the entry is below the pivot), which costs about one pass
     where Hoare's selection from the middle makes several, each with
-    unpredictable branches (measured: 3.0 ms for 508 rows of 507 levels at
-    d = 64).  The caller falls back to the full selection when fewer than
+    unpredictable branches (measured cost: docs/benchmarks.md).  The caller falls back to the full selection when fewer than
     ``keep`` entries come out below the pivot.
     """
     step = count // _SAMPLE
@@ -167,9 +166,9 @@ def _smallest_to_front(
     """Move the ``keep`` smallest of ``values[:count]`` (and their labels) to the front, in any order.
 
     Hoare's selection; returns ``min(count, keep)``.  The kept ones are not
-    sorted (an insertion sort of 41 of them took four times as long as the
-    selection: 0.37 of 0.46 ms for the 164 rows of the first pass at d = 32;
-    :meth:`ScorePass.lowest_per_association` sorts the few it needs).  When
+    sorted (an insertion sort per row costs several selections,
+    docs/benchmarks.md; :func:`lowest_constraints` sorts the few kept by
+    :func:`_sort_by_level`).  When
     ``keep`` is a small part of ``count``, :func:`_presort_below_sample`
     first moves a slightly larger set holding the smallest to the front, so
     that the selection runs on that set only.
@@ -204,6 +203,22 @@ def _smallest_to_front(
 
 
 @numba.njit(cache=True, nogil=True)
+def _sort_by_level(values: NDArray[np.float64], labels: NDArray[np.int64], count: int) -> None:
+    """Sort ``values[:count]`` ascending, ties by ``labels``, the labels following (insertion sort).
+
+    A row keeps a few constraints (``cuts``, at most about 60), so the
+    quadratic sort costs less than one more pass over the picks would.
+    """
+    for i in range(1, count):
+        value, label = values[i], labels[i]
+        j = i - 1
+        while j >= 0 and (values[j] > value or (values[j] == value and labels[j] > label)):
+            values[j + 1], labels[j + 1] = values[j], labels[j]
+            j -= 1
+        values[j + 1], labels[j + 1] = value, label
+
+
+@numba.njit(cache=True, nogil=True)
 def lowest_constraints(
     scores: NDArray[np.float64],
     norms2: NDArray[np.float64],
@@ -213,6 +228,7 @@ def lowest_constraints(
     level: float,
     cuts: int,
     raw: bool,
+    normalised: bool,
     picked: NDArray[np.int64],
     picked_levels: NDArray[np.float64],
 ) -> tuple[int, float, float, float]:
@@ -229,13 +245,15 @@ def lowest_constraints(
     of ``scores`` / ``norms2`` (``(B, p)``, any strides) is one association
     with target column ``targets[b]`` and input norm ``input_norms[b]``.  Per
     row, up to ``cuts`` columns with level below ``level`` and
-    ``member[b, rho]`` false, the lowest in any order, are written to
-    ``picked`` as ``(row, column)`` pairs (``2 * B * cuts`` entries) and their
-    levels to ``picked_levels``; with ``cuts = 0`` ``member`` is not read.
-    Returns the number of pairs, the smallest level, the smallest normalised
-    level :math:`\min \ell` and the smallest raw margin over the block; each
-    minimum is NaN when any of its values is NaN or infinite (as
-    :func:`~lamcap.solvers._certificates.running_minimum`).
+    ``member[b, rho]`` false, the lowest, ordered by level and then column,
+    are written to ``picked`` as ``(row, column)`` pairs (``2 * B * cuts``
+    entries) and their levels to ``picked_levels``; with ``cuts = 0``
+    ``member`` is not read.  Returns the number of pairs, the smallest level,
+    the smallest normalised level :math:`\min \ell` and the smallest raw
+    margin over the block; each minimum is NaN when any of its values is NaN
+    or infinite (as :func:`~lamcap.solvers._certificates.running_minimum`).
+    Without ``normalised`` (a raw pass only: ``raw`` must be true) no
+    normalised level is computed and the second minimum is NaN.
     """
     rows, columns = scores.shape
     candidates = np.empty(columns)
@@ -252,27 +270,31 @@ def lowest_constraints(
             if rho == target:
                 continue
             difference = target_score - scores[b, rho]
-            normalised = difference / (input_norms[b] * normaliser(target_norm2, norms2[b, rho]))
             if math.isfinite(difference):
                 lowest_raw = min(lowest_raw, difference)
             else:
                 finite_raw = False
-            if math.isfinite(normalised):
-                lowest_normalised = min(lowest_normalised, normalised)
-            else:
-                finite_normalised = False
-            value = difference if raw else normalised
+            value = difference
+            if normalised:
+                value = difference / (input_norms[b] * normaliser(target_norm2, norms2[b, rho]))
+                if math.isfinite(value):
+                    lowest_normalised = min(lowest_normalised, value)
+                else:
+                    finite_normalised = False
+                if raw:
+                    value = difference
             if cuts > 0 and math.isfinite(value) and value < level and not member[b, rho]:
                 candidates[kept] = value
                 which[kept] = rho
                 kept += 1
         kept = _smallest_to_front(candidates, which, kept, cuts)
+        _sort_by_level(candidates, which, kept)
         for k in range(kept):
             picked[2 * count] = b
             picked[2 * count + 1] = which[k]
             picked_levels[count] = candidates[k]
             count += 1
-    if not finite_normalised:
+    if not (finite_normalised and normalised):
         lowest_normalised = math.nan
     if not finite_raw:
         lowest_raw = math.nan
@@ -298,8 +320,7 @@ def constraint_directions(
     (``(B, p)``, any strides), in the same operations as numpy's
     ``(outputs[rows, targets] - outputs[rows, rhos]) / scale[:, None]``, so
     bit for bit the same, without the two ``(k, d)`` temporaries of fancy
-    indexing (measured: 2.3 ms of a 4.5 ms score pass at d = 32, decoupled,
-    0.9 p_c).
+    indexing (half of a score pass's time at d = 32, docs/benchmarks.md).
 
     Examples
     --------
@@ -337,8 +358,7 @@ class ScorePass:
     Attributes
     ----------
     mus, rhos : ndarray of int64
-        The constraints kept, by association, then level, then competitor
-        (:func:`pick_order`).
+        The constraints kept, by association, then level, then competitor.
     levels : ndarray of float64
         Their levels in the pass's units (normalised margin times
         :math:`\|W\|_F`, or raw margins for a raw pass).
@@ -406,13 +426,16 @@ def score_pass(
     *,
     raw: bool = False,
     directions: bool = True,
+    normalised: bool = True,
 ) -> ScorePass:
     r"""All :math:`np` scores of ``weights``: smallest margins and the new cuts below ``level``.
 
     Per association, up to ``cuts`` constraints outside ``member`` (``(n, p)``
     booleans; not read when ``cuts = 0``) with level below ``level``
     (:func:`lowest_constraints`), with their directions (normalised, or raw
-    with ``raw``; module docstring) unless ``directions`` is false.  Memory:
+    with ``raw``; module docstring) unless ``directions`` is false.  With
+    ``raw`` and not ``normalised`` only raw margins are computed (``min_margin``
+    is then NaN; what :func:`raw_min_margin` needs).  Memory:
     one block of scores, plus the outputs of a block of decoupled
     associations when directions are kept.
 
@@ -449,6 +472,7 @@ def score_pass(
             level,
             cuts,
             raw,
+            normalised or not raw,
             picked,
             picked_levels,
         )
@@ -480,34 +504,16 @@ def score_pass(
     rhos = np.concatenate(found_rhos) if found_rhos else _EMPTY_INDICES
     levels = np.concatenate(found_levels) if found_levels else np.empty(0)
     kept = np.concatenate(found_directions) if found_directions else np.empty((0, instance.d))
-    order = pick_order(mus, rhos, levels)
     return ScorePass(
-        mus[order],
-        rhos[order],
-        levels[order],
-        kept[order] if directions else None,
+        mus,
+        rhos,
+        levels,
+        kept if directions else None,
         lowest_normalised / frobenius if frobenius > 0 else math.nan,
         lowest,
         lowest_raw,
         time.perf_counter() - start,
     )
-
-
-def pick_order(
-    mus: NDArray[np.int64], rhos: NDArray[np.int64], levels: NDArray[np.float64]
-) -> NDArray[np.int64]:
-    """The order of a pass's picks: by association, then level, then competitor.
-
-    A defined order, so that the working set (and the dual ascent's sweep
-    over it) does not depend on the order the selection kernel leaves.
-
-    Examples
-    --------
-    >>> pick_order(np.array([1, 0, 0]), np.array([0, 2, 1]), np.array([0.0, 0.5, 0.5])).tolist()
-    [2, 1, 0]
-    """
-    order: NDArray[np.int64] = np.lexsort((rhos, levels, mus))
-    return order
 
 
 def _minimum(lowest: float, value: float) -> float:
@@ -528,10 +534,15 @@ def raw_min_margin(instance: Instance, weights: NDArray[np.float64]) -> float:
     >>> raw_min_margin(instance, np.zeros((4, 4)))
     0.0
     """
-    return score_pass(instance, weights, None, -math.inf, 0, directions=False).raw_lowest
+    found = score_pass(
+        instance, weights, None, -math.inf, 0, raw=True, directions=False, normalised=False
+    )
+    return found.raw_lowest
 
 
-def at_raw_margin(instance: Instance, weights: Any, raw_margin: float) -> Any:
+def at_raw_margin(
+    instance: Instance, weights: Any, raw_margin: float, *, reached: float | None = None
+) -> Any:
     r"""``weights`` rescaled so that their smallest raw margin is ``raw_margin``: the contract of ``solve``.
 
     .. math::
@@ -543,8 +554,11 @@ def at_raw_margin(instance: Instance, weights: Any, raw_margin: float) -> Any:
     factors.  Only when :math:`c_W > 0` is finite and the rescaled weights
     are finite (weights that do not recall every association are returned as
     they are).  The problem is homogeneous, so the normalised margins do not
-    change (up to rounding: :func:`~lamcap.solvers.build_result` verifies the
-    rescaled weights).
+    change (up to rounding: :func:`~lamcap.solvers._result.build_result`
+    verifies the rescaled weights).  ``reached`` is :math:`c_W` when a full
+    pass of the caller has already found it (:attr:`ScorePass.raw_lowest`;
+    one pass saved).  Malformed weights raise ``ValueError``
+    (:func:`~lamcap.solvers._certificates.weights_matrix`).
 
     Examples
     --------
@@ -555,7 +569,8 @@ def at_raw_margin(instance: Instance, weights: Any, raw_margin: float) -> Any:
     2.0
     """
     matrix = weights_matrix(weights, instance.d)  # ValueError for malformed weights
-    reached = raw_min_margin(instance, matrix)
+    if reached is None or math.isnan(reached):
+        reached = raw_min_margin(instance, matrix)
     if not (math.isfinite(reached) and reached > 0):
         return weights
     factor = raw_margin / reached
@@ -685,7 +700,9 @@ class WorkingSet:
             targets = np.ascontiguousarray(instance.targets)
             scales = 1.0 / normalisers(norms2[targets[self.mus]], norms2[self.rhos])
             return LossRows(self.offsets, shared, targets, self.rhos, scales)
-        pool = np.concatenate([np.zeros((1, self.d)), -self.directions.reshape(-1, self.d)])
+        pool = np.empty((self.size + 1, self.d))
+        pool[0] = 0.0  # the target row
+        np.negative(self.directions.reshape(-1, self.d), out=pool[1:])
         rows = np.arange(1, self.size + 1, dtype=np.int64)
         return LossRows(
             self.offsets, pool, np.zeros(self.n, dtype=np.int64), rows, np.ones(self.size)

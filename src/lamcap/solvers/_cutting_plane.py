@@ -289,10 +289,11 @@ def _candidates(
 
 @dataclass
 class _Progress:
-    """Best weights so far and counters."""
+    """Best weights so far (their normalised and raw minimum margins) and counters."""
 
     weights: NDArray[np.float64]
     margin: float
+    raw_lowest: float = math.nan
     upper: float = math.inf
     rounds: int = 0
     pass_seconds: float = 0.0
@@ -310,10 +311,14 @@ class _Progress:
     exhaustive: bool = False
     exchange: dict[str, Any] = field(default_factory=dict)
 
-    def offer(self, weights: NDArray[np.float64], margin: float) -> None:
+    def offer(
+        self, weights: NDArray[np.float64], margin: float, raw_lowest: float = math.nan
+    ) -> None:
+        """Keep ``weights`` if their margin is larger (``raw_lowest``: their raw one, if known)."""
         if not margin <= self.margin:  # NaN-safe: replaces a NaN best
             self.weights = weights.copy()
             self.margin = margin
+            self.raw_lowest = raw_lowest
 
 
 def solve_cutting_plane(
@@ -419,6 +424,7 @@ def solve_cutting_plane(
     progress = _Progress(
         initial.copy(),
         found.min_margin,
+        found.raw_lowest,
         pass_seconds=found.seconds,
         nnls_cost_factor=opts.nnls_cost_factor,
         wolfe_batch=_wolfe_batch(opts, bounds is not None, instance.d),
@@ -428,7 +434,7 @@ def solve_cutting_plane(
     if bounds is not None:
         bounds.offer_primal(initial, found.lowest)
     if outcome is not None:  # its best W; a verified one ends the run before any round
-        progress.offer(outcome.weights, outcome.min_margin)
+        progress.offer(outcome.weights, outcome.min_margin, outcome.raw_lowest)
         progress.stage = "feasibility" if outcome.found else progress.stage
     certificate = _rounds(
         instance, opts, deadline, working, member, unit_inputs, found, progress, bounds
@@ -458,6 +464,7 @@ def solve_cutting_plane(
         # the max-margin W is at raw margin c already (its primal point W / c_W times c),
         # and its gap in details is computed on exactly these weights
         raw_margin=raw_margin if bounds is None else None,
+        raw_lowest=progress.raw_lowest if bounds is None else None,  # saves a full pass
         certificate=certificate,
         method="cutting_plane",
         iterations=progress.rounds,
@@ -609,7 +616,7 @@ def _rounds(
             instance, weights, member, level, opts.cuts_per_association, raw=working.raw
         )
         progress.pass_seconds += found.seconds
-        progress.offer(weights, found.min_margin)
+        progress.offer(weights, found.min_margin, found.raw_lowest)
         if bounds is not None:
             bounds.offer_primal(weights, found.lowest)
     if _finished(progress, bounds):

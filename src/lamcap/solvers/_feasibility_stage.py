@@ -128,10 +128,11 @@ class FeasibilityOptions:
 
 @dataclass
 class FeasibilityOutcome:
-    """What the stage hands back: its best weights and counters (into ``details``)."""
+    """What the stage hands back: its best weights, their margins and counters (into ``details``)."""
 
     weights: NDArray[np.float64]
     min_margin: float
+    raw_lowest: float = math.nan
     passes: int = 1
     evaluations: int = 0
     seconds: float = 0.0
@@ -696,7 +697,7 @@ def run_feasibility_stage(
     start = time.perf_counter()
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
     cuts = score_pass(instance, initial, member, math.inf, first_cuts(instance.p))
-    outcome = FeasibilityOutcome(initial.copy(), cuts.min_margin, first=cuts)
+    outcome = FeasibilityOutcome(initial.copy(), cuts.min_margin, cuts.raw_lowest, first=cuts)
     if outcome.found:
         outcome.stopped = "found"
         outcome.seconds = time.perf_counter() - start
@@ -731,6 +732,7 @@ def run_feasibility_stage(
         stale = stale + 1 if cuts.min_margin <= outcome.min_margin else 0
         if stale == 0:  # NaN-safe, as _Progress.offer
             outcome.weights, outcome.min_margin = weights.copy(), cuts.min_margin
+            outcome.raw_lowest = cuts.raw_lowest
         if cuts.min_margin > FEASIBILITY_TOLERANCE:
             outcome.stopped = "found"
             break

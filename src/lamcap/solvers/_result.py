@@ -157,6 +157,7 @@ def build_result(
     weights: Weights | None = None,
     *,
     raw_margin: float | None = None,
+    raw_lowest: float | None = None,
     certificate: FarkasCertificate | None = None,
     method: str,
     iterations: int = 0,
@@ -183,7 +184,9 @@ def build_result(
     (:func:`~lamcap.solvers._constraints.at_raw_margin`): the one place
     where every method meets the ``raw_margin`` contract of
     :func:`lamcap.solve`.  The rescaled weights are the ones verified and
-    returned.
+    returned.  ``raw_lowest`` is that smallest raw margin when the caller's
+    last full pass already found it (it only sets the scale: the weights are
+    verified after scaling either way).
 
     Examples
     --------
@@ -198,7 +201,7 @@ def build_result(
     if weights is not None:
         if raw_margin is not None:
             level = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
-            weights = at_raw_margin(instance, weights, level)
+            weights = at_raw_margin(instance, weights, level, reached=raw_lowest)
         check = check_margins(instance, weights)  # also shape and finiteness checks
         if isinstance(weights, tuple):
             weights = (
