@@ -1,12 +1,17 @@
 """One vocabulary (docs/vocabulary.md): each argument name has one meaning across the API.
 
-Every exported law of the theory layer carries one of the four law labels of the
-vocabulary in a ``Status: <label>.`` line of its docstring.
+Every parameter of every public signature — functions, methods and class constructors
+in the ``__all__`` of each public module (:data:`PUBLIC_MODULES`) — has a row in the
+vocabulary's "Argument names" table, and every row is used; the words that meant two
+things (``level``, ``load``, ``weights``, ``law`` as a selector, ``tolerance`` as a tie
+width) stay retired.  Every exported law of the theory layer carries one of the four
+law labels of the vocabulary in a ``Status: <label>.`` line of its docstring.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import inspect
 import itertools
@@ -27,9 +32,120 @@ VOCABULARY = Path(__file__).resolve().parents[1] / "docs" / "vocabulary.md"
 REMOVED = ("load_at_margin", "gardner_load", "critical_load")
 
 #: Argument names that meant two things before and must not come back.
-#: ``load`` (now ``alpha`` for p log p / d^2, ``density`` for n / d^2) and ``level``
-#: as a probability (now ``probability``; a level is a score level).
-RETIRED_ARGUMENTS = ("load", "level")
+#: ``load`` (now ``alpha`` for p log p / d^2, ``density`` for n / d^2), ``level`` (now
+#: ``probability``, ``significance`` or ``coverage``; a level is a score level),
+#: ``weights`` (now ``W`` for the memory, ``multipliers`` for a certificate's
+#: coefficients), ``q`` for a probability (``q`` is the replica overlap) and
+#: ``p_values`` for values of p (``p_grid``; a p-value is a test's).
+RETIRED_ARGUMENTS = ("load", "level", "weights")
+
+#: The modules whose ``__all__`` is the public API (docs/vocabulary.md, "Argument names").
+PUBLIC_MODULES = (
+    "lamcap",
+    "lamcap.theory",
+    "lamcap.symbolic",
+    "lamcap.geometry",
+    "lamcap.problems",
+    "lamcap.solvers",
+    "lamcap.experiments",
+    "lamcap.experiments.figures",
+    "lamcap.empirical",
+    "lamcap.cli",
+)
+
+
+def _signatures() -> dict[str, inspect.Signature]:
+    """Every public callable's signature: functions, methods and constructors of classes.
+
+    Dataclasses (records) contribute their methods, not their constructors: their
+    fields are attributes described in the class docstring.
+    """
+    found: dict[str, inspect.Signature] = {}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            if name.startswith("__"):
+                continue
+            value = getattr(module, name)
+            targets: list[tuple[str, Any]] = []
+            if inspect.isclass(value):
+                if not dataclasses.is_dataclass(value):
+                    targets.append((name, value))
+                for attribute, member in vars(value).items():
+                    if attribute.startswith("_"):
+                        continue
+                    if inspect.isfunction(member) or isinstance(member, classmethod | staticmethod):
+                        targets.append((f"{name}.{attribute}", getattr(value, attribute)))
+            elif callable(value):
+                targets.append((name, value))
+            for label, target in targets:
+                try:
+                    found[f"{module_name}:{label}"] = inspect.signature(target)
+                except (TypeError, ValueError):  # a builtin without a signature
+                    continue
+    return found
+
+
+SIGNATURES = _signatures()
+
+
+def _parameter_names() -> dict[str, set[str]]:
+    names: dict[str, set[str]] = {}
+    for label, signature in SIGNATURES.items():
+        for name, parameter in signature.parameters.items():
+            if name in ("self", "cls") or parameter.kind in (
+                parameter.VAR_POSITIONAL,
+                parameter.VAR_KEYWORD,
+            ):
+                continue
+            names.setdefault(name, set()).add(label)
+    return names
+
+
+def vocabulary_table() -> dict[str, str]:
+    """The "Argument names" table of docs/vocabulary.md: name -> meaning."""
+    text = VOCABULARY.read_text(encoding="utf-8")
+    section = text.split("## Argument names", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(?P<name>[^`]+)` \| (?P<meaning>.+?) \|$", section, re.MULTILINE)
+    names = [name for name, _ in rows]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    assert not duplicated, f"names with two rows (two meanings): {duplicated}"
+    return dict(rows)
+
+
+def test_every_public_parameter_has_one_meaning_in_the_vocabulary() -> None:
+    table = vocabulary_table()
+    used = _parameter_names()
+    missing = {name: sorted(where)[:3] for name, where in used.items() if name not in table}
+    assert not missing, f"parameters without a row in docs/vocabulary.md: {missing}"
+    unused = sorted(set(table) - set(used))
+    assert not unused, f"rows of docs/vocabulary.md no public signature uses: {unused}"
+
+
+def test_the_signature_scan_reaches_every_public_module() -> None:
+    modules = {label.split(":", 1)[0] for label in SIGNATURES}
+    assert modules == set(PUBLIC_MODULES)
+    assert "lamcap.solvers:check_margins" in SIGNATURES
+    assert "lamcap.experiments.figures:draw_all" in SIGNATURES
+    assert "lamcap.theory:Law.ppf" in SIGNATURES
+
+
+@pytest.mark.parametrize("label", sorted(SIGNATURES))
+def test_no_public_signature_uses_a_retired_word(label: str) -> None:
+    parameters = SIGNATURES[label].parameters
+    assert not set(RETIRED_ARGUMENTS) & set(parameters), label
+    if "law" in parameters:  # a law object, never a string selector, array or callable
+        assert "Law" in str(parameters["law"].annotation), label
+    if "family" in parameters:
+        assert parameters["family"].annotation in ("str", str), label
+    if "q" in parameters:  # the replica overlap, never a probability
+        assert label.split(":")[1] in ("free_entropy", "solve_saddle_point", "log_volume"), label
+    if "p_values" in parameters:  # p-values of tests, never values of p
+        assert label.endswith(":holm_adjusted"), label
+    if "significance" in parameters:
+        assert parameters["significance"].default == 0.05, label
+    if "coverage" in parameters:
+        assert parameters["coverage"].default == 0.95, label
 
 
 def _public_functions() -> list[tuple[str, Callable[..., Any]]]:
