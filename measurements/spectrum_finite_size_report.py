@@ -167,7 +167,7 @@ def gaussian_yardstick(d: int, draws: int = 200) -> tuple[float, float]:
     """Mean and 95% quantile of the KS distance of Gaussian ``d x d`` W to the quarter circle."""
     rng = np.random.default_rng(d)
     distances = [
-        empirical_spectrum(rng.standard_normal((d, d))).ks_distance(law="optimum")
+        empirical_spectrum(rng.standard_normal((d, d))).ks_distance(family="optimum")
         for _ in range(draws)
     ]
     return float(np.mean(distances)), float(np.quantile(distances, 0.95))
