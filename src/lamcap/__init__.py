@@ -94,9 +94,9 @@ def __getattr__(name: str) -> Any:
     if name in _DEPRECATED:
         from lamcap._deprecation import warn_deprecated  # noqa: PLC0415 - import stays light
 
-        module_name, replacement = _DEPRECATED[name]
+        home, replacement = _DEPRECATED[name]
         warn_deprecated(f"lamcap.{name}", replacement)
-        return getattr(importlib.import_module(module_name), name)
+        return getattr(importlib.import_module(home), name)
     module_name = _EXPORTS.get(name)
     if module_name is None:
         msg = f"module 'lamcap' has no attribute {name!r}"

@@ -48,7 +48,6 @@ from lamcap.theory._scores import (
     score_law,
 )
 from lamcap.theory._spectrum import (
-    FiniteSizeSingularValueLaw,
     SingularValueLaw,
     sample_singular_values,
     singular_value_cdf,
@@ -58,6 +57,7 @@ from lamcap.theory._spectrum import (
     singular_value_quantile,
     singular_value_support,
 )
+from lamcap.theory._spectrum_finite_size import FiniteSizeSingularValueLaw
 from lamcap.theory._width import gaussian_width_squared, retained_rank
 
 __all__ = [
