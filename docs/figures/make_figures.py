@@ -246,7 +246,9 @@ def headline_figure() -> Figure:
 # ------------------------------------------------------------------ measurements
 
 
-def measured_table(kappa: str, model: str, method: str) -> dict[int, tuple[float, float, float]]:
+def measured_table(
+    kappa: str, model: str, method: str, embeddings: str = "gaussian"
+) -> dict[int, tuple[float, float, float]]:
     """``d -> (p_c, low, high)`` of one kind of cell in docs/measurements/capacity.csv.
 
     The CSV is written from the committed results databases by ``lamcap results
@@ -257,6 +259,7 @@ def measured_table(kappa: str, model: str, method: str) -> dict[int, tuple[float
             int(row["d"]): (float(row["p_c"]), float(row["p_c_low"]), float(row["p_c_high"]))
             for row in csv.DictReader(handle)
             if (row["kappa"], row["model"], row["method"]) == (kappa, model, method)
+            and row.get("embeddings", "gaussian") == embeddings
         }
 
 

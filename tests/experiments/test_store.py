@@ -196,7 +196,7 @@ CREATE TABLE trials (
 );
 CREATE INDEX trials_cell ON trials (d, rank, model, method);
 """
-_V1_COLUMNS = [name for name in COLUMNS if name != "infeasible_proof"]
+_V1_COLUMNS = [name for name in COLUMNS if name not in ("infeasible_proof", "embeddings")]
 _MIGRATION_SWEEP = Sweep(dims=(8,), p_grid=(12, 16, 20), seeds_per_point=6, name="old")
 
 
@@ -231,7 +231,7 @@ def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) 
     run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows()
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
     assert {r["infeasible_proof"] for r in complete if r["verdict"] == "infeasible"} == {
         "exact",
         "bounded",
@@ -248,13 +248,14 @@ def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) 
     assert old.read_bytes() == before
     assert _keys(read) == _keys(first)
     assert {r["infeasible_proof"] for r in read} == {None}
+    assert {r["embeddings"] for r in read} == {"gaussian"}
 
     outcome = run_sweep(_MIGRATION_SWEEP, old, trial=synthetic_trial, workers=0)
     assert (outcome.ran, outcome.skipped) == (len(complete) - len(first), len(first))
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.integrity_ok()
-        assert "migrated:1->2" in store.meta("migrated:")
+        assert "migrated:1->3" in store.meta("migrated:")
         resumed = store.rows()
     assert _keys(resumed) == _keys(complete)  # nothing lost, nothing twice
     old_seeds = {r["seed"] for r in first}
@@ -324,3 +325,76 @@ def test_merge_refuses_side_files_and_foreign_files_naming_real_options(tmp_path
         merge_stores(tmp_path / "all.sqlite", [shards[0], foreign])
     assert "--db" not in str(error.value)
     assert not (tmp_path / "all.sqlite").exists()
+
+
+# --- schema version 3: embeddings per row; a version-2 store reads and migrates as Gaussian ---
+
+# The table layout of schema version 2, as such databases exist on disk.
+_SCHEMA_V2 = _SCHEMA_V1.replace(
+    "solver_method TEXT,\n",
+    "solver_method TEXT,\n    infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),\n",
+)
+_V2_COLUMNS = [name for name in COLUMNS if name != "embeddings"]
+
+
+def test_version_2_store_reads_as_gaussian_and_migrates_losing_nothing(tmp_path: Path) -> None:
+    from lamcap.experiments._runner import run_sweep
+    from lamcap.experiments._trials import synthetic_trial
+
+    assert "infeasible_proof TEXT" in _SCHEMA_V2
+    reference = tmp_path / "ref.sqlite"
+    run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
+    with ResultsStore(reference, readonly=True) as store:
+        complete = store.rows()
+    old = tmp_path / "v2.sqlite"
+    with closing(sqlite3.connect(old)) as connection, connection:
+        connection.executescript(_SCHEMA_V2)
+        connection.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [
+                ("schema_version", "2"),
+                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
+            ],
+        )
+        connection.executemany(
+            f"INSERT INTO trials ({', '.join(_V2_COLUMNS)}) "
+            f"VALUES ({', '.join(':' + name for name in _V2_COLUMNS)})",
+            [{name: row[name] for name in _V2_COLUMNS} for row in complete],
+        )
+    before = old.read_bytes()
+    with ResultsStore(old, readonly=True) as store:
+        assert store.schema_version == 2
+        read = store.rows()
+        assert store.rows(embeddings="gaussian") == read
+        assert store.rows(embeddings="sphere") == []
+    assert old.read_bytes() == before
+    assert read == complete  # every column, embeddings read as "gaussian"
+
+    both = Sweep(
+        dims=(8,),
+        p_grid=(12, 16, 20),
+        seeds_per_point=6,
+        name="old",
+        embeddings=("gaussian", "sphere"),
+    )
+    assert both.digest() != _MIGRATION_SWEEP.digest()
+    outcome = run_sweep(both, old, trial=synthetic_trial, workers=0)
+    assert (outcome.ran, outcome.skipped) == (len(complete), len(complete))
+    with ResultsStore(old, readonly=True) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.integrity_ok()
+        assert "migrated:2->3" in store.meta("migrated:")
+        gaussian = store.rows(embeddings="gaussian")
+        sphere = store.rows(embeddings="sphere")
+    assert gaussian == complete  # the old rows, untouched
+    # a unit-norm instance has the seed of its Gaussian twin
+    assert [(r["p"], r["seed"]) for r in sphere] == [(r["p"], r["seed"]) for r in complete]
+
+
+def test_gaussian_sweep_digest_is_unchanged_by_the_option() -> None:
+    plain_sweep = Sweep(dims=(8,), p_grid=(12,), seeds_per_point=2)
+    explicit = Sweep(dims=(8,), p_grid=(12,), seeds_per_point=2, embeddings="gaussian")
+    assert plain_sweep.description() == explicit.description()
+    assert "embeddings" not in plain_sweep.description()
+    with pytest.raises(ValueError, match=r"embeddings must be one of \('gaussian', 'sphere'\)"):
+        Sweep(dims=(8,), embeddings=("unit",))

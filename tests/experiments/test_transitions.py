@@ -81,7 +81,7 @@ def test_capacity_rows_are_the_fits_of_every_bracketed_cell(databases: list[Path
             continue
         instances = sum(len(v) for v in by_p.values())
         bounds = [f"{fit.p_c:.3f}", f"{fit.low:.3f}", f"{fit.high:.3f}"]
-        expected.append([str(d), f"{kappa:g}", model, method, *bounds, str(instances)])
+        expected.append([str(d), f"{kappa:g}", model, method, *bounds, str(instances), "gaussian"])
     assert [list(row.values()) for row in rows] == expected
     assert [(r["d"], r["kappa"], r["model"]) for r in rows] == [
         ("8", "1", "decoupled"),

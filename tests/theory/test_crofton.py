@@ -121,7 +121,10 @@ def _full_rank_transitions(model: str) -> list[tuple[int, float, float, float]]:
         return [
             (int(row["d"]), float(row["p_c"]), float(row["p_c_low"]), float(row["p_c_high"]))
             for row in csv.DictReader(handle)
-            if row["model"] == model and row["method"] == "auto" and float(row["kappa"]) == 1
+            if row["model"] == model
+            and row["method"] == "auto"
+            and float(row["kappa"]) == 1
+            and row.get("embeddings", "gaussian") == "gaussian"
         ]
 
 

@@ -37,6 +37,7 @@ _SWEEP_FLAGS = {
     "d": "dims",
     "kappa": "kappas",
     "model": "models",
+    "embeddings": "embeddings",
     "method": "methods",
     "p_grid": "p_grid",
     "loads": "loads",
@@ -98,6 +99,7 @@ def _executor(arguments: argparse.Namespace) -> Any:
 
 def _register_sweep(subparsers: Any) -> None:
     from lamcap.experiments._sweep import METHODS, MODELS  # noqa: PLC0415
+    from lamcap.problems import EMBEDDINGS  # noqa: PLC0415
 
     parser = subparsers.add_parser(
         "sweep",
@@ -124,6 +126,15 @@ def _register_sweep(subparsers: Any) -> None:
         default=None,
         metavar="MODEL",
         help=f"problem models, one or more of {', '.join(MODELS)} (default decoupled)",
+    )
+    parser.add_argument(
+        "--embeddings",
+        nargs="+",
+        choices=EMBEDDINGS,
+        default=None,
+        metavar="EMBEDDINGS",
+        help="how inputs and outputs are drawn, one or more of gaussian (entries N(0, 1/d)), "
+        "sphere (uniform on the unit sphere); stored per row (default gaussian)",
     )
     parser.add_argument(
         "--method",
@@ -454,7 +465,7 @@ moved along log p (Crofton curve, P₁ⁿ for the Hebbian rule; steepness within
 with its 95% profile-likelihood interval, coverage measured in
 docs/measurements/capacity.md) and write the transition tables:
 
-  --out       d,kappa,model,method,p_c,p_c_low,p_c_high,instances  (every cell)
+  --out       d,kappa,model,method,p_c,p_c_low,p_c_high,instances,embeddings  (every cell)
   --op-vs-dp  d,model,p_c,p_c_low,p_c_high,instances,undecided  (κ = 1, method auto,
               d with both models; instances = decided ones)
 

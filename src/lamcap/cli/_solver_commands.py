@@ -28,7 +28,7 @@ MARGIN_FORMULA = (
 
 def register(subparsers: Any) -> None:
     """Add the ``solve`` sub-command to the ``lamcap`` parser."""
-    from lamcap.problems import MODELS  # noqa: PLC0415 - numpy only, no solver code
+    from lamcap.problems import EMBEDDINGS, MODELS  # noqa: PLC0415 - numpy only, no solver code
     from lamcap.solvers import METHODS  # noqa: PLC0415
 
     methods = ("auto", *METHODS)
@@ -58,6 +58,13 @@ def register(subparsers: Any) -> None:
         choices=MODELS,
         help="decoupled: each association has its own p outputs; original: p shared "
         "outputs (default decoupled)",
+    )
+    parser.add_argument(
+        "--embeddings",
+        default="gaussian",
+        choices=EMBEDDINGS,
+        help="gaussian: entries N(0, 1/d); sphere: inputs and outputs uniform on the unit "
+        "sphere (default gaussian)",
     )
     parser.add_argument("--seed", type=int, default=0, help="instance seed >= 0 (default 0)")
     parser.add_argument(
@@ -158,6 +165,7 @@ def _summary(result: Any, instance: Any, objective: str) -> dict[str, Any]:
         "p": instance.p,
         "n": instance.n,
         "model": instance.model,
+        "embeddings": instance.embeddings,
         "seed": instance.seed,
         "objective": objective,
         "verdict": result.verdict,
@@ -250,7 +258,7 @@ def _raw_precision(result: Any, instance: Any) -> float:
 def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
     print(
         f"instance: d={instance.d} p={instance.p} n={instance.n} model={instance.model} "
-        f"seed={instance.seed}"
+        f"embeddings={instance.embeddings} seed={instance.seed}"
     )
     print(f"verdict: {result.verdict}")
     print(f"proven: {result.proven}")
@@ -290,7 +298,12 @@ def run_solve(arguments: argparse.Namespace) -> int:
     weights_path = _check_target("--save", arguments.save)
     certificate_path = _check_target("--save-certificate", arguments.save_certificate)
     instance = make_instance(
-        arguments.d, arguments.p, n=arguments.n, model=arguments.model, seed=arguments.seed
+        arguments.d,
+        arguments.p,
+        n=arguments.n,
+        model=arguments.model,
+        seed=arguments.seed,
+        embeddings=arguments.embeddings,
     )
     result = solve(
         instance,

@@ -125,7 +125,7 @@ class CellData:
         return self.p[keep], self.feasible[keep], self.decided[keep]
 
 
-_Key = tuple[int, int, str, str, int, float, int]
+_Key = tuple[int, int, str, str, int, float, int, str]
 
 
 def _row_key(row: Mapping[str, Any]) -> _Key:
@@ -137,6 +137,7 @@ def _row_key(row: Mapping[str, Any]) -> _Key:
         row["p"],
         row["margin"],
         row["seed"],
+        row.get("embeddings") or "gaussian",
     )
 
 
@@ -174,7 +175,8 @@ def stored_rows(
 
 def _row_cell(row: Mapping[str, Any]) -> Cell:
     kappa = 1.0 if row["rank"] >= row["d"] else row["rank"] / row["d"]
-    return Cell(row["d"], round(kappa, 6), row["model"], row["method"])
+    embeddings = row.get("embeddings") or "gaussian"
+    return Cell(row["d"], round(kappa, 6), row["model"], row["method"], embeddings)
 
 
 def counts_verdict(row: Mapping[str, Any], *, proven_only: bool) -> bool:

@@ -117,7 +117,7 @@ def model_ratios(
     for cell, data in sorted(cells.items(), key=lambda item: (item[0].d, item[0].kappa)):
         if cell.model != numerator:
             continue
-        partner = cells.get(Cell(cell.d, cell.kappa, denominator, cell.method))
+        partner = cells.get(Cell(cell.d, cell.kappa, denominator, cell.method, cell.embeddings))
         if partner is None or data.decided.sum() == 0 or partner.decided.sum() == 0:
             continue
         cutoff = CHI2_95

@@ -59,7 +59,7 @@ from lamcap.experiments._sweep import Cell, Sweep, Task, p_from_load
 from lamcap.experiments._trials import solver_trial
 
 TrialFunction = Callable[[Task], dict[str, Any]]
-Key = tuple[int, int, str, str, int, float, int]
+Key = tuple[int, int, str, str, int, float, int, str]
 
 _MAX_EXTENSIONS = 6
 _REFINE_PROBABILITIES = (0.2, 0.5, 0.8)
@@ -308,7 +308,16 @@ def _run(
 ) -> SweepOutcome:
     started = time.perf_counter()
     verdicts: dict[Key, str] = {
-        (r["d"], r["rank"], r["model"], r["method"], r["p"], r["margin"], r["seed"]): r["verdict"]
+        (
+            r["d"],
+            r["rank"],
+            r["model"],
+            r["method"],
+            r["p"],
+            r["margin"],
+            r["seed"],
+            r["embeddings"],
+        ): r["verdict"]
         for r in store.rows()
     }
     states = [

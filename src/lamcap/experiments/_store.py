@@ -1,6 +1,6 @@
 r"""Resumable SQLite store of finished instances (``results.sqlite`` by default).
 
-One row per solved instance, keyed by ``UNIQUE(d, rank, model, method, p,
+One row per solved instance, keyed by ``UNIQUE(d, rank, model, embeddings, method, p,
 margin, seed)`` (the column ``margin`` holds the raw margin :math:`c`, ``Task.raw_margin``;
 :data:`lamcap.experiments._sweep.STORED_NAMES`): a rerun or a restart after Ctrl-C or ``kill -9`` skips what is
 done and never duplicates a row.  Every row is written in its own transaction
@@ -14,6 +14,10 @@ migrated in place, in one transaction, when it is opened for writing, so an old
 sweep can be resumed (:data:`MIGRATIONS`); opening a database of an unknown
 (newer) version raises :class:`IncompatibleStoreError` (a ``ValueError``: exit
 code 2 on the command line) without modifying it.
+
+Since schema version 3 every row says how its embeddings were drawn (column
+``embeddings``, ``"gaussian"`` or ``"sphere"``; :func:`lamcap.make_instance`); the
+rows of older stores, all Gaussian, read and migrate as ``"gaussian"``.
 
 Since schema version 2 every row also says what an ``infeasible`` verdict
 proves (column ``infeasible_proof``): ``"exact"`` when the Farkas certificate
@@ -64,7 +68,7 @@ from typing import Any, Self
 from lamcap import __version__
 from lamcap.experiments._sweep import STORED_NAMES, Sweep, Task
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the table layout written by this lamcap; bumped on any change."""
 
 SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
@@ -73,12 +77,45 @@ SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
 INFEASIBLE_PROOFS = ("exact", "bounded")
 """Values of the ``infeasible_proof`` column (``NULL``: not an infeasible verdict, or unknown)."""
 
+_TRIALS_TABLE = """
+CREATE TABLE {name} (
+    id INTEGER PRIMARY KEY,
+    d INTEGER NOT NULL, kappa REAL NOT NULL, rank INTEGER NOT NULL,
+    model TEXT NOT NULL, method TEXT NOT NULL,
+    embeddings TEXT NOT NULL DEFAULT 'gaussian' CHECK (embeddings IN ('gaussian', 'sphere')),
+    p INTEGER NOT NULL, n INTEGER NOT NULL,
+    replicate INTEGER NOT NULL, seed INTEGER NOT NULL,
+    margin REAL NOT NULL, max_seconds REAL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
+    min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
+    infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),
+    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
+    UNIQUE (d, rank, model, embeddings, method, p, margin, seed)
+)"""
+
+_V2_COLUMNS = (
+    "id, d, kappa, rank, model, method, p, n, replicate, seed, margin, max_seconds, verdict, "
+    "min_margin, accuracy, seconds, iterations, solver_method, infeasible_proof, sweep, "
+    "lamcap_version, git_commit, finished_at"
+)
+
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
         (
             "ALTER TABLE trials ADD COLUMN infeasible_proof TEXT "
             "CHECK (infeasible_proof IN ('exact', 'bounded'))"
         ),
+    ),
+    # the UNIQUE key gains embeddings: SQLite rebuilds the table (every row kept, as Gaussian)
+    2: (
+        _TRIALS_TABLE.format(name="trials_v3"),
+        (
+            f"INSERT INTO trials_v3 ({_V2_COLUMNS}, embeddings) "
+            f"SELECT {_V2_COLUMNS}, 'gaussian' FROM trials"
+        ),
+        "DROP TABLE trials",
+        "ALTER TABLE trials_v3 RENAME TO trials",
+        "CREATE INDEX trials_cell ON trials (d, rank, model, method)",
     ),
 }
 """SQL statements turning schema version ``v`` into ``v + 1`` (old rows keep ``NULL``)."""
@@ -88,6 +125,7 @@ COLUMNS = (
     "kappa",
     "rank",
     "model",
+    "embeddings",
     "method",
     "p",
     "n",
@@ -109,23 +147,14 @@ COLUMNS = (
 )
 """Columns of the ``trials`` table, in export order."""
 
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE trials (
-    id INTEGER PRIMARY KEY,
-    d INTEGER NOT NULL, kappa REAL NOT NULL, rank INTEGER NOT NULL,
-    model TEXT NOT NULL, method TEXT NOT NULL,
-    p INTEGER NOT NULL, n INTEGER NOT NULL,
-    replicate INTEGER NOT NULL, seed INTEGER NOT NULL,
-    margin REAL NOT NULL, max_seconds REAL,
-    verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
-    min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
-    infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),
-    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
-    UNIQUE (d, rank, model, method, p, margin, seed)
-);
-CREATE INDEX trials_cell ON trials (d, rank, model, method);
-"""
+_MISSING = {"embeddings": "'gaussian'"}
+"""What a column an older store lacks reads as (others read as ``NULL``)."""
+
+_SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+    + _TRIALS_TABLE.format(name="trials")
+    + ";\nCREATE INDEX trials_cell ON trials (d, rank, model, method);\n"
+)
 
 
 class IncompatibleStoreError(ValueError):
@@ -312,6 +341,7 @@ class ResultsStore:
             "kappa": task.kappa,
             "rank": task.rank,
             "model": task.model,
+            "embeddings": task.embeddings,
             "method": task.method,
             "p": task.p,
             "n": int(record.get("n", task.p)),
@@ -384,12 +414,13 @@ class ResultsStore:
             found.setdefault(digest, set()).add((int(index), int(count)))
         return found
 
-    def done_keys(self) -> set[tuple[int, int, str, str, int, float, int]]:
+    def done_keys(self) -> set[tuple[int, int, str, str, int, float, int, str]]:
         """Keys (:meth:`Task.key`) of every stored instance."""
+        embeddings = "embeddings" if "embeddings" in self._columns else _MISSING["embeddings"]
         rows = self._connection.execute(
-            "SELECT d, rank, model, method, p, margin, seed FROM trials"
+            f"SELECT d, rank, model, method, p, margin, seed, {embeddings} FROM trials"
         )
-        return {(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+        return {(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows}
 
     def count(self) -> int:
         """Number of stored instances."""
@@ -401,16 +432,18 @@ class ResultsStore:
         if unknown:
             msg = f"unknown column(s) {sorted(unknown)}; columns: {list(COLUMNS)}"
             raise ValueError(msg)
-        where = (
-            " AND ".join(f"{name if name in self._columns else 'NULL'} = :{name}" for name in equal)
-            or "1"
-        )
+
+        def column(name: str) -> str:
+            return name if name in self._columns else _MISSING.get(name, "NULL")
+
+        where = " AND ".join(f"{column(name)} = :{name}" for name in equal) or "1"
         selected = ", ".join(
-            name if name in self._columns else f"NULL AS {name}" for name in COLUMNS
+            name if name in self._columns else f"{column(name)} AS {name}" for name in COLUMNS
         )
+        order = "embeddings, " if "embeddings" in self._columns else ""
         query = (
             f"SELECT {selected} FROM trials WHERE {where} "
-            "ORDER BY d, rank, model, method, p, margin, replicate, seed"
+            f"ORDER BY d, rank, model, {order}method, p, margin, replicate, seed"
         )
         return [dict(row) for row in self._connection.execute(query, equal)]
 

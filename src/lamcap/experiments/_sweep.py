@@ -44,6 +44,7 @@ from typing import Any
 
 from lamcap._deprecation import renamed_keywords
 from lamcap._validation import check_integer, check_real
+from lamcap.problems import check_embeddings
 
 MODELS = ("decoupled", "original")
 """Problem models (docs/theory/index.md): decoupled (DP) and original (OP)."""
@@ -128,12 +129,13 @@ def instance_seed(sweep_seed: int, d: int, kappa: float, model: str, p: int, rep
 
 @dataclass(frozen=True)
 class Cell:
-    """One transition to locate: fixed d, κ, model and solver method."""
+    """One transition to locate: fixed d, κ, model, solver method and embeddings."""
 
     d: int
     kappa: float
     model: str
     method: str
+    embeddings: str = "gaussian"
 
     @property
     def rank(self) -> int:
@@ -153,8 +155,9 @@ class Cell:
         return "cloglog" if self.method == "hebbian" else "logistic"
 
     def label(self) -> str:
-        """Short human label, e.g. ``d=12 κ=1 decoupled/auto``."""
-        return f"d={self.d} κ={self.kappa:g} {self.model}/{self.method}"
+        """Short human label, e.g. ``d=12 κ=1 decoupled/auto`` (`` sphere`` appended for unit norm)."""
+        label = f"d={self.d} κ={self.kappa:g} {self.model}/{self.method}"
+        return label if self.embeddings == "gaussian" else f"{label} {self.embeddings}"
 
 
 @dataclass(frozen=True)
@@ -171,10 +174,20 @@ class Task:
     seed: int
     raw_margin: float
     max_seconds: float | None
+    embeddings: str = "gaussian"
 
-    def key(self) -> tuple[int, int, str, str, int, float, int]:
+    def key(self) -> tuple[int, int, str, str, int, float, int, str]:
         """Identity of the instance in the results store (its UNIQUE key; the raw margin is its ``margin`` column)."""
-        return (self.d, self.rank, self.model, self.method, self.p, self.raw_margin, self.seed)
+        return (
+            self.d,
+            self.rank,
+            self.model,
+            self.method,
+            self.p,
+            self.raw_margin,
+            self.seed,
+            self.embeddings,
+        )
 
 
 def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
@@ -196,6 +209,9 @@ class Sweep:
     dims : dimensions ``d`` (integers in [2, 1024]).
     kappas : rank ratios :math:`\kappa \in (0, 1]` (rank ``round(κ d)``).
     models : ``"decoupled"`` and/or ``"original"``.
+    embeddings : ``"gaussian"`` and/or ``"sphere"`` (:func:`lamcap.make_instance`); a
+        unit-norm instance has the seed of its Gaussian twin (the same numbers,
+        each row divided by its norm), so the two are paired.
     methods : solver methods (see :data:`METHODS`); ``"hebbian"`` measures the
         Hebbian rule's perfect-recall transition.
     p_grid : fixed values of ``p`` (``n = p`` associations) for every cell (brute grid), or
@@ -218,6 +234,7 @@ class Sweep:
     kappas: tuple[float, ...] = (1.0,)
     models: tuple[str, ...] = ("decoupled",)
     methods: tuple[str, ...] = ("auto",)
+    embeddings: tuple[str, ...] = ("gaussian",)
     p_grid: tuple[int, ...] | None = None
     loads: tuple[float, ...] | None = None
     seeds_per_point: int = 8
@@ -258,6 +275,11 @@ class Sweep:
                 msg = f"method must be one of {METHODS}, got {method!r}"
                 raise ValueError(msg)
         set_(self, "methods", methods)
+        set_(
+            self,
+            "embeddings",
+            tuple(check_embeddings(e) for e in _as_tuple("embeddings", self.embeddings)),
+        )
         if self.p_grid is not None and self.loads is not None:
             msg = "give either p_grid or loads, not both"
             raise ValueError(msg)
@@ -343,12 +365,13 @@ class Sweep:
         }
 
     def cells(self) -> Iterator[Cell]:
-        """Iterate over the cells in a fixed order (d, κ, model, method)."""
+        """Iterate over the cells in a fixed order (d, κ, model, embeddings, method)."""
         for d in self.dims:
             for kappa in self.kappas:
                 for model in self.models:
-                    for method in self.methods:
-                        yield Cell(d, kappa, model, method)
+                    for embeddings in self.embeddings:
+                        for method in self.methods:
+                            yield Cell(d, kappa, model, method, embeddings)
 
     def fixed_grid(self, d: int) -> tuple[int, ...]:
         """The fixed p values at dimension ``d`` (empty for adaptive sweeps)."""
@@ -371,6 +394,7 @@ class Sweep:
             seed=instance_seed(self.seed, cell.d, cell.kappa, cell.model, p, replicate),
             raw_margin=self.raw_margin,
             max_seconds=self.max_seconds,
+            embeddings=cell.embeddings,
         )
 
     @renamed_keywords(p_values="p_grid")
@@ -397,7 +421,7 @@ class Sweep:
 
     def shard_keys(
         self, index: int, count: int
-    ) -> frozenset[tuple[int, int, str, str, int, float, int]]:
+    ) -> frozenset[tuple[int, int, str, str, int, float, int, str]]:
         """Keys (:meth:`Task.key`) of shard ``index`` of ``count`` (1-based).
 
         The ``j``-th instance of :meth:`fixed_tasks` belongs to shard
@@ -414,10 +438,14 @@ class Sweep:
 
         The raw margin is written under its database name ``margin`` (the store
         format predates the name ``raw_margin``), so the description, and the
-        digest, of a sweep do not depend on the lamcap version that runs it.
+        digest, of a sweep do not depend on the lamcap version that runs it; for the
+        same reason ``embeddings`` is left out when it is only ``"gaussian"`` (the
+        sweeps written before the option keep their digests).
         """
         mapping = self.to_mapping()
         mapping[STORED_NAMES["raw_margin"]] = mapping.pop("raw_margin")
+        if mapping["embeddings"] == ["gaussian"]:
+            del mapping["embeddings"]
         return json.dumps(mapping, sort_keys=True, separators=(",", ":"))
 
     def digest(self) -> str:

@@ -10,7 +10,9 @@ instances are storable, 95% likelihood-ratio interval, coverage measured in
 docs/measurements/capacity.md):
 
 * ``capacity.csv`` (:func:`capacity_csv`) — one row per cell,
-  ``d,kappa,model,method,p_c,p_c_low,p_c_high,instances``;
+  ``d,kappa,model,method,p_c,p_c_low,p_c_high,instances,embeddings`` (``embeddings``:
+  ``gaussian`` or ``sphere``, :func:`lamcap.make_instance`; the last column, so
+  readers of the first eight are unchanged);
 * ``op_vs_dp.csv`` (:func:`op_vs_dp_csv`) — the full-rank certified cells
   (κ = 1, method ``auto``) at every ``d`` measured with both models,
   ``d,model,p_c,p_c_low,p_c_high,instances,undecided``.
@@ -42,7 +44,7 @@ Examples
 >>> sweep = Sweep(dims=(8,), p_grid=(8, 12, 16, 20, 24), seeds_per_point=6)
 >>> _ = run_sweep(sweep, path, trial=synthetic_trial, workers=0)
 >>> print(capacity_csv(cell_data(path)).splitlines()[0])
-d,kappa,model,method,p_c,p_c_low,p_c_high,instances
+d,kappa,model,method,p_c,p_c_low,p_c_high,instances,embeddings
 """
 
 from __future__ import annotations
@@ -57,7 +59,17 @@ from lamcap.experiments._analysis import CellData
 from lamcap.experiments._fitting import TransitionFit
 from lamcap.experiments._sweep import Cell
 
-CAPACITY_COLUMNS = ("d", "kappa", "model", "method", "p_c", "p_c_low", "p_c_high", "instances")
+CAPACITY_COLUMNS = (
+    "d",
+    "kappa",
+    "model",
+    "method",
+    "p_c",
+    "p_c_low",
+    "p_c_high",
+    "instances",
+    "embeddings",
+)
 """Columns of ``docs/measurements/capacity.csv``."""
 
 OP_VS_DP_COLUMNS = ("d", "model", "p_c", "p_c_low", "p_c_high", "instances", "undecided")
@@ -79,9 +91,9 @@ class FittedCell:
 
 
 def fitted_cells(cells: Mapping[Cell, CellData]) -> tuple[list[FittedCell], list[Cell]]:
-    """Fit every cell once: (bracketed transitions sorted by d, κ, model, method; the others)."""
+    """Fit every cell once: (bracketed transitions sorted by d, κ, model, method, embeddings; the others)."""
     fitted, unbracketed = [], []
-    for cell in sorted(cells, key=lambda c: (c.d, c.kappa, c.model, c.method)):
+    for cell in sorted(cells, key=lambda c: (c.d, c.kappa, c.model, c.method, c.embeddings)):
         data = cells[cell]
         fit = data.transition()
         if fit is None or not fit.bracketed:
@@ -107,6 +119,7 @@ def capacity_csv(cells: Mapping[Cell, CellData]) -> str:
             f.cell.method,
             *f.bounds(),
             str(f.instances),
+            f.cell.embeddings,
         ]
         for f in fitted
     ]
@@ -114,8 +127,12 @@ def capacity_csv(cells: Mapping[Cell, CellData]) -> str:
 
 
 def op_vs_dp_csv(cells: Mapping[Cell, CellData]) -> str:
-    """Text of ``op_vs_dp.csv``: κ = 1, method ``auto``, each d with both models (see the module)."""
-    full_rank = {c: data for c, data in cells.items() if c.kappa == 1.0 and c.method == "auto"}
+    """Text of ``op_vs_dp.csv``: κ = 1, method ``auto``, Gaussian, each d with both models (see the module)."""
+    full_rank = {
+        c: data
+        for c, data in cells.items()
+        if c.kappa == 1.0 and c.method == "auto" and c.embeddings == "gaussian"
+    }
     fitted, _ = fitted_cells(full_rank)
     models: dict[int, set[str]] = {}
     for f in fitted:

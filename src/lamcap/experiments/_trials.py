@@ -88,7 +88,9 @@ def solve_task(task: Task) -> tuple[Any, Any, NDArray[np.float64] | None]:
     from lamcap.solvers import solve  # noqa: PLC0415
     from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415
 
-    instance = make_instance(task.d, task.p, model=task.model, seed=task.seed)
+    instance = make_instance(
+        task.d, task.p, model=task.model, seed=task.seed, embeddings=task.embeddings
+    )
     rank = None if task.rank >= task.d else task.rank
     result = solve(
         instance,
