@@ -114,7 +114,7 @@ def _simulate_cell(
 ) -> CellData:
     """Run the adaptive design of ``cell`` with instances drawn from its finite-size law."""
     state = CellState(cell, sweep, theory_guess(cell))
-    verdicts: dict[tuple[int, int, str, str, int, float, int], str] = {}
+    verdicts: dict[tuple[int, int, str, str, int, float, int, str], str] = {}
     while tasks := state.next_round(verdicts):
         for task in tasks:
             storable = rng.random() < _probability(cell, task.p, deviations)
