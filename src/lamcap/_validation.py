@@ -273,8 +273,85 @@ def check_kappa(kappa: ArrayLike) -> NDArray[np.float64]:
     return check_finite_array("kappa", kappa, minimum=0.0, maximum=1.0, closed="(]")
 
 
+MAX_DPS = 1000
+"""Largest mpmath working precision (decimal digits) lamcap accepts.
+
+Work grows faster than the square of the digits (a quadrature at ``dps=100``
+already takes minutes for some laws), so a larger value would not end in a
+session; see docs/howto/precision.md.
+"""
+
+
 def check_dps(dps: Any) -> int | None:
-    """Check an mpmath working precision (decimal digits): ``None`` or an integer >= 1."""
+    """Check an mpmath working precision (decimal digits): ``None`` or an integer in [1, 1000].
+
+    Examples
+    --------
+    >>> check_dps(30)
+    30
+    >>> check_dps(10**6)
+    Traceback (most recent call last):
+        ...
+    ValueError: dps must be an integer in [1, 1000], got 1000000
+    """
     if dps is None:
         return None
-    return check_integer("dps", dps, minimum=1)
+    return check_integer("dps", dps, minimum=1, maximum=MAX_DPS)
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """Return ``value`` as ``bool`` if it is ``True`` or ``False`` (Python or numpy).
+
+    Examples
+    --------
+    >>> check_flag("error", np.True_)
+    True
+    >>> check_flag("error", [1])
+    Traceback (most recent call last):
+        ...
+    ValueError: error must be True or False, got [1]
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    msg = f"{name} must be True or False, got {plain(value)}"
+    raise ValueError(msg)
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of the strings ``choices``.
+
+    Examples
+    --------
+    >>> check_choice("law", "optimum", ("optimum", "hebbian"))
+    'optimum'
+    >>> check_choice("law", ["optimum"], ("optimum", "hebbian"))
+    Traceback (most recent call last):
+        ...
+    ValueError: law must be one of 'optimum', 'hebbian', got ['optimum']
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    accepted = ", ".join(repr(choice) for choice in choices)
+    msg = f"{name} must be one of {accepted}, got {plain(value)}"
+    raise ValueError(msg)
+
+
+def check_seed(seed: Any, name: str = "seed") -> Any:
+    """Check a seed for ``numpy.random.default_rng``: ``None``, an integer >= 0 or a Generator.
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+        ...
+    ValueError: seed must be None, a numpy Generator or an integer >= 0, got -1
+    """
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    value = _integer_or_none(seed)
+    if value is None or value < 0 or isinstance(seed, float):
+        msg = f"{name} must be None, a numpy Generator or an integer >= 0, got {plain(seed)}"
+        raise ValueError(msg)
+    return value

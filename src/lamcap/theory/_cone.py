@@ -78,6 +78,7 @@ from lamcap._validation import (
     check_finite_array,
     check_integer,
     check_integer_array,
+    check_seed,
     plain,
 )
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
@@ -256,7 +257,10 @@ def _exact_float(p: int, margin: float) -> float:
     if closed is not None:
         return closed
     active = _active_mean_float(p, margin, log_tol)
-    return active + margin * _mean_level_float(p, margin, log_tol - math.log(margin))
+    # the level is weighted by the margin: it needs the tolerance divided by the margin,
+    # never looser than 1e-8 (a tiny margin would otherwise ask for a tolerance above 1)
+    level_log_tol = min(log_tol - math.log(margin), math.log(1e-8))
+    return active + margin * _mean_level_float(p, margin, level_log_tol)
 
 
 # --------------------------------------------------------------------------
@@ -422,7 +426,7 @@ def _exact_mp(p: int, margin: Any, dps: int, order: int | None = None) -> Any:
         def above(x: list[Any]) -> list[Any]:
             return [1 - v for v in below(x)]
 
-        low, high = _level_range(p, margin, log_tol - math.log(margin))
+        low, high = _level_range(p, margin, min(log_tol - math.log(margin), math.log(1e-8)))
         upper_part = _panel_integral(0.0, high, p - 1, margin, above, dps, order)
         lower_part = _panel_integral(low, 0.0, p - 1, margin, below, dps, order)
         return active + m * (upper_part - lower_part)
@@ -496,7 +500,7 @@ def statistical_dimension(
         ``"asymptotic"``: the large-``p`` series of
         :func:`lamcap.theory.statistical_dimension_series` (``margin=0``).
     samples, seed : int, optional
-        Monte Carlo sample count (default 100 000) and seed.
+        Monte Carlo sample count (default 100 000, at most 10**8) and seed.
     d : int or array_like of int, optional
         Dimension; required (``>= 4``) by ``embeddings="sphere"``, broadcast with ``p``.
     embeddings : {"gaussian", "sphere"}
@@ -550,7 +554,12 @@ def statistical_dimension(
         from lamcap.theory._asymptotics import statistical_dimension_series  # noqa: PLC0415
 
         return statistical_dimension_series(p_array)
-    count = 100_000 if samples is None else check_integer("samples", samples, minimum=2)
+    count = (
+        100_000
+        if samples is None
+        else check_integer("samples", samples, minimum=2, maximum=_MAX_SAMPLES)
+    )
+    seed = check_seed(seed)
     estimates = [
         _monte_carlo(int(q), float(m), count, seed)
         for q, m in zip(p_array.ravel(), margins.ravel(), strict=True)
@@ -599,6 +608,10 @@ def _monte_carlo_batch(rng: np.random.Generator, rows: int, p: int, margin: floa
     return (target - level) ** 2 + np.sum(  # type: ignore[no-any-return,unused-ignore]
         np.where(included, (shifted - level[:, None]) ** 2, 0.0), axis=1
     )
+
+
+_MAX_SAMPLES = 10**8
+"""Most Monte Carlo draws per value: about 10 minutes at p = 50 on one core."""
 
 
 def _monte_carlo(p: int, margin: float, samples: int, seed: int | None) -> MonteCarloEstimate:

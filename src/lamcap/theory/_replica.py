@@ -55,6 +55,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import interpolate, special
 
+from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import (
     check_dps,
     check_finite_array,
@@ -315,6 +316,11 @@ def _quenched_draws(
     p: int, margin: float, samples: int, seed: int
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Targets, competitors sorted in decreasing order, and dist(z, K_m)^2 per draw."""
+    check_memory(
+        f"the replica average with p = {format_integer(p)}, samples = {format_integer(samples)}"
+        " (draws: 32 p samples bytes)",
+        32 * p * samples,
+    )
     rng = np.random.default_rng(seed)
     draws = rng.standard_normal((samples, p))
     projected, _ = project_onto_cone(draws, target=0, margin=margin)
@@ -487,6 +493,7 @@ def energetic_term(
     """
     overlap, outputs, margins = broadcast(_check_overlap(q), _check_p(p), _check_margin(margin))
     count = _check_samples(samples)
+    seed = check_integer("seed", seed, minimum=0)
     return float_result(
         grouped(
             lambda q_p, m, overlaps: _energetic(overlaps, q_p, m, count, seed),
@@ -559,6 +566,7 @@ def free_entropy(
         _check_overlap(q), _check_density(density), _check_p(p), _check_margin(margin)
     )
     count = _check_samples(samples)
+    seed = check_integer("seed", seed, minimum=0)
 
     def one_problem(q_p: int, m: float, overlaps: FloatArray, a: FloatArray) -> FloatArray:
         return _free_entropy(overlaps, a, q_p, m, count, seed)
@@ -682,6 +690,7 @@ def solve_saddle_point(
         _check_density(density), _check_p(p), _check_margin(margin)
     )
     count = _check_samples(samples)
+    seed = check_integer("seed", seed, minimum=0)
     _check_below_capacity(densities, outputs, margins)
     return float_result(
         grouped(
@@ -743,6 +752,7 @@ def log_volume(
         _check_density(density), _check_p(p), _check_margin(margin)
     )
     count = _check_samples(samples)
+    seed = check_integer("seed", seed, minimum=0)
     _check_below_capacity(densities, outputs, margins)
 
     def one_problem(q_p: int, m: float, a: FloatArray) -> FloatArray:

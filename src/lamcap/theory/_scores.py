@@ -64,7 +64,7 @@ from scipy import special
 
 from lamcap._cone_kernel import hinge_moments, level_range, sample_top_projection
 from lamcap._sizes import check_memory, format_integer
-from lamcap._validation import check_integer, check_real
+from lamcap._validation import check_integer, check_real, check_seed
 from lamcap.geometry import project_onto_cone
 from lamcap.theory._hinge_sums import target_level_cdf
 from lamcap.theory._law import Law
@@ -341,6 +341,12 @@ def score_law(p: int, *, margin: float = 0.0) -> ScoreLaw:
     low, high = level_range(p_value, margin_value, _LOG_LEVEL_TAIL)
     step = _t_step(p_value, margin_value, low)
     nodes, weights = _gauss_panels(low, high)
+    fourier_nodes = _T_MAX / step + 1.0 if step > 0.0 else math.inf
+    check_memory(
+        f"score_law with p = {format_integer(p_value)}, margin = {margin_value:g} "
+        f"({fourier_nodes:.3g} Fourier nodes at each of {nodes.size} levels)",
+        int(min(64.0 * nodes.size * fourier_nodes, 2.0**100)),
+    )
     values = _joint_density(nodes, special.ndtr(nodes - margin_value), n, margin_value, step)
     return ScoreLaw(p_value, margin_value, (low, high), step, nodes, weights, values)
 
@@ -637,4 +643,4 @@ def sample_scores(
     p_value = check_integer("p", p, minimum=2)
     count = check_integer("size", size, minimum=1)
     margin_value = check_real("margin", margin, minimum=0.0)
-    return _sample(np.random.default_rng(seed), p_value, count, margin_value)
+    return _sample(np.random.default_rng(check_seed(seed)), p_value, count, margin_value)
