@@ -149,7 +149,9 @@ def _presort_below_sample(
     for k in range(_SAMPLE):
         sample[k] = values[k * step]
     rank = min(_SAMPLE - 1, (keep * _SAMPLE) // count + 3)
-    pivot = np.partition(sample, rank)[rank]
+    # np.sort, not np.partition: the same order statistic of 64 numbers, and numba
+    # compiles np.partition (with np.unique behind it) about 10 s longer on a cold cache
+    pivot = np.sort(sample)[rank]
     front = 0
     for i in range(count):
         value, label = values[i], labels[i]
