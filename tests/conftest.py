@@ -1,4 +1,4 @@
-"""Shared fixtures: every test starts from mpmath's default precision."""
+"""Shared fixtures: numba kernels warmed once per session; mpmath's default precision per test."""
 
 from __future__ import annotations
 
@@ -6,6 +6,69 @@ from collections.abc import Iterator
 
 import mpmath
 import pytest
+
+#: Heavy cases of parametrized tests that the fast tier (``-m "not slow"``) leaves out;
+#: the other cases of each test stay in it, and so do the cheaper checks named here.
+#: A case listed here that its module no longer collects is an error (no stale entries).
+_LAW, _CONTRACT = "tests/theory/test_law.py::", "tests/theory/test_array_contract.py::"
+SLOW_CASES: dict[str, str] = {
+    # 14-40 s each; test_rvs_of_costly_laws_follow_cdf_in_few_draws keeps fewer draws
+    _LAW + "test_rvs_follow_cdf[score-gap-10]": "2000 draws",
+    _LAW + "test_rvs_follow_cdf[score-top-remaining-10]": "300 draws",
+    _LAW + "test_rvs_follow_cdf[finite-32-173]": "300 draws",
+    # 15-20 s; their ppf also runs in the few-draws test (inverse-cdf sampling)
+    _LAW + "test_ppf_inverts_cdf[score-gap-10]": "15 quantiles",
+    _LAW + "test_ppf_inverts_cdf[score-top-remaining-10]": "6 quantiles",
+    # 39 s at p = 1000; its dps route stays in test_dps_agrees_with_float64_...
+    _CONTRACT + "test_dps_on_arrays_gives_object_arrays_of_mpf[hebbian_critical_load]": "mpf",
+    # 24 s; the finite-size density and cdf broadcast in the fast tier
+    _CONTRACT
+    + "test_every_numeric_argument_broadcasts_like_a_loop[singular_value_quantile_finite]": "",
+    # 14 s; the other (kappa, ratio) cases stay
+    "tests/theory/test_spectrum.py::test_free_law_matches_the_modelled_random_matrix[0.75-0.5]": "",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the cases of :data:`SLOW_CASES` slow before ``-m`` selects (first hook to run)."""
+    collected = {item.nodeid for item in items}
+    modules = {nodeid.split("::")[0] for nodeid in collected}
+    for item in items:
+        if item.nodeid in SLOW_CASES:
+            item.add_marker(pytest.mark.slow)
+    stale = [n for n in SLOW_CASES if n.split("::")[0] in modules and n not in collected]
+    whole_modules = not any("::" in argument for argument in config.args)
+    if stale and whole_modules and not config.getoption("keyword"):
+        msg = f"tests/conftest.py SLOW_CASES names cases that are not collected: {stale}"
+        raise pytest.UsageError(msg)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_numba_kernels() -> None:
+    """Compile (or load from numba's cache) the kernels once, before the first test runs.
+
+    Otherwise whichever test comes first pays for them (about 90 s from a cold cache,
+    a few seconds from a warm one) inside its own duration and timeout.  Session scope
+    means once per process: once in a serial run, once per worker under pytest-xdist.
+    The calls touch every compiled path a short solve takes (feasibility stage,
+    constraint pass, dual ascent, Wolfe's exact stage, the max-margin loop), the
+    instance streams, the cone projection and the theory's compiled laws.
+    """
+    import numpy as np
+
+    import lamcap
+    from lamcap.solvers._min_norm_point import load_kernels
+
+    load_kernels()
+    feasible = lamcap.make_instance(6, 8, seed=0)
+    lamcap.solve(feasible)
+    lamcap.solve(feasible, objective="max_margin")
+    lamcap.solve(lamcap.make_instance(4, 40, seed=0))  # infeasible: ascent and exact stage
+    lamcap.solve(lamcap.make_instance(4, 40, model="original", seed=0))
+    lamcap.project_onto_cone(np.zeros((2, 5)))
+    lamcap.capacity(0.5)
+    lamcap.singular_value_density(np.array([0.5, 1.0]), 0.5)
 
 
 @pytest.fixture(autouse=True)

@@ -138,13 +138,14 @@ def test_generating_laws_reproduce_the_fitted_transitions() -> None:
         generating_law("probit", op, dp)
 
 
-def test_calibrated_cutoff_widens_the_interval_never_narrows_it() -> None:
+@pytest.mark.parametrize("draws", [10, pytest.param(40, marks=pytest.mark.slow)])
+def test_calibrated_cutoff_widens_the_interval_never_narrows_it(draws: int) -> None:
     op, dp = _pair(12, 1.04, 6, points=7)  # few instances: far from Wilks' regime
-    cutoff = calibrated_cutoff(op, dp, draws=40, seed=2)
+    cutoff = calibrated_cutoff(op, dp, draws=draws, seed=2)
     assert cutoff >= CHI2_95
     cells = {op.cell: op, dp.cell: dp}
     (plain,) = model_ratios(cells)
-    (calibrated,) = model_ratios(cells, draws=40, seed=2)
+    (calibrated,) = model_ratios(cells, draws=draws, seed=2)
     assert plain.cutoff == CHI2_95
     assert calibrated.cutoff == cutoff
     assert calibrated.ratio == plain.ratio

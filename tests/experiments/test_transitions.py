@@ -198,6 +198,7 @@ def test_summary_counts_proofs_and_fits_proven_only(
     assert "fits count only infeasible verdicts proven exactly" in out
 
 
+@pytest.mark.slow  # refits every committed cell: about 30 s of CPU; the fits are tested above
 def test_committed_tables_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
     databases = sorted((MEASUREMENTS / "data").glob("*.sqlite"))
     if not databases:

@@ -145,6 +145,17 @@ def test_rvs_follow_cdf(case):
     assert stats.kstest(sample, law.cdf).statistic < KS_LIMIT_AT[spec.ks_size]
 
 
+@pytest.mark.parametrize("name", ["score-gap-10", "score-top-remaining-10", "finite-32-173"])
+def test_rvs_of_costly_laws_follow_cdf_in_few_draws(name):
+    # the fast tier's case of test_rvs_follow_cdf for the laws whose inverse-cdf draws
+    # are costly (tests/conftest.py SLOW_CASES): the same KS test at 0.1%, 100 draws
+    law = CASES[name].factory()
+    sample = law.rvs(100, seed=12)
+    assert stats.kstest(sample, law.cdf).statistic < 1.95 / math.sqrt(100)
+    q = np.array([0.1, 0.5, 0.9])
+    np.testing.assert_allclose(law.cdf(law.ppf(q)), q, atol=max(CASES[name].tolerance, 1e-14))
+
+
 def test_moments_match_quadrature(case):
     _, law, _, spec = case
     if spec.moments == "none":
