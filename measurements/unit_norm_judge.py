@@ -6,7 +6,12 @@ certified solver at ``p = round(critical_p(d) * f)`` for the factors ``--factors
 Gaussian and unit-norm embeddings alike, and appends one JSON line per instance
 (``d, p, model, embeddings, seed, verdict, seconds``).  Resumable: instances already
 in the file are skipped.  The summary (``--summary``) prints the feasible fraction
-per cell with a 95% Wilson interval.  Results: docs/theory/unit-norm.md.
+per cell with a 95% Wilson interval; ``--fit CSV`` writes the transition of each
+(d, model, embeddings) fitted as the capacities page fits them (the Crofton curve's
+shape moved along log p, ``lamcap.experiments._shift.law_transition``, 95%
+likelihood-ratio interval).  A unit-norm instance is its Gaussian twin of the same seed
+with every row divided by its norm, so the two columns are paired.  Results:
+docs/measurements/capacity.md#unit-norm-embeddings.
 """
 
 from __future__ import annotations
@@ -27,6 +32,28 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+def _fit(done: dict[tuple[int, int, str, str, int], str], path: Path) -> None:
+    from lamcap.experiments._shift import finite_size_law, law_transition  # noqa: PLC0415
+
+    cells: dict[tuple[int, str, str], dict[int, list[str]]] = {}
+    for (d, p, model, embeddings, _), verdict in done.items():
+        cells.setdefault((d, model, embeddings), {}).setdefault(p, []).append(verdict)
+    lines = ["d,model,embeddings,p_c,p_c_low,p_c_high,instances"]
+    for (d, model, embeddings), by_p in sorted(cells.items()):
+        ps = sorted(by_p)
+        feasible = [by_p[p].count("feasible") for p in ps]
+        decided = [len(by_p[p]) - by_p[p].count("undecided") for p in ps]
+        fit = law_transition(ps, feasible, decided, finite_size_law(d))
+        if fit is None or not fit.bracketed:
+            continue
+        instances = sum(decided)
+        lines.append(
+            f"{d},{model},{embeddings},{fit.p_c:.3f},{fit.low:.3f},{fit.high:.3f},{instances}"
+        )
+    path.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -35,6 +62,7 @@ def main() -> None:
     parser.add_argument("--factors", type=float, nargs="+", default=[1.0, 1.03, 1.06, 1.09, 1.12])
     parser.add_argument("--seeds", type=int, default=16)
     parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--fit", type=Path, default=None, help="write fitted transitions here")
     args = parser.parse_args()
     done: dict[tuple[int, int, str, str, int], str] = {}
     if args.out.exists():
@@ -42,6 +70,9 @@ def main() -> None:
             row = json.loads(line)
             key = (row["d"], row["p"], row["model"], row["embeddings"], row["seed"])
             done[key] = row["verdict"]
+    if args.fit is not None:
+        _fit(done, args.fit)
+        return
     if args.summary:
         cells: dict[tuple[int, str, str, int], list[str]] = {}
         for (d, p, model, embeddings, _), verdict in sorted(done.items()):

@@ -116,3 +116,27 @@ def test_from_arrays_checks_declared_unit_norm() -> None:
     Instance.from_arrays(unit_e, within, 0, embeddings="sphere")
     with pytest.raises(ValueError, match=r"embeddings must be one of"):
         Instance.from_arrays(e, u, 0, embeddings="unit")
+
+
+def test_cli_solve_and_sweep_take_embeddings(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    from pathlib import Path
+
+    from lamcap.cli import main
+    from lamcap.experiments._store import ResultsStore
+
+    assert main(["solve", "--d", "6", "--p", "4", "--embeddings", "sphere", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["embeddings"] == "sphere"
+    assert summary["verdict"] == "feasible"
+    db = Path(str(tmp_path)) / "r.sqlite"
+    arguments = ["sweep", "--d", "6", "--p-grid", "5", "--seeds", "2", "--workers", "0"]
+    code = main([*arguments, "--embeddings", "gaussian", "sphere", "--quiet", "--db", str(db)])
+    assert code == 0
+    with ResultsStore(db, readonly=True) as store:
+        rows = store.rows()
+    assert sorted(r["embeddings"] for r in rows) == ["gaussian", "gaussian", "sphere", "sphere"]
+    with pytest.raises(SystemExit):
+        main(["solve", "--d", "6", "--p", "4", "--embeddings", "unit"])
