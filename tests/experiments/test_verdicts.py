@@ -63,20 +63,24 @@ def test_holm_controls_the_familywise_rate_and_the_uncorrected_rule_does_not() -
 
 
 def test_power_without_deviation_is_the_level() -> None:
-    assert power(0.0, [0.3], level=0.01) == pytest.approx(0.01, rel=1e-12)
-    assert power(0.0, [0.3], level=0.01, df=5) == pytest.approx(0.01, rel=1e-9)
-    assert power(0.0, [0.3], level=0.01, alternative="greater") == pytest.approx(0.01, rel=1e-12)
+    assert power(0.0, [0.3], significance=0.01) == pytest.approx(0.01, rel=1e-12)
+    assert power(0.0, [0.3], significance=0.01, df=5) == pytest.approx(0.01, rel=1e-9)
+    assert power(0.0, [0.3], significance=0.01, alternative="greater") == pytest.approx(
+        0.01, rel=1e-12
+    )
 
 
 def test_detectable_deviation_of_a_normal_test_is_the_textbook_sum_of_quantiles() -> None:
     for level, target in ((0.05, 0.8), (0.05 / 17, 0.8), (0.01, 0.9)):
         expected = stats.norm.isf(level / 2) + stats.norm.ppf(target)
-        assert detectable_deviation([1.0], level=level, target=target) == pytest.approx(
+        assert detectable_deviation([1.0], significance=level, target=target) == pytest.approx(
             expected,
             abs=2e-4,  # the far tail adds at most Phi(-2 z) to the power
         )
         one_sided = stats.norm.isf(level) + stats.norm.ppf(target)
-        found = detectable_deviation([2.0], level=level, target=target, alternative="greater")
+        found = detectable_deviation(
+            [2.0], significance=level, target=target, alternative="greater"
+        )
         assert found == pytest.approx(2.0 * one_sided, rel=1e-9)
 
 
@@ -89,26 +93,26 @@ def test_power_of_a_t_test_matches_monte_carlo() -> None:
     t = samples.mean(axis=1) / (samples.std(axis=1, ddof=1) / math.sqrt(n))
     level = 0.05 / 6
     rejected = np.mean(np.abs(t) > stats.t.isf(level / 2, n - 1))
-    predicted = power(shift, [sigma / math.sqrt(n)], level=level, df=n - 1)
+    predicted = power(shift, [sigma / math.sqrt(n)], significance=level, df=n - 1)
     assert abs(rejected - predicted) < 4 * math.sqrt(predicted * (1 - predicted) / runs)
 
 
 def test_intersection_union_power_is_a_lower_bound_for_positively_dependent_tests() -> None:
     rng = np.random.default_rng(9)
     runs, rho, errors, level = 40000, 0.6, (1.0, 1.7), 0.05 / 4
-    deviation = detectable_deviation(errors, level=level)
+    deviation = detectable_deviation(errors, significance=level)
     normal = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=runs)
     z = deviation / np.array(errors) + normal
     q = stats.norm.isf(level / 2)
     both = np.mean(np.all(z > q, axis=1) | np.all(z < -q, axis=1))
-    assert power(deviation, errors, level=level) == pytest.approx(0.8, abs=1e-9)
+    assert power(deviation, errors, significance=level) == pytest.approx(0.8, abs=1e-9)
     assert both >= 0.8 - 4 * math.sqrt(0.16 / runs)
 
 
 def test_detectable_deviation_is_infinite_without_a_finite_error() -> None:
-    assert detectable_deviation([math.inf], level=0.05) == math.inf
-    assert detectable_deviation([], level=0.05) == math.inf
-    assert power(0.1, [math.nan], level=0.05) == 0.0
+    assert detectable_deviation([math.inf], significance=0.05) == math.inf
+    assert detectable_deviation([], significance=0.05) == math.inf
+    assert power(0.1, [math.nan], significance=0.05) == 0.0
 
 
 # -- verdicts ----------------------------------------------------------------------------------
@@ -168,18 +172,18 @@ def test_three_verdicts_and_rows_outside_the_family() -> None:
 def test_detectable_deviation_uses_holms_first_threshold_and_the_quantity_units() -> None:
     claims = [_claim(f"c{i}", 0.5, 0.01) for i in range(5)]
     judged = judge(claims)
-    expected = math.expm1(detectable_deviation([0.01], level=LEVEL / 5))
+    expected = math.expm1(detectable_deviation([0.01], significance=LEVEL / 5))
     assert judged[0].detectable == pytest.approx(expected, rel=1e-9)
     assert judged[0].tolerance == TOLERANCES["transition"].value
     spectrum = judge([_claim("s", 0.5, 0.01, quantity="spectrum", df=7.0)])[0]
     assert spectrum.detectable == pytest.approx(
-        detectable_deviation([0.01], level=LEVEL, df=7.0), rel=1e-9
+        detectable_deviation([0.01], significance=LEVEL, df=7.0), rel=1e-9
     )
 
 
 def test_a_claim_becomes_consistent_exactly_when_its_power_reaches_the_tolerance() -> None:
     level = LEVEL
-    boundary = math.log1p(0.02) / detectable_deviation([1.0], level=level)
+    boundary = math.log1p(0.02) / detectable_deviation([1.0], significance=level)
     below = judge([_claim("a", 0.5, boundary * 0.999)])[0]
     above = judge([_claim("a", 0.5, boundary * 1.001)])[0]
     assert (below.verdict, above.verdict) == ("consistent", "inconclusive")
@@ -189,7 +193,8 @@ def test_one_sided_claims_use_one_tail() -> None:
     claim = _claim("bound", 0.5, 0.01, alternative="greater")
     judged = judge([claim])[0]
     assert judged.detectable == pytest.approx(
-        math.expm1(detectable_deviation([0.01], level=LEVEL, alternative="greater")), rel=1e-9
+        math.expm1(detectable_deviation([0.01], significance=LEVEL, alternative="greater")),
+        rel=1e-9,
     )
     assert (
         judged.detectable

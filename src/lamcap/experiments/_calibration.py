@@ -247,7 +247,7 @@ def predicted_power(claim: Claim, deviation: float, claims_tested: int) -> float
     return power(
         on_scale,
         claim.standard_errors,
-        level=LEVEL / max(1, claims_tested),
+        significance=LEVEL / max(1, claims_tested),
         df=claim.df,
         alternative=claim.alternative,
     )

@@ -7,13 +7,13 @@ every claim one of three verdicts:
 
 * ``inconsistent`` — the test rejects the prediction under Holm's step-down
   rule over all tested claims of the run, so that the chance of calling any
-  true claim inconsistent in a run is at most ``level`` (5%), whatever the
+  true claim inconsistent in a run is at most ``significance`` (5%), whatever the
   dependence between the claims (Holm 1979):
 
   .. math::
 
       \tilde p_{(i)} = \max_{j \le i} \min\{1, (k - j + 1)\, p_{(j)}\}, \qquad
-      \text{inconsistent} \iff \tilde p \le \text{level};
+      \text{inconsistent} \iff \tilde p \le \text{significance};
 
 * ``consistent`` — the test does not reject *and* it could have: the smallest
   deviation it detects with probability :data:`POWER` (80%) under the same
@@ -30,7 +30,7 @@ family.
 The detectable deviation
 ------------------------
 A deviating claim is rejected by Holm's rule at the latest when its p-value is
-below :math:`\text{level}/k` (the rule's first step; :math:`k` tested claims),
+below :math:`\text{significance}/k` (the rule's first step; :math:`k` tested claims),
 so its power is computed at that level.  For one test with standard error
 :math:`s` on the test's scale, a true deviation :math:`\Delta` shifts the
 statistic by :math:`\Delta/s` and the two-sided power is
@@ -38,11 +38,11 @@ statistic by :math:`\Delta/s` and the two-sided power is
 .. math::
 
     \pi(\Delta) = P(T_{\nu,\Delta/s} > q) + P(T_{\nu,\Delta/s} < -q),
-    \qquad q = t_{\nu}^{-1}(1 - \text{level}/2k),
+    \qquad q = t_{\nu}^{-1}(1 - \text{significance}/2k),
 
 with :math:`T_{\nu,\lambda}` a noncentral Student t with :math:`\nu` degrees
 of freedom (normal for :math:`\nu = \infty`); one-sided claims use one tail
-at :math:`1 - \text{level}/k`.  An intersection–union claim (rejected only
+at :math:`1 - \text{significance}/k`.  An intersection–union claim (rejected only
 when every one of its tests rejects on the same side) gets
 :math:`\prod_j \pi_j(\Delta)`, a lower bound on its power when the tests are
 positively dependent (Slepian's inequality for normal statistics), so its
@@ -230,16 +230,16 @@ def _check_probability(name: str, value: float) -> None:
         raise ValueError(msg)
 
 
-def _one_test_power(shift: float, df: float, level: float, alternative: str) -> float:
+def _one_test_power(shift: float, df: float, significance: float, alternative: str) -> float:
     """Rejection probability of one test whose statistic is shifted by ``shift`` (units of se)."""
     from scipy import stats  # noqa: PLC0415
 
     tails = 2.0 if alternative == "two-sided" else 1.0
     if math.isinf(df):
-        q = float(stats.norm.isf(level / tails))
+        q = float(stats.norm.isf(significance / tails))
         upper, lower = float(stats.norm.sf(q - shift)), float(stats.norm.cdf(-q - shift))
     else:
-        q = float(stats.t.isf(level / tails, df))
+        q = float(stats.t.isf(significance / tails, df))
         upper, lower = float(stats.nct.sf(q, df, shift)), float(stats.nct.cdf(-q, df, shift))
         if not (math.isfinite(upper) and math.isfinite(lower)):
             # far tails where scipy's noncentral t gives NaN: the statistic is then
@@ -256,11 +256,11 @@ def power(
     deviation: float,
     standard_errors: Sequence[float],
     *,
-    level: float,
+    significance: float,
     df: float = math.inf,
     alternative: str = "two-sided",
 ) -> float:
-    r"""Probability that a claim off by ``deviation`` (test scale) is rejected at ``level``.
+    r"""Probability that a claim off by ``deviation`` (test scale) is rejected at ``significance``.
 
     Product over the claim's tests (intersection–union; a lower bound for
     positively dependent tests, see the module docstring).  For ``"less"`` the
@@ -268,10 +268,10 @@ def power(
 
     Examples
     --------
-    >>> round(power(2.8016 * 0.01, [0.01], level=0.05), 3)  # 1.96 + 0.84 standard errors
+    >>> round(power(2.8016 * 0.01, [0.01], significance=0.05), 3)  # 1.96 + 0.84 standard errors
     0.8
     """
-    _check_probability("level", level)
+    _check_probability("significance", significance)
     if alternative not in ALTERNATIVES:
         msg = f"alternative must be one of {ALTERNATIVES}, got {alternative!r}"
         raise ValueError(msg)
@@ -280,41 +280,41 @@ def power(
     for error in standard_errors:
         if not (math.isfinite(error) and error > 0):
             return 0.0
-        result *= _one_test_power(signed / error, df, level, alternative)
+        result *= _one_test_power(signed / error, df, significance, alternative)
     return result
 
 
 def detectable_deviation(
     standard_errors: Sequence[float],
     *,
-    level: float,
+    significance: float,
     df: float = math.inf,
     alternative: str = "two-sided",
     target: float = POWER,
 ) -> float:
-    r"""Smallest deviation (test scale) rejected with probability ``target`` at ``level``.
+    r"""Smallest deviation (test scale) rejected with probability ``target`` at ``significance``.
 
     ``inf`` when a standard error is not finite or no deviation reaches the target.
 
     Examples
     --------
-    >>> round(detectable_deviation([1.0], level=0.05), 4)  # z_0.975 + z_0.8
+    >>> round(detectable_deviation([1.0], significance=0.05), 4)  # z_0.975 + z_0.8
     2.8016
-    >>> round(detectable_deviation([1.0], level=0.05, alternative="greater"), 4)
+    >>> round(detectable_deviation([1.0], significance=0.05, alternative="greater"), 4)
     2.4865
     """
     from scipy import optimize  # noqa: PLC0415
 
     _check_probability("target", target)
-    _check_probability("level", level)
+    _check_probability("significance", significance)
     if not standard_errors or not all(math.isfinite(e) and e > 0 for e in standard_errors):
         return math.inf
     scale = max(standard_errors)
 
     def gap(deviation: float) -> float:
-        return power(deviation, standard_errors, level=level, df=df, alternative=alternative) - (
-            target
-        )
+        return power(
+            deviation, standard_errors, significance=significance, df=df, alternative=alternative
+        ) - (target)
 
     high = scale
     while gap(high) < 0:
@@ -359,14 +359,14 @@ def _advice(claim: Claim, detectable: float, tolerance: Tolerance) -> str:
     return f"detects {shown} > {tolerance.text()}: needs {more}"
 
 
-def _verdict(claim: Claim, level: float, tolerance: Tolerance | None) -> tuple[str, str]:
+def _verdict(claim: Claim, significance: float, tolerance: Tolerance | None) -> tuple[str, str]:
     if claim.kind == "comparison":
         return "comparison (not judged)", ""
     if claim.undecidable:
         return "inconclusive", claim.undecidable
     if not claim.tested:
         return f"not tested: {claim.untested or 'no p-value'}", ""
-    if claim.adjusted <= level:
+    if claim.adjusted <= significance:
         return "inconsistent", ""
     assert tolerance is not None  # a tested claim has a quantity (checked in judge)
     if claim.detectable <= tolerance.value:
@@ -418,7 +418,7 @@ def judge(
         if tolerance is not None and claim.kind != "comparison" and claim.standard_errors:
             deviation = detectable_deviation(
                 claim.standard_errors,
-                level=first_step,
+                significance=first_step,
                 df=claim.df,
                 alternative=claim.alternative,
                 target=target_power,
