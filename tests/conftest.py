@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 
 import mpmath
+import numpy as np
 import pytest
 
 #: Heavy cases of parametrized tests that the fast tier (``-m "not slow"``) leaves out;
@@ -69,6 +71,31 @@ def _warm_numba_kernels() -> None:
     lamcap.project_onto_cone(np.zeros((2, 5)))
     lamcap.capacity(0.5)
     lamcap.singular_value_density(np.array([0.5, 1.0]), 0.5)
+
+
+def _sampled_active_set(p: int, samples: int, seed: int) -> tuple[float, float]:
+    """E|A| = E[C_p] by brute force, with its standard error (docs/theory/cone.md).
+
+    Every one of the p - 1 competitors is drawn and the sorted ones y_1 >= y_2 >= ...
+    are active on the prefix where k y_k > g + y_1 + ... + y_(k-1), g the target's
+    score: independent of lamcap's quadrature and of its top-order-statistics sampler.
+    """
+    rng = np.random.default_rng(seed)
+    sizes = np.empty(samples)
+    for start in range(0, samples, 10_000):
+        count = min(10_000, samples - start)
+        target = rng.standard_normal(count)
+        competitors = -np.sort(-rng.standard_normal((count, p - 1)), axis=1)
+        before = np.cumsum(competitors, axis=1) - competitors
+        rule = np.arange(1, p) * competitors > target[:, None] + before
+        sizes[start : start + count] = np.cumprod(rule, axis=1).sum(axis=1)
+    return float(sizes.mean()), float(sizes.std(ddof=1) / math.sqrt(samples))
+
+
+@pytest.fixture
+def sampled_active_set() -> Callable[[int, int, int], tuple[float, float]]:
+    """The brute-force Monte Carlo of E[C_p]: ``(mean, standard error) = f(p, samples, seed)``."""
+    return _sampled_active_set
 
 
 @pytest.fixture(autouse=True)

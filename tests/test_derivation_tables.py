@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,24 +38,18 @@ def test_monte_carlo_dimension_is_deterministic() -> None:
 
 
 @pytest.mark.parametrize("p", [2, 10, 1000])
-def test_monte_carlo_dimension_matches_full_competitors_and_quadrature(p: int) -> None:
+def test_monte_carlo_dimension_matches_full_competitors_and_quadrature(
+    p: int, sampled_active_set: Callable[[int, int, int], tuple[float, float]]
+) -> None:
     # The table's sampler draws only the top order statistics; an independent simulation
-    # draws all p - 1 competitors, sorts them and takes the prefix where
-    # k y_k > g + y_1 + ... + y_(k-1) (docs/theory/cone.md), and the quadrature of
+    # draws all p - 1 competitors (tests/conftest.py), and the quadrature of
     # statistical_dimension gives E|A| = E[C_p] itself.
     import numpy as np
 
     from lamcap.experiments._derivation_tables import monte_carlo_dimension
     from lamcap.theory import statistical_dimension
 
-    samples = 10_000
-    mean, error = monte_carlo_dimension(p, samples, 3)
-    rng = np.random.default_rng(11)
-    target = rng.standard_normal(samples)
-    competitors = -np.sort(-rng.standard_normal((samples, p - 1)), axis=1)
-    before = np.cumsum(competitors, axis=1) - competitors
-    rule = np.arange(1, p) * competitors > target[:, None] + before
-    sizes = np.cumprod(rule, axis=1).sum(axis=1)
-    full, full_error = sizes.mean(), sizes.std(ddof=1) / np.sqrt(samples)
+    mean, error = monte_carlo_dimension(p, 10_000, 3)
+    full, full_error = sampled_active_set(p, 10_000, 11)
     assert abs(mean - full) < 5 * np.hypot(error, full_error)
     assert abs(mean - float(statistical_dimension(p))) < 5 * error

@@ -46,6 +46,8 @@ SCREENSHOTS = ROOT / "site" / "_screenshots"
 FIGURE_SCRIPT = DOCS / "figures" / "make_figures.py"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "derivations" not in p.relative_to(DOCS).parts)
 MAX_FIGURE_BYTES = 150_000
+#: the brute-force Monte Carlo of E[C_p] (tests/conftest.py): (mean, se) = f(p, samples, seed)
+Sampler = Callable[[int, int, int], tuple[float, float]]
 
 
 def _has(*modules: str) -> bool:
@@ -270,16 +272,6 @@ def _normalised_min_margin(instance: Any, weights: Any) -> float:
     return low
 
 
-def _sampled_dimension(p: int, samples: int, seed: int) -> tuple[float, float]:
-    """E|A| = E[C_p] by brute force: every competitor drawn, the active prefix counted."""
-    rng = np.random.default_rng(seed)
-    target = rng.standard_normal(samples)
-    competitors = -np.sort(-rng.standard_normal((samples, p - 1)), axis=1)
-    before = np.cumsum(competitors, axis=1) - competitors
-    sizes = np.cumprod(np.arange(1, p) * competitors > target[:, None] + before, axis=1).sum(1)
-    return float(sizes.mean()), float(sizes.std(ddof=1) / math.sqrt(samples))
-
-
 def _rank_capacity(kappa: float, digits: int = 40) -> mpmath.mpf:
     """alpha_c(kappa) = 1/2 - theta/pi + sin(4 theta)/(4 pi), kappa = 1 - (2 theta + sin 2 theta)/pi.
 
@@ -292,15 +284,15 @@ def _rank_capacity(kappa: float, digits: int = 40) -> mpmath.mpf:
         return mpmath.mpf(1) / 2 - theta / mpmath.pi + mpmath.sin(4 * theta) / (4 * mpmath.pi)
 
 
-def _check_getting_started(space: dict[str, Any], printed: list[str]) -> None:
+def _check_getting_started(space: dict[str, Any], printed: list[str], sample: Sampler) -> None:
     assert float(printed[0]) == pytest.approx(float(_rank_capacity(0.5)), rel=1e-13)
     assert printed[0].startswith("0.446865")
-    mean, error = _sampled_dimension(1000, 4000, seed=1)
+    mean, error = sample(1000, 4000, 1)
     assert abs(math.log(1000) / float(printed[1]) - mean) < 5 * error
     assert float(printed[1]) == pytest.approx(0.85, abs=0.01)
     # p E[C_p] = d^2 = 144 between 39 and 41 (about 40), E[C_p] sampled
-    low, low_error = _sampled_dimension(39, 20_000, seed=2)
-    high, high_error = _sampled_dimension(41, 20_000, seed=3)
+    low, low_error = sample(39, 20_000, 2)
+    high, high_error = sample(41, 20_000, 3)
     assert 39 * (low + 5 * low_error) < 144 < 41 * (high - 5 * high_error)
     assert 39 < float(printed[2]) < 41
     instance = space["instance"]
@@ -316,12 +308,12 @@ def _check_getting_started(space: dict[str, Any], printed: list[str]) -> None:
     assert _raw_margins(instance, trained.weights).min() > 0
 
 
-def _check_job_arrays(space: dict[str, Any], printed: list[str]) -> None:
+def _check_job_arrays(space: dict[str, Any], printed: list[str], _sample: Sampler) -> None:
     sweep = space["sweep"]
     assert printed == [f"{len(sweep.p_grid) * sweep.seeds_per_point} {{}}"] == ["12 {}"]
 
 
-def _check_own_embeddings(space: dict[str, Any], printed: list[str]) -> None:
+def _check_own_embeddings(space: dict[str, Any], printed: list[str], _sample: Sampler) -> None:
     instance, small = space["instance"], space["small"]
     assert printed[0] == "16 24 24"
     assert printed[1] == "feasible True"
@@ -337,7 +329,7 @@ def _check_own_embeddings(space: dict[str, Any], printed: list[str]) -> None:
     assert small.n == 40
 
 
-def _check_own_weights(space: dict[str, Any], printed: list[str]) -> None:
+def _check_own_weights(space: dict[str, Any], printed: list[str], _sample: Sampler) -> None:
     # the first snippet's W (a later snippet reuses the name for a 256 x 256 matrix)
     instance = space["instance"]
     weights = space["outputs"][space["targets"]].T @ space["inputs"]
@@ -351,7 +343,7 @@ def _check_own_weights(space: dict[str, Any], printed: list[str]) -> None:
     assert ratio == pytest.approx(np.mean(values**4) / np.mean(values**2) ** 2, rel=1e-10)
 
 
-def _check_precision(space: dict[str, Any], printed: list[str]) -> None:
+def _check_precision(space: dict[str, Any], printed: list[str], _sample: Sampler) -> None:
     alpha, kappa = space["alpha"], space["kappa"]
     assert alpha[-1] == 0.5  # kappa = 1: alpha_c = 1/2
     middle = len(kappa) // 2
@@ -361,7 +353,7 @@ def _check_precision(space: dict[str, Any], printed: list[str]) -> None:
 
 
 #: What each page's snippets print, checked against an independent computation.
-SNIPPET_CHECKS: dict[str, Callable[[dict[str, Any], list[str]], None]] = {
+SNIPPET_CHECKS: dict[str, Callable[[dict[str, Any], list[str], Sampler], None]] = {
     "getting-started.md": _check_getting_started,
     "howto/job-arrays.md": _check_job_arrays,
     "howto/own-embeddings.md": _check_own_embeddings,
@@ -378,7 +370,7 @@ def test_every_page_with_snippets_has_its_check() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
-def test_python_snippets_of_a_page_run_in_order(page: Path) -> None:
+def test_python_snippets_of_a_page_run_in_order(page: Path, sampled_active_set: Sampler) -> None:
     namespace: dict[str, Any] = {"__name__": "__docs__"}
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
@@ -388,7 +380,7 @@ def test_python_snippets_of_a_page_run_in_order(page: Path) -> None:
             exec(compile(block, str(page), "exec"), namespace)  # noqa: S102
     check = SNIPPET_CHECKS.get(page.relative_to(DOCS).as_posix())
     if check is not None:
-        check(namespace, output.getvalue().splitlines())
+        check(namespace, output.getvalue().splitlines(), sampled_active_set)
 
 
 # --------------------------------------------------------------------------- build

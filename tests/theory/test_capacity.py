@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import mpmath
 import numpy as np
@@ -17,6 +18,9 @@ from lamcap.theory._capacity import (
     critical_p,
 )
 from lamcap.theory._cone import statistical_dimension
+
+#: the brute-force Monte Carlo of E[C_p] (tests/conftest.py)
+Sampler = Callable[[int, int, int], tuple[float, float]]
 
 
 def test_constant_and_asymptotic_value() -> None:
@@ -63,34 +67,15 @@ def test_mpmath_branch_full_rank_closed_forms() -> None:
 
 
 @pytest.mark.slow  # the mpmath quadratures at p = 50 and 1000: about 40 s
-def test_mpmath_branch_agrees_with_float64_and_sampling() -> None:
+def test_mpmath_branch_agrees_with_float64_and_sampling(sampled_active_set: Sampler) -> None:
     with mpmath.workdps(30):
         exact = capacity("0.3", p=1000, dps=30)
         assert isinstance(exact, mpmath.mpf)
         assert float(exact) == pytest.approx(float(capacity(0.3, p=1000)), rel=1e-11)
     # full rank at p = 50 against a Monte Carlo of the active set that draws every competitor
-    mean, error = _sampled_dimension(50, 100_000, seed=5)
+    mean, error = sampled_active_set(50, 100_000, 5)
     full = float(capacity(1.0, p=50, d=12, dps=20))
     assert abs(math.log(50) / full - mean) < 5 * error
-
-
-def _sampled_dimension(p: int, samples: int, seed: int) -> tuple[float, float]:
-    """E|A| by brute force: all p - 1 competitors drawn and sorted (docs/theory/cone.md).
-
-    The active set is the prefix of the sorted competitors y_1 >= y_2 >= ... where
-    k y_k > g + y_1 + ... + y_(k-1), g the target's score; independent of lamcap's
-    quadrature and of its top-order-statistics sampler.
-    """
-    rng = np.random.default_rng(seed)
-    sizes = np.empty(samples)
-    for start in range(0, samples, 10_000):
-        count = min(10_000, samples - start)
-        target = rng.standard_normal(count)
-        competitors = -np.sort(-rng.standard_normal((count, p - 1)), axis=1)
-        before = np.cumsum(competitors, axis=1) - competitors
-        rule = np.arange(1, p) * competitors > target[:, None] + before
-        sizes[start : start + count] = np.cumprod(rule, axis=1).sum(axis=1)
-    return float(sizes.mean()), float(sizes.std(ddof=1) / math.sqrt(samples))
 
 
 def test_broadcasting() -> None:
@@ -100,13 +85,15 @@ def test_broadcasting() -> None:
 
 
 @pytest.mark.parametrize(("d", "seed"), [(5, 1), (10, 2), (14, 3)])
-def test_critical_p_brackets_the_sampled_crossing(d: int, seed: int) -> None:
+def test_critical_p_brackets_the_sampled_crossing(
+    d: int, seed: int, sampled_active_set: Sampler
+) -> None:
     # p E[C_p] = d^2 between the integers around critical_p(d), with E[C_p] from the
     # brute-force Monte Carlo (5 standard errors), not from lamcap's quadrature
     value = float(critical_p(d))
     below, above = math.floor(value), math.ceil(value)
-    low_mean, low_error = _sampled_dimension(below, 100_000, seed)
-    high_mean, high_error = _sampled_dimension(above, 100_000, seed + 100)
+    low_mean, low_error = sampled_active_set(below, 100_000, seed)
+    high_mean, high_error = sampled_active_set(above, 100_000, seed + 100)
     assert below * (low_mean + 5 * low_error) < d * d < above * (high_mean - 5 * high_error)
 
 
