@@ -225,17 +225,29 @@ def _level_panels(lower: float, upper: float) -> list[tuple[float, float]]:
     return [(float(a), float(b)) for a, b in zip(edges[-2::-1], edges[:0:-1], strict=True)]
 
 
-def _distance_on_grid(p: int, d: int, nodes: int) -> float:
-    """:math:`C_p(d)` with hinge grids of ``nodes`` nodes (before extrapolation)."""
-    upper = _upper_level(p, d)
+def _level_integral(
+    d: int, upper: float, count: int, nodes: int, function: Any, weight: Any
+) -> float:
+    r""":math:`\int_{-\sqrt d}^{u} w(\ell)\,\mathbb{E}\,\text{function}(\ell - R_\ell)\,d\ell`, ``count`` hinges in :math:`R_\ell`.
+
+    Panels from the top down; stops after a panel where the expectation, which only
+    decreases further down (more and larger hinges), is below the negligible size.
+    """
     reach = _reach(d)
     total = 0.0
     for a, b in _level_panels(-math.sqrt(d), upper):
         levels = 0.5 * (a + b) + 0.5 * (b - a) * _GAUSS_NODES
-        values = _expected_over_sum(levels, d, p - 1, nodes, _put, reach)
-        total += 0.5 * (b - a) * float(np.dot(_GAUSS_WEIGHTS, values))
-        if float(np.max(values)) < _NEGLIGIBLE:
-            break  # the price only decreases further down
+        inner = _expected_over_sum(levels, d, count, nodes, function, reach)
+        total += 0.5 * (b - a) * float(np.dot(_GAUSS_WEIGHTS, weight(levels) * inner))
+        if float(np.max(inner)) < _NEGLIGIBLE:
+            break
+    return total
+
+
+def _distance_on_grid(p: int, d: int, nodes: int) -> float:
+    """:math:`C_p(d)` with hinge grids of ``nodes`` nodes (before extrapolation)."""
+    upper = _upper_level(p, d)
+    total = _level_integral(d, upper, p - 1, nodes, _put, np.ones_like)
     # E F(u) = E(z_t - u)^2 = 1 + u^2; the competitors' part of F(u) and the integral
     # above u are below the negligible size (p P(z > u) < 1e-18)
     return 1.0 + upper * upper - 2.0 * total
@@ -243,17 +255,11 @@ def _distance_on_grid(p: int, d: int, nodes: int) -> float:
 
 def _active_on_grid(p: int, d: int, nodes: int) -> float:
     r""":math:`\mathbb{E}|A| = (p-1)\int f_z(y)\,\mathbb{E}F_z(y - R_y)\,dy` (``p - 2`` hinges)."""
-    upper = _upper_level(p, d)
-    reach = _reach(d)
-    total = 0.0
-    for a, b in _level_panels(-math.sqrt(d), upper):
-        levels = 0.5 * (a + b) + 0.5 * (b - a) * _GAUSS_NODES
-        inner = _expected_over_sum(levels, d, p - 2, nodes, score_cdf, reach)
-        values = score_density(levels, d) * inner
-        total += 0.5 * (b - a) * float(np.dot(_GAUSS_WEIGHTS, values))
-        if float(np.max(inner)) < _NEGLIGIBLE:
-            break
-    return (p - 1) * total
+
+    def density(levels: FloatArray) -> FloatArray:
+        return score_density(levels, d)
+
+    return (p - 1) * _level_integral(d, _upper_level(p, d), p - 2, nodes, score_cdf, density)
 
 
 @functools.cache
@@ -359,7 +365,11 @@ def _dimension_at(p: float, d: int) -> float:
 
 
 def _critical_one(d: int) -> float:
-    r"""The real p with :math:`p\,C_p(d) = d^2` (bracketed on integers, then bisection)."""
+    r"""The real p with :math:`p\,C_p(d) = d^2`: integer bracket by bisection, then real bisection.
+
+    :math:`p\,C_p(d)` increases with p.  The search starts from the Gaussian
+    ``critical_p(d)`` (the unit-norm root lies above it, :math:`C_p(d) < \mathbb{E}[C_p]`).
+    """
     from lamcap.theory._capacity import critical_p  # noqa: PLC0415
 
     target = float(d) * float(d)
@@ -367,25 +377,29 @@ def _critical_one(d: int) -> float:
     def excess(q: float) -> float:
         return q * _dimension_at(q, d) - target
 
-    start = max(2, round(1.05 * float(critical_p(d))))
-    q = start
-    if excess(q) < 0.0:
-        while excess(q + 1) < 0.0:
-            q += 1
-    else:
-        while q > 2 and excess(q - 1) >= 0.0:
-            q -= 1
-        q = max(2, q - 1)
-        if excess(q) >= 0.0:
+    low = max(2, math.floor(float(critical_p(d))))
+    if excess(low) >= 0.0:  # not expected; walk down to a bracket
+        while low > 2 and excess(low) >= 0.0:
+            low = max(2, low // 2)
+        if excess(low) >= 0.0:
             return 2.0
-    low, high = float(q), float(q + 1)
-    for _ in range(60):
-        middle = 0.5 * (low + high)
+    high = max(low + 1, math.ceil(1.1 * low))
+    while excess(high) < 0.0:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
         if excess(middle) < 0.0:
             low = middle
         else:
             high = middle
-    return 0.5 * (low + high)
+    lower, upper = float(low), float(high)
+    for _ in range(60):
+        middle = 0.5 * (lower + upper)
+        if excess(middle) < 0.0:
+            lower = middle
+        else:
+            upper = middle
+    return 0.5 * (lower + upper)
 
 
 def unit_norm_critical_p(d: NDArray[Any]) -> FloatArray:
