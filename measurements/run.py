@@ -52,6 +52,29 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             ),
         ],
     ),
+    "unit_norm": (
+        "docs/theory/unit-norm.md",
+        [
+            (
+                f"unit_norm_judge.py --out {DATA}/unit_norm_judge.jsonl --dims 8 12 16"
+                " --factors 0.97 1.0 1.03 1.06 1.09 1.12 --seeds 16"
+            ),
+            (
+                f"unit_norm_judge.py --out {DATA}/unit_norm_judge.jsonl --dims 8 12 16"
+                " --models original --factors 1.0 1.03 1.06 1.09 1.12 1.15 --seeds 16"
+            ),
+            (
+                f"unit_norm_judge.py --out {DATA}/unit_norm_judge.jsonl --dims 24 32"
+                " --factors 1.0 1.04 1.08 --seeds 12"
+            ),
+            (
+                f"unit_norm_judge.py --out {DATA}/unit_norm_judge.jsonl"
+                f" --fit {OUT}/unit_norm_judge.csv"
+            ),
+            "unit_norm_theory.py",
+            "unit_norm_figure.py",
+        ],
+    ),
     "hebbian": (
         "docs/theory/hebbian.md",
         [
