@@ -1,7 +1,7 @@
 r"""Baselines under lamcap's verdict rules: the Hebbian rule and Adam on cross-entropy.
 
 Neither baseline can prove infeasibility: each returns ``"feasible"`` (its
-weights re-verified from scratch by :func:`lamcap.solvers.build_result`:
+weights re-verified from scratch by :func:`lamcap.solvers._result.build_result`:
 recomputed float64 normalised margin :math:`> 10^{-9}`) or ``"undecided"``.
 
 * :func:`solve_hebbian`: :math:`W_H = \sum_\mu u_{t(\mu)} e_\mu^\top`
@@ -210,7 +210,7 @@ def solve_adam_cross_entropy(
     step = one epoch over all associations); at most ``steps`` steps.  Before
     every step all :math:`np` scores are available, so success (every target
     strictly on top) is tested at every step; the weights are then re-verified
-    by :func:`lamcap.solvers.build_result` (recomputed normalised margin
+    by :func:`lamcap.solvers._result.build_result` (recomputed normalised margin
     :math:`> 10^{-9}`) and returned ``"feasible"``.  Otherwise ``"undecided"``
     with the last weights (cross-entropy cannot prove infeasibility).
     docs/theory/index.md, docs/theory/rank.md; arXiv:2605.10795.

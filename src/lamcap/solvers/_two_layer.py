@@ -46,7 +46,7 @@ constraint holds.  Between refreshes a step costs :math:`O(nKd + ndr)`.
   that certificate); if it is feasible, the next restart starts from the
   truncated SVD of its :math:`W`, :math:`Q = U_m S_m^{1/2}`,
   :math:`R = V_m S_m^{1/2}`.
-* Verdicts come from :func:`lamcap.solvers.build_result`: ``"feasible"`` only
+* Verdicts come from :func:`lamcap.solvers._result.build_result`: ``"feasible"`` only
   if the recomputed float64 normalised margin of :math:`QR^\top` exceeds
   :math:`10^{-9}`; ``"infeasible"`` only with the full-rank Farkas
   certificate; otherwise ``"undecided"`` with the best weights seen (largest

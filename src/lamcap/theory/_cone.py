@@ -466,7 +466,7 @@ def statistical_dimension(
         \mathbb{E}\operatorname{dist}(g, K_m)^2 = \mathbb{E}|A|_m + m\,\mathbb{E}[\ell^* - g_t],
 
     where :math:`|A|_m` counts the competitors pulled down and :math:`\ell^*` is
-    the projected target score (law: :func:`~lamcap.theory.target_level_cdf`).
+    the projected target score (law: :func:`~lamcap.theory._hinge_sums.target_level_cdf`, public as ``score_law(p).target``).
     At :math:`p = 2` this is Gardner's :math:`\int_{-\kappa_G}^\infty Dz\,(z + \kappa_G)^2`
     with the stability :math:`\kappa_G = m/\sqrt2`.
 
