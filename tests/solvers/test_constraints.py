@@ -271,13 +271,18 @@ def test_lowest_per_association_is_the_narrower_pass(model: str) -> None:
     member = np.zeros((instance.n, instance.p), dtype=bool)
     wide = score_pass(instance, weights, member, math.inf, 10)
     narrow = score_pass(instance, weights, member, math.inf, 3)
-    cut = wide.lowest_per_association(3)
+    cut = wide.lowest_per_association(3, instance)
     np.testing.assert_array_equal(cut.mus, narrow.mus)
     np.testing.assert_array_equal(cut.rhos, narrow.rhos)
     assert cut.directions is not None
     assert narrow.directions is not None
     assert np.array_equal(cut.directions, narrow.directions)
-    assert wide.lowest_per_association(0).mus.size == 0
+    assert wide.lowest_per_association(0, instance).mus.size == 0
+    bare = score_pass(instance, weights, member, math.inf, 10, directions=False)
+    assert bare.directions is None
+    formed = bare.lowest_per_association(3, instance).directions  # formed for the kept ones
+    assert formed is not None
+    np.testing.assert_allclose(formed, narrow.directions, rtol=1e-15, atol=1e-16)
 
 
 @pytest.mark.parametrize("model", ["decoupled", "original"])
@@ -357,10 +362,11 @@ def test_score_pass_lowest_per_association_ranks_by_level() -> None:
     found = ScorePass(
         np.array([0, 0, 1]), np.array([2, 1, 1]), np.array([0.5, -1.0, 3.0]), None, -0.1, -1, -2
     )
-    cut = found.lowest_per_association(1)
+    cut = found.lowest_per_association(1, make_instance(3, 4, n=2, seed=0))
     assert cut.mus.tolist() == [0, 1]
     assert cut.rhos.tolist() == [1, 1]
-    assert cut.directions is None
+    assert cut.directions is not None  # formed for the kept ones
+    assert cut.directions.shape == (2, 3)
 
 
 @pytest.mark.parametrize(

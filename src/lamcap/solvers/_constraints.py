@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numba
@@ -386,21 +386,24 @@ class ScorePass:
     raw_lowest: float
     seconds: float = 0.0
 
-    def lowest_per_association(self, count: int) -> ScorePass:
-        r"""The ``count`` lowest of the pass's constraints of each association, ranked by level.
+    def lowest_per_association(self, count: int, instance: Instance) -> ScorePass:
+        r"""The ``count`` lowest of the pass's constraints of each association, with directions.
 
-        What a pass keeping ``count`` constraints per association would have
-        returned (up to ties and order): the feasibility stage's first pass
-        keeps more than the max-margin stages start from.  Empty for
-        ``count <= 0``.
+        What a (normalised) pass keeping ``count`` constraints per association
+        would have returned: the feasibility stage's first pass keeps more than
+        the max-margin stages start from, and on the original model no
+        directions, which are then formed here for the few kept
+        (:func:`normalised_directions`).  Empty for ``count <= 0``.
 
         Examples
         --------
+        >>> from lamcap.problems import make_instance
+        >>> instance = make_instance(3, 4, n=2, seed=0)
         >>> found = ScorePass(np.array([0, 0, 1]), np.array([2, 1, 1]), np.array([0.5, -1.0, 3.0]),
         ...                   None, -0.1, -1.0, -2.0)
-        >>> cut = found.lowest_per_association(1)
-        >>> cut.mus.tolist(), cut.rhos.tolist(), cut.levels.tolist()
-        ([0, 1], [1, 1], [-1.0, 3.0])
+        >>> cut = found.lowest_per_association(1, instance)
+        >>> cut.mus.tolist(), cut.rhos.tolist(), cut.levels.tolist(), cut.directions.shape
+        ([0, 1], [1, 1], [-1.0, 3.0], (2, 3))
         """
         if count <= 0:
             keep = _EMPTY_INDICES
@@ -409,14 +412,35 @@ class ScorePass:
             mus = self.mus[order]
             rank = np.arange(mus.size) - np.searchsorted(mus, mus, side="left")
             keep = order[rank < count]
-        directions = None if self.directions is None else self.directions[keep]
-        return replace(
-            self,
-            mus=self.mus[keep],
-            rhos=self.rhos[keep],
-            levels=self.levels[keep],
-            directions=directions,
-        )
+        mus, rhos = self.mus[keep], self.rhos[keep]
+        if self.directions is None:
+            directions = normalised_directions(instance, mus, rhos)
+        else:
+            directions = self.directions[keep]
+        return replace(self, mus=mus, rhos=rhos, levels=self.levels[keep], directions=directions)
+
+
+def normalised_directions(
+    instance: Instance, mus: NDArray[np.int64], rhos: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    r"""Directions :math:`\hat a_k = (u_t - u_\rho)/\nu_{\mu_k\rho_k}` of the constraints named.
+
+    Only the outputs of the associations named are generated.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(4, 3, n=2, seed=0)
+    >>> lengths = np.linalg.norm(normalised_directions(instance, np.array([0, 1]), np.array([1, 2])), axis=1)
+    >>> bool(np.all(lengths <= np.sqrt(2.0)))
+    True
+    """
+    targets, competitors = instance.constraint_outputs(mus, rhos)
+    scale = normalisers(
+        np.einsum("kd,kd->k", targets, targets), np.einsum("kd,kd->k", competitors, competitors)
+    )
+    directions: NDArray[np.float64] = (targets - competitors) / scale[:, None]
+    return directions
 
 
 def score_pass(
@@ -610,7 +634,25 @@ def _offsets(mus: NDArray[np.int64], n: int) -> NDArray[np.int64]:
     return offsets
 
 
-@dataclass
+def _merged(
+    held: NDArray[Any],
+    places: NDArray[np.int64],
+    added: NDArray[Any],
+    new_places: NDArray[np.int64],
+    spare: int = 0,
+) -> NDArray[Any]:
+    """``held`` and ``added`` (rows) written to their ``places`` and ``new_places`` in one array.
+
+    ``spare`` more rows, zero, follow them.
+    """
+    size = held.shape[0] + added.shape[0]
+    merged = np.empty((size + spare, *held.shape[1:]), dtype=held.dtype)
+    merged[places] = held
+    merged[new_places] = added
+    merged[size:] = 0
+    return merged
+
+
 class WorkingSet:
     r"""Constraints kept so far, sorted by association (CSR ``offsets``), with dual weights.
 
@@ -620,7 +662,10 @@ class WorkingSet:
     one (``raw=True``, :math:`\hat a_i = (u_t - u_\rho)\|e_\mu\|`, so that
     :math:`V_i = (u_t - u_\rho) e_\mu^\top` exactly).  Within an association
     the constraints keep the order in which they were added.  ``alpha`` holds
-    the dual-ascent weights of the cutting plane (zero when added).
+    the dual-ascent weights of the cutting plane (zero when added).  The
+    directions are stored with one zero row after them, the target row the
+    feasibility stage's loss reads (:meth:`loss_rows`), so that neither
+    adding nor serving the loss copies them twice.
 
     Examples
     --------
@@ -630,35 +675,54 @@ class WorkingSet:
     ([0, 1], [0, 1, 2], [[0.0, 1.0], [1.0, 0.0]])
     """
 
-    n: int
-    d: int
-    raw: bool = False
-    mus: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    rhos: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    directions: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 0)))
-    alpha: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
-    offsets: NDArray[np.int64] = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    def __init__(self, n: int, d: int, raw: bool = False) -> None:
+        self.n, self.d, self.raw = n, d, raw
+        self.mus = np.empty(0, dtype=np.int64)
+        self.rhos = np.empty(0, dtype=np.int64)
+        self.alpha = np.empty(0)
+        self.offsets = np.zeros(n + 1, dtype=np.int64)
+        self._rows = np.zeros((1, d))  # the directions, then one zero row
+
+    @property
+    def directions(self) -> NDArray[np.float64]:
+        r"""``(size, d)`` rows :math:`\hat a_i` (C-contiguous)."""
+        return self._rows[: self.size]
 
     def add(
-        self, mus: NDArray[np.int64], rhos: NDArray[np.int64], directions: NDArray[np.float64]
+        self,
+        mus: NDArray[np.int64],
+        rhos: NDArray[np.int64],
+        directions: NDArray[np.float64] | None,
     ) -> None:
-        """Add constraints (not already present: passes skip members) and their directions."""
-        all_mus = np.concatenate([self.mus, mus])
-        order = np.argsort(all_mus, kind="stable")
-        self.mus = all_mus[order]
-        self.rhos = np.concatenate([self.rhos, rhos])[order]
-        self.directions = np.ascontiguousarray(
-            np.concatenate([self.directions.reshape(-1, self.d), directions])[order]
-        )
-        self.alpha = np.concatenate([self.alpha, np.zeros(mus.size)])[order]
+        """Add constraints (not already present: passes skip members) and their directions.
+
+        Each goes after the constraints of its association already held (a
+        stable merge: the same order as a stable sort of all additions).
+        ``directions`` may be None only for a set that never holds any (the
+        feasibility stage on the original model reads the shared outputs).
+        """
+        ordered = bool(np.all(mus[1:] >= mus[:-1]))  # a pass's picks are sorted already
+        order = slice(None) if ordered else np.argsort(mus, kind="stable")
+        mus, rhos = mus[order], rhos[order]
+        where = np.searchsorted(self.mus, mus, side="right")  # insert before these
+        new = where + np.arange(mus.size)  # the new constraints' places after the merge
+        held = self.directions
+        old = np.arange(self.size)
+        old += np.searchsorted(where, old, side="right")  # the old ones' places
+        self.mus = _merged(self.mus, old, mus, new)
+        self.rhos = _merged(self.rhos, old, rhos, new)
+        self.alpha = _merged(self.alpha, old, np.zeros(mus.size), new)
+        if directions is not None:
+            added = directions.reshape(-1, self.d)[order]
+            self._rows = _merged(held, old, added, new, spare=1)  # the zero row after them
         self.offsets = _offsets(self.mus, self.n)
 
     def keep(self, keep: NDArray[np.bool_], member: NDArray[np.bool_]) -> None:
         """Drop the constraints outside ``keep`` (and from the membership mask ``member``)."""
         member[self.mus[~keep], self.rhos[~keep]] = False
+        self._rows = np.concatenate([self.directions[keep], np.zeros((1, self.d))])
         self.mus = self.mus[keep]
         self.rhos = self.rhos[keep]
-        self.directions = np.ascontiguousarray(self.directions[keep])
         self.alpha = self.alpha[keep]
         self.offsets = _offsets(self.mus, self.n)
 
@@ -692,9 +756,10 @@ class WorkingSet:
 
         Original model: rows of the shared outputs by index, scale
         :math:`1/\nu_i`.  Decoupled model: the stored directions
-        :math:`\hat a_i` as competitor rows :math:`-\hat a_i` against a zero
-        target row, scale 1.  Both give the levels
-        :math:`\ell_i = \hat a_i^\top h_\mu`.
+        :math:`\hat a_i` as competitor rows against the zero row after
+        them as target row, scale :math:`-1`.  Both give the levels
+        :math:`\ell_i = \hat a_i^\top h_\mu` (the decoupled ones as
+        :math:`-(0 - \hat a_i^\top h_\mu)`, exactly).
         """
         if instance.model == "original":
             shared = np.ascontiguousarray(instance.outputs(0))
@@ -702,10 +767,6 @@ class WorkingSet:
             targets = np.ascontiguousarray(instance.targets)
             scales = 1.0 / normalisers(norms2[targets[self.mus]], norms2[self.rhos])
             return LossRows(self.offsets, shared, targets, self.rhos, scales)
-        pool = np.empty((self.size + 1, self.d))
-        pool[0] = 0.0  # the target row
-        np.negative(self.directions.reshape(-1, self.d), out=pool[1:])
-        rows = np.arange(1, self.size + 1, dtype=np.int64)
-        return LossRows(
-            self.offsets, pool, np.zeros(self.n, dtype=np.int64), rows, np.ones(self.size)
-        )
+        zero_row = np.full(self.n, self.size, dtype=np.int64)
+        rows = np.arange(self.size, dtype=np.int64)
+        return LossRows(self.offsets, self._rows, zero_row, rows, np.full(self.size, -1.0))

@@ -511,7 +511,7 @@ def _first_pass(
     cuts = 2 * opts.cuts_per_association
     if outcome is None or outcome.first is None:
         return score_pass(instance, initial, member, math.inf, cuts, raw=raw)
-    return outcome.first.lowest_per_association(0 if outcome.found else cuts)
+    return outcome.first.lowest_per_association(0 if outcome.found else cuts, instance)
 
 
 def _memory_fits(instance: Instance, working: WorkingSet, exact: str, progress: _Progress) -> bool:

@@ -696,7 +696,10 @@ def run_feasibility_stage(
     opts = options or FeasibilityOptions()
     start = time.perf_counter()
     member = np.zeros((instance.n, instance.p), dtype=np.bool_)
-    cuts = score_pass(instance, initial, member, math.inf, first_cuts(instance.p))
+    decoupled = instance.model == "decoupled"  # the original model's loss reads shared outputs
+    cuts = score_pass(
+        instance, initial, member, math.inf, first_cuts(instance.p), directions=decoupled
+    )
     outcome = FeasibilityOutcome(initial.copy(), cuts.min_margin, cuts.raw_lowest, first=cuts)
     if outcome.found:
         outcome.stopped = "found"
@@ -709,7 +712,6 @@ def run_feasibility_stage(
     stale = 0
     while True:
         member[cuts.mus, cuts.rhos] = True
-        assert cuts.directions is not None  # score_pass keeps them
         working.add(cuts.mus, cuts.rhos, cuts.directions)
         if time.perf_counter() >= deadline:
             outcome.stopped = "time_limit"
@@ -727,7 +729,8 @@ def run_feasibility_stage(
             outcome.stopped = "time_limit" if time.perf_counter() >= deadline else "not_separated"
             break
         weights = separation.weights
-        cuts = score_pass(instance, weights, member, opts.level * separation.mean_level, opts.cuts)
+        level = opts.level * separation.mean_level
+        cuts = score_pass(instance, weights, member, level, opts.cuts, directions=decoupled)
         outcome.passes += 1
         stale = stale + 1 if cuts.min_margin <= outcome.min_margin else 0
         if stale == 0:  # NaN-safe, as _Progress.offer
