@@ -155,6 +155,6 @@ def test_calibrated_cutoff_widens_the_interval_never_narrows_it(draws: int) -> N
 
 def test_level_is_the_deprecated_name_of_coverage() -> None:
     op, dp = _pair(12, 1.04, 6, points=7)
-    chosen = calibrated_cutoff(op, dp, draws=20, seed=2, coverage=0.9)
+    chosen = calibrated_cutoff(op, dp, draws=4, seed=2, coverage=0.9)  # few draws: a name test
     with pytest.deprecated_call(match=r"calibrated_cutoff\(coverage=\.\.\.\)"):
-        assert calibrated_cutoff(op, dp, draws=20, seed=2, level=0.9) == chosen
+        assert calibrated_cutoff(op, dp, draws=4, seed=2, level=0.9) == chosen
