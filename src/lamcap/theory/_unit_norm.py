@@ -387,11 +387,11 @@ def _critical_one(d: int) -> float:
     while excess(high) < 0.0:
         low, high = high, 2 * high
     while high - low > 1:
-        middle = (low + high) // 2
-        if excess(middle) < 0.0:
-            low = middle
+        split = (low + high) // 2
+        if excess(split) < 0.0:
+            low = split
         else:
-            high = middle
+            high = split
     lower, upper = float(low), float(high)
     for _ in range(60):
         middle = 0.5 * (lower + upper)
