@@ -176,6 +176,7 @@ def _summary(result: Any, instance: Any, objective: str) -> dict[str, Any]:
         "proven": result.proven,
         "iterations": result.iterations,
         "seconds": result.seconds,
+        "compile_seconds": result.compile_seconds,
         "method": result.method,
     }
     if objective == "max-margin":
@@ -288,6 +289,11 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
     if result.iterations > 0:  # none when decided before a first round (or never started)
         print(f"iterations: {result.iterations} (as counted by method {result.method})")
     print(f"seconds: {result.seconds:.3f} (wall clock, {result.method})")
+    if result.compile_seconds > 0.0:
+        print(
+            f"compiling: {result.compile_seconds:.1f} s (numba, first solves after an "
+            "install only; cached on disk)"
+        )
 
 
 def run_solve(arguments: argparse.Namespace) -> int:

@@ -73,9 +73,9 @@ class SolveResult:
     iterations : int
         Solver-specific count (cutting-plane rounds, epochs, ...).
     seconds : float
-        Wall-clock time of the solve, including the compilation of numba
-        kernels on their first use in a fresh install (tens of seconds,
-        docs/getting-started.md); cached for later calls and processes.
+        Wall-clock time of the solve without the compilation of numba kernels
+        (:attr:`compile_seconds`); ``seconds + compile_seconds`` is the time
+        :func:`lamcap.solve` took.
     method : str
         Name of the method in the registry.
     details : mapping
@@ -84,6 +84,11 @@ class SolveResult:
     instance_digest : str
         :attr:`Instance.digest <lamcap.problems.Instance.digest>` of the
         instance the verdict is about (``verify`` refuses another instance).
+    compile_seconds : float
+        Wall-clock time spent compiling numba kernels during this solve: tens
+        of seconds on the first solves after an install (the compiled code is
+        cached on disk for later calls and processes; docs/getting-started.md),
+        0 afterwards.
 
     Examples
     --------
@@ -103,6 +108,7 @@ class SolveResult:
     method: str
     details: Mapping[str, Any] = field(default_factory=dict)
     instance_digest: str = ""
+    compile_seconds: float = 0.0
 
     @property
     def proven(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from collections.abc import Callable, Mapping
@@ -283,4 +284,14 @@ def solve(
             "available_memory_bytes": available,
         }
         return build_result(instance, None, method=method, details=details)
-    return _method_function(method)(instance, **arguments)
+    from numba.core import event  # noqa: PLC0415 - numba loads with the first solve
+
+    compiling: list[float] = []
+    with event.install_timer("numba:compile", compiling.append):
+        result = _method_function(method)(instance, **arguments)
+    compile_seconds = float(sum(compiling))
+    return dataclasses.replace(
+        result,
+        seconds=max(0.0, result.seconds - compile_seconds),
+        compile_seconds=compile_seconds,
+    )
