@@ -284,7 +284,7 @@ class Instance:
         ...                      embeddings="sphere").embeddings
         'sphere'
         """
-        if model not in MODELS:
+        if not isinstance(model, str) or model not in MODELS:
             msg = f"model must be one of {MODELS}, got {model!r}"
             raise ValueError(msg)
         label = GIVEN if embeddings is None else check_embeddings(embeddings)
@@ -734,7 +734,7 @@ def make_instance(
     d = check_integer("d", d, minimum=1)
     p = check_integer("p", p, minimum=2)
     n = p if n is None else check_integer("n", n, minimum=1)
-    if model not in MODELS:
+    if not isinstance(model, str) or model not in MODELS:
         msg = f"model must be one of {MODELS}, got {model!r}"
         raise ValueError(msg)
     if model == "original" and n > p:

@@ -28,6 +28,7 @@ from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, hebbian_weights
 from lamcap.solvers._certificates import running_minimum
 from lamcap.solvers._result import SolveResult, build_result
+from lamcap.solvers._solve import check_method_arguments
 from lamcap.solvers._two_layer import Adam, check_solver_arguments
 
 CE_LEARNING_RATE = 3.0
@@ -96,6 +97,9 @@ def solve_hebbian(
     >>> solve_hebbian(make_instance(8, 200, seed=0)).verdict
     'undecided'
     """
+    instance, rank, raw_margin, max_seconds, seed = check_method_arguments(
+        instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
+    )
     started = time.perf_counter()
     rank_value = instance.d if rank is None else rank
     rank_value, raw_margin, _, _ = check_solver_arguments(
@@ -248,6 +252,9 @@ def solve_adam_cross_entropy(
     >>> result.verdict
     'feasible'
     """
+    instance, rank, raw_margin, max_seconds, seed = check_method_arguments(
+        instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
+    )
     started = time.perf_counter()
     rank_value = instance.d if rank is None else rank
     rank_value, raw_margin, limit, seed = check_solver_arguments(

@@ -118,6 +118,7 @@ from lamcap.solvers._memory import available_memory, dense_repair_bytes, exact_s
 from lamcap.solvers._min_norm_point import CorralState, load_kernels
 from lamcap.solvers._optimality import MarginDual, optimality_gap
 from lamcap.solvers._result import OBJECTIVES, SolveResult, build_result
+from lamcap.solvers._solve import check_method_arguments
 from lamcap.solvers._support_exchange import exchange_support
 
 SORT_MIN_CORRAL = 1024
@@ -400,6 +401,9 @@ def solve_cutting_plane(
     >>> best.verdict, best.details["relative_gap"] <= 1e-4
     ('feasible', True)
     """
+    instance, rank, raw_margin, max_seconds, seed = check_method_arguments(
+        instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
+    )
     del rank, seed
     instance = check_instance(instance)
     opts = options or CuttingPlaneOptions()

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from lamcap.problems import Instance, check_instance
 from lamcap.solvers._certificates import FarkasCertificate
 from lamcap.solvers._result import SolveResult, build_result
+from lamcap.solvers._solve import check_method_arguments
 
 _BANNER_LOCK = threading.Lock()
 _banner_swallowed = False
@@ -318,6 +319,9 @@ def solve_full_lp(
     >>> solve_full_lp(instance, rank=6, raw_margin=1.0, max_seconds=None, seed=0).verdict
     'feasible'
     """
+    instance, rank, raw_margin, max_seconds, seed = check_method_arguments(
+        instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
+    )
     instance = check_instance(instance)
     del rank, seed
     start = time.perf_counter()

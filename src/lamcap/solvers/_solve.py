@@ -231,20 +231,12 @@ def solve(
     >>> best.verdict, best.details["gap_reached"], round(best.details["raw_min_margin"], 9)
     ('feasible', True, 1.0)
     """
-    instance = _check_instance(instance)
     objective, tolerance = _check_objective(objective, tolerance)
-    rank_value = (
-        instance.d if rank is None else check_integer("rank", rank, minimum=1, maximum=instance.d)
+    instance, rank_value, raw_margin_value, seconds, seed_value = check_method_arguments(
+        instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
     )
-    raw_margin_value = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
-    seconds = (
-        None
-        if max_seconds is None
-        else check_real("max_seconds", max_seconds, minimum=0.0, closed="()")
-    )
-    seed_value = 0 if seed is None else check_integer("seed", seed, minimum=0)
     accepted = ("auto", *METHODS)
-    if method not in accepted:
+    if not isinstance(method, str) or method not in accepted:
         msg = f"method must be one of {accepted}, got {method!r}"
         raise ValueError(msg)
     if method == "auto":
@@ -295,3 +287,40 @@ def solve(
         seconds=max(0.0, result.seconds - compile_seconds),
         compile_seconds=compile_seconds,
     )
+
+
+#: Largest raw margin accepted: W is scaled by it, and its entries must stay in float64.
+MAX_RAW_MARGIN = 1e100
+
+
+def check_method_arguments(
+    instance: object, *, rank: object, raw_margin: object, max_seconds: object, seed: object
+) -> tuple[Instance, int, float, float | None, int]:
+    """Check the arguments every solver method takes; return them as the methods use them.
+
+    ``rank`` None means ``d``, ``seed`` None means 0, ``max_seconds`` None no limit.
+    Called by :func:`solve` and by each method function of the registry, so that a
+    method called directly refuses bad input by name as :func:`solve` does.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> check_method_arguments(
+    ...     make_instance(4, 6, seed=0), rank=None, raw_margin=1, max_seconds=None, seed=None
+    ... )[1:]
+    (4, 1.0, None, 0)
+    """
+    checked = _check_instance(instance)
+    rank_value = (
+        checked.d if rank is None else check_integer("rank", rank, minimum=1, maximum=checked.d)
+    )
+    raw_margin_value = check_real(
+        "raw_margin", raw_margin, minimum=0.0, maximum=MAX_RAW_MARGIN, closed="(]"
+    )
+    seconds = (
+        None
+        if max_seconds is None
+        else check_real("max_seconds", max_seconds, minimum=0.0, closed="()")
+    )
+    seed_value = 0 if seed is None else check_integer("seed", seed, minimum=0)
+    return checked, rank_value, raw_margin_value, seconds, seed_value

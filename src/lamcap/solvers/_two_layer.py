@@ -70,7 +70,7 @@ from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, check_instance
 from lamcap.solvers._certificates import running_minimum, weights_matrix
 from lamcap.solvers._result import SolveResult, build_result
-from lamcap.solvers._solve import solve
+from lamcap.solvers._solve import check_method_arguments, solve
 
 LEARNING_RATE = 0.3
 """Adam learning rate (parameter units; entries of Q, R are O(d^{-1/2}))."""
@@ -355,6 +355,9 @@ def solve_rank_constrained(
     >>> result.verdict, result.weights[0].shape
     ('feasible', (8, 2))
     """
+    instance, rank, raw_margin, max_seconds, seed = check_method_arguments(
+        instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
+    )
     started = time.perf_counter()
     rank, raw_margin, limit, seed = check_solver_arguments(
         instance, rank, raw_margin, max_seconds, seed

@@ -533,7 +533,7 @@ def statistical_dimension(
     >>> print(f"{statistical_dimension(22, d=8, embeddings='sphere'):.8f}")
     2.68885723
     """
-    if method not in _METHODS:
+    if not isinstance(method, str) or method not in _METHODS:
         msg = f"method must be one of {_METHODS}, got {method!r}"
         raise ValueError(msg)
     if _check_embeddings(embeddings) == "sphere":

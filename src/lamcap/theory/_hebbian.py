@@ -80,6 +80,7 @@ from scipy import linalg, optimize, special
 from lamcap._validation import (
     check_dps,
     check_finite_array,
+    check_flag,
     check_integer,
     check_integer_array,
     check_real,
@@ -237,6 +238,8 @@ def hebbian_recall(
     outputs, counts = _check_p_n(p, n)
     alphas = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
     outputs, alphas, counts = broadcast(outputs, alphas, counts)
+    all_associations = check_flag("all_associations", all_associations)
+    error = check_flag("error", error)
     digits = check_dps(dps)
     if digits is not None:
 
@@ -401,6 +404,8 @@ def hebbian_recall_finite(
     """
     outputs, counts = _check_p_n(p, n)
     dimensions = check_integer_array("d", d, minimum=1)
+    all_associations = check_flag("all_associations", all_associations)
+    error = check_flag("error", error)
 
     def one_problem(p_value: int, d_value: int, n_value: int) -> float:
         target, weights = _finite_target_grid(d_value, n_value)

@@ -53,7 +53,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._deprecation import renamed_keywords
-from lamcap._validation import check_finite_array, check_integer, check_kappa, check_real
+from lamcap._validation import (
+    check_choice,
+    check_finite_array,
+    check_integer,
+    check_kappa,
+    check_real,
+)
 from lamcap.theory import _spectrum_product as product
 from lamcap.theory import _spectrum_quarter_circle as quarter_circle
 from lamcap.theory._arrays import broadcast, elementwise
@@ -362,6 +368,8 @@ def singular_value_law(
     >>> singular_value_law(d=32, p=173)
     FiniteSizeSingularValueLaw(d=32, p=173)
     """
+    family = check_choice("family", family, FAMILIES)
+    normalization = check_choice("normalization", normalization, NORMALIZATIONS)
     if d is None and p is None:
         return _cached_law(check_real("kappa", kappa), normalization, family)
     _check_finite_size_options(kappa, normalization, family)
@@ -402,6 +410,8 @@ def _over_parameters(
     ``(kappa, d, p)``.  All parameters scalar: the law is called directly.
     """
     kappas = check_kappa(kappa)
+    check_choice("family", options["family"], FAMILIES)
+    check_choice("normalization", options["normalization"], NORMALIZATIONS)
     d, p = options["d"], options["p"]
     if kappas.ndim == 0 and np.ndim(d) == 0 and np.ndim(p) == 0:
         return getattr(singular_value_law(float(kappas), **options), method)(points, **call)
@@ -784,7 +794,7 @@ def singular_value_moment(
         check_integer("order", value, minimum=0)
     options = {"normalization": normalization, "family": family, "d": d, "p": p}
 
-    if return_error not in (True, False):
+    if not isinstance(return_error, bool | np.bool_):
         msg = f"return_error must be True or False, got {return_error!r}"
         raise ValueError(msg)
 
