@@ -56,7 +56,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import check_memory
-from lamcap._validation import check_finite_array, check_integer, check_integer_array
+from lamcap._validation import (
+    check_choice,
+    check_finite_array,
+    check_integer,
+    check_integer_array,
+)
 
 __all__ = [
     "EMBEDDINGS",
@@ -284,9 +289,7 @@ class Instance:
         ...                      embeddings="sphere").embeddings
         'sphere'
         """
-        if not isinstance(model, str) or model not in MODELS:
-            msg = f"model must be one of {MODELS}, got {model!r}"
-            raise ValueError(msg)
+        model = check_choice("model", model, MODELS)
         label = GIVEN if embeddings is None else check_embeddings(embeddings)
         rows = _nonzero_rows("inputs", inputs, ndim=2)
         n, d = rows.shape
@@ -734,9 +737,7 @@ def make_instance(
     d = check_integer("d", d, minimum=1)
     p = check_integer("p", p, minimum=2)
     n = p if n is None else check_integer("n", n, minimum=1)
-    if not isinstance(model, str) or model not in MODELS:
-        msg = f"model must be one of {MODELS}, got {model!r}"
-        raise ValueError(msg)
+    model = check_choice("model", model, MODELS)
     if model == "original" and n > p:
         msg = f"n must be an integer in [1, {p}] (n <= p) for model='original', got {n!r}"
         raise ValueError(msg)

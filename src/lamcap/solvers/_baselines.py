@@ -29,7 +29,7 @@ from lamcap.problems import Instance, hebbian_weights
 from lamcap.solvers._certificates import running_minimum
 from lamcap.solvers._result import SolveResult, build_result
 from lamcap.solvers._solve import check_method_arguments
-from lamcap.solvers._two_layer import Adam, check_solver_arguments
+from lamcap.solvers._two_layer import Adam
 
 CE_LEARNING_RATE = 3.0
 """Adam learning rate of the cross-entropy baseline for a full matrix W.
@@ -101,10 +101,7 @@ def solve_hebbian(
         instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
     )
     started = time.perf_counter()
-    rank_value = instance.d if rank is None else rank
-    rank_value, raw_margin, _, _ = check_solver_arguments(
-        instance, rank_value, raw_margin, max_seconds, seed
-    )
+    rank_value = rank
     weights = hebbian_weights(instance)
     if rank_value < instance.d:
         left, values, right_t = np.linalg.svd(weights)
@@ -256,10 +253,8 @@ def solve_adam_cross_entropy(
         instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
     )
     started = time.perf_counter()
-    rank_value = instance.d if rank is None else rank
-    rank_value, raw_margin, limit, seed = check_solver_arguments(
-        instance, rank_value, raw_margin, max_seconds, seed
-    )
+    rank_value = rank
+    limit = math.inf if max_seconds is None else max_seconds
     if learning_rate is None:
         learning_rate = CE_LEARNING_RATE if rank_value == instance.d else CE_FACTOR_LEARNING_RATE
     learning_rate = check_real("learning_rate", learning_rate, minimum=0.0, closed="()")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lamcap._sizes import format_bytes
-from lamcap._validation import check_integer, check_real
+from lamcap._validation import check_choice, check_integer, check_real
 from lamcap.problems import Instance, check_instance
 from lamcap.solvers._memory import available_memory, score_pass_bytes
 from lamcap.solvers._result import OBJECTIVES, SolveResult, build_result
@@ -235,10 +235,7 @@ def solve(
     instance, rank_value, raw_margin_value, seconds, seed_value = check_method_arguments(
         instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
     )
-    accepted = ("auto", *METHODS)
-    if not isinstance(method, str) or method not in accepted:
-        msg = f"method must be one of {accepted}, got {method!r}"
-        raise ValueError(msg)
+    method = check_choice("method", method, ("auto", *METHODS))
     if method == "auto":
         method = "cutting_plane" if rank_value == instance.d else "two_layer"
     if method in _FULL_RANK_ONLY and rank_value != instance.d:

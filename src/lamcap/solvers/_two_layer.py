@@ -67,7 +67,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap._validation import check_integer, check_real
-from lamcap.problems import Instance, check_instance
+from lamcap.problems import Instance
 from lamcap.solvers._certificates import running_minimum, weights_matrix
 from lamcap.solvers._result import SolveResult, build_result
 from lamcap.solvers._solve import check_method_arguments, solve
@@ -266,31 +266,6 @@ def _svd_start(weights: FloatArray, rank: int) -> tuple[FloatArray, FloatArray]:
     return left[:, :rank] * root, right_t[:rank].T * root
 
 
-def check_solver_arguments(
-    instance: object, rank: int, raw_margin: float, max_seconds: float | None, seed: int
-) -> tuple[int, float, float, int]:
-    """Validate the registry arguments; return ``(rank, raw_margin, time limit or inf, seed)``.
-
-    Examples
-    --------
-    >>> from lamcap.problems import make_instance
-    >>> check_solver_arguments(make_instance(4, 3, seed=0), 5, 1.0, None, 0)
-    Traceback (most recent call last):
-        ...
-    ValueError: rank must be an integer in [1, 4], got 5
-    """
-    instance = check_instance(instance)
-    rank = check_integer("rank", rank, minimum=1, maximum=instance.d)
-    raw_margin = check_real("raw_margin", raw_margin, minimum=0.0, closed="()")
-    limit = (
-        math.inf
-        if max_seconds is None
-        else check_real("max_seconds", max_seconds, minimum=0.0, closed="()")
-    )
-    seed = check_integer("seed", seed, minimum=0)
-    return rank, raw_margin, limit, seed
-
-
 def solve_rank_constrained(
     instance: Instance,
     *,
@@ -359,9 +334,7 @@ def solve_rank_constrained(
         instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
     )
     started = time.perf_counter()
-    rank, raw_margin, limit, seed = check_solver_arguments(
-        instance, rank, raw_margin, max_seconds, seed
-    )
+    limit = math.inf if max_seconds is None else max_seconds
     restarts = check_integer("restarts", restarts, minimum=1)
     steps_per_restart = check_integer("steps_per_restart", steps_per_restart, minimum=1)
     learning_rate = check_real("learning_rate", learning_rate, minimum=0.0, closed="()")

@@ -74,6 +74,7 @@ from lamcap._cone_kernel import (
 )
 from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import (
+    check_choice,
     check_dps,
     check_finite_array,
     check_integer,
@@ -533,9 +534,7 @@ def statistical_dimension(
     >>> print(f"{statistical_dimension(22, d=8, embeddings='sphere'):.8f}")
     2.68885723
     """
-    if not isinstance(method, str) or method not in _METHODS:
-        msg = f"method must be one of {_METHODS}, got {method!r}"
-        raise ValueError(msg)
+    method = check_choice("method", method, _METHODS)
     if _check_embeddings(embeddings) == "sphere":
         return _unit_norm_dimension(p, d, margin, dps, method)
     digits = check_dps(dps)

@@ -56,6 +56,7 @@ from lamcap._deprecation import renamed_keywords
 from lamcap._validation import (
     check_choice,
     check_finite_array,
+    check_flag,
     check_integer,
     check_kappa,
     check_real,
@@ -794,9 +795,7 @@ def singular_value_moment(
         check_integer("order", value, minimum=0)
     options = {"normalization": normalization, "family": family, "d": d, "p": p}
 
-    if not isinstance(return_error, bool | np.bool_):
-        msg = f"return_error must be True or False, got {return_error!r}"
-        raise ValueError(msg)
+    return_error = check_flag("return_error", return_error)
 
     def one(power: int, rank: float, dimension: Any, outputs: Any) -> Any:
         resolved = singular_value_law(rank, **{**options, "d": dimension, "p": outputs})
