@@ -33,6 +33,13 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def fast(session: nox.Session) -> None:
+    """Run the fast tier: every test not marked slow, on all cores (CONTRIBUTING.md)."""
+    session.install("-e.[test]")
+    session.run("pytest", "-m", "not slow", "-n", "auto", *session.posargs)
+
+
+@nox.session(default=False)
 def mypy(session: nox.Session) -> None:
     """Type-check the package in strict mode."""
     session.install("-e.", "mypy>=1.13", "scipy-stubs>=1.14")
