@@ -147,8 +147,8 @@ def test_registry_names_reach_the_baselines() -> None:
     [
         ({"rank": 0}, "rank", r"\[1, 6\]"),
         ({"rank": 7}, "rank", r"\[1, 6\]"),
-        ({"raw_margin": 0.0}, "raw_margin", "> 0"),
-        ({"raw_margin": float("inf")}, "raw_margin", "> 0"),
+        ({"raw_margin": 0.0}, "raw_margin", r"\(0\.0, 1e\+100\]"),
+        ({"raw_margin": float("inf")}, "raw_margin", r"\(0\.0, 1e\+100\]"),
         ({"max_seconds": -1.0}, "max_seconds", "> 0"),
         ({"seed": -2}, "seed", ">= 0"),
     ],
