@@ -36,7 +36,7 @@ Conventions (stable; the solvers rely on them)
   ``standard_normal``).  Large blocks are drawn by a numba kernel
   (:mod:`lamcap._streams`) that calls the same bit generator and the same
   ziggurat (numba's port of numpy's ``Generator.standard_normal``): bit for bit
-  identical to numpy, about 3x faster per core, on
+  identical to numpy, faster per core (docs/benchmarks.md), on
   :func:`numba.get_num_threads` threads at once.  The decoupled model has
   :math:`npd` numbers (about 70 GB at d = 256 near capacity): it is generated
   on demand and only cached when it is small (at most :data:`CACHE_LIMIT`
