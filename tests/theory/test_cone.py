@@ -350,7 +350,7 @@ def test_large_margin_closed_form_equals_the_quadrature(p: int, margin: float) -
     # every competitor active: E dist^2 = (p - 1)(1 + m^2/p), proven to half an ulp; at
     # p = 100 and 1000 the smallest integer margin where the bound allows it (m/p = 12.5)
     closed = cone._all_active(p, margin)
-    assert closed == (p - 1) * (1.0 + margin * margin / p)
+    assert closed == (p - 1) * (1.0 + margin * (margin / p))  # m/p first: no overflow
     assert abs(_quadrature(p, margin) - closed) <= 1e-12 * closed
     assert statistical_dimension(p, margin=margin) == closed
 
