@@ -297,7 +297,10 @@ def mgf_tables(
     if count == 0:
         return np.zeros((1, y.size)), np.zeros((1, y.size))
     lam = exponents[:, None]
-    return count * log_mgf(lam, y[None, :]), count * log_mgf(-lam, y[None, :])
+    # Near the float64 limit (count about 1e308) a product overflows to +-inf: -inf
+    # is a true bound below every float, +inf says nothing (bounds_from_tables)
+    with np.errstate(over="ignore"):
+        return count * log_mgf(lam, y[None, :]), count * log_mgf(-lam, y[None, :])
 
 
 def chernoff_exponent(lam: Any, x: Any, scaled_log_mgf: Any) -> Any:
@@ -317,11 +320,14 @@ def bounds_from_tables(
 ) -> tuple[FloatArray, FloatArray]:
     r"""Chernoff bounds on :math:`\log P(V \le x)` and :math:`\log P(V \ge x)` from :func:`mgf_tables`."""
     lam = exponents[:, None]
-    below = chernoff_exponent(lam, x[None, :], down)
-    above = chernoff_exponent(-lam, x[None, :], up)
+    with np.errstate(over="ignore", invalid="ignore"):
+        below = chernoff_exponent(lam, x[None, :], down)
+        above = chernoff_exponent(-lam, x[None, :], up)
+    # Each exponent gives a bound of its own; one that overflowed to nan (inf - inf, at
+    # sizes or margins near the float64 limit) gives none, so it is left out (+inf).
     return (
-        np.minimum(np.min(below, axis=0), 0.0),
-        np.minimum(np.min(above, axis=0), 0.0),
+        np.minimum(np.min(np.where(np.isnan(below), np.inf, below), axis=0), 0.0),
+        np.minimum(np.min(np.where(np.isnan(above), np.inf, above), axis=0), 0.0),
     )
 
 
@@ -355,10 +361,7 @@ def level_range(p: int, margin: float, log_tol: float) -> tuple[float, float]:
     lower = -math.sqrt(-2.0 * log_tol)
     upper = margin + math.sqrt(-2.0 * (log_tol - math.log(p)))
     grid = np.linspace(lower, upper, 400)
-    # at margins near the float64 limit the bound tables overflow to inf or nan; neither
-    # passes the ``< log_tol`` tests below, so such a point is never cut (conservative)
-    with np.errstate(over="ignore", invalid="ignore"):
-        log_below, log_above = log_tail_bounds(grid, grid - margin, p - 1, log_mgf_hinge)
+    log_below, log_above = log_tail_bounds(grid, grid - margin, p - 1, log_mgf_hinge)
     small_below = np.flatnonzero(log_below < log_tol)
     small_above = np.flatnonzero(log_above < log_tol)
     if small_below.size and small_below[-1] < grid.size - 1:
