@@ -133,7 +133,10 @@ def _recall_and_error(
 
     ``target`` has the quadrature nodes on its last axis, ``weights`` matching.
     """
-    log_all = competitors * special.log_ndtr(target)
+    # with competitors near 1e308 the product may overflow to -inf: the probability
+    # that all stay below is then below every float64, and exp(-inf) = 0 is exact to it
+    with np.errstate(over="ignore"):
+        log_all = competitors * special.log_ndtr(target)
     recall = np.sum(weights * np.exp(log_all), axis=-1)
     error = np.sum(weights * -np.expm1(log_all), axis=-1)
     return recall, error
@@ -141,7 +144,8 @@ def _recall_and_error(
 
 def _all_recalled(recall: FloatArray, miss: FloatArray, n: int) -> tuple[FloatArray, FloatArray]:
     """``P_1^n`` and ``1 - P_1^n`` from ``P_1`` and ``1 - P_1`` (log of the more accurate one)."""
-    with np.errstate(divide="ignore"):
+    # -inf for n near 1e308 (overflow) or a recall of 0: exp gives 0, exact to float64
+    with np.errstate(divide="ignore", over="ignore"):
         log_all = n * np.where(miss < 0.5, np.log1p(-np.minimum(miss, 0.5)), np.log(recall))
     return np.exp(log_all), -np.expm1(log_all)
 
@@ -158,7 +162,8 @@ def _check_p_n(p: ArrayLike, n: ArrayLike | None) -> tuple[NDArray[Any], NDArray
 
 def _target_mean(p: int, n: int, alpha: FloatArray) -> FloatArray:
     r""":math:`\mu_p = d/\sqrt n` with :math:`d^2 = p\log p/\alpha`."""
-    return np.sqrt(p * math.log(p) / (n * alpha))
+    # the square root of each factor: p log p overflows float64 for p near 1e308
+    return math.sqrt(p / n) * np.sqrt(math.log(p) / alpha)
 
 
 def hebbian_recall(
@@ -306,7 +311,7 @@ def _gamma_rule(shape: float, nodes: int) -> tuple[FloatArray, FloatArray]:
     """Gauss rule for Gamma(shape, 1): Golub–Welsch on the Laguerre recurrence."""
     index = np.arange(nodes, dtype=np.float64)
     diagonal = 2.0 * index + shape
-    off = np.sqrt(index[1:] * (index[1:] + shape - 1.0))
+    off = np.sqrt(index[1:]) * np.sqrt(index[1:] + shape - 1.0)  # no overflow at huge shape
     values, vectors = linalg.eigh_tridiagonal(diagonal, off)
     return np.asarray(values, dtype=np.float64), np.asarray(vectors[0] ** 2, dtype=np.float64)
 
@@ -342,9 +347,13 @@ def _finite_target_grid(d: int, n: int) -> tuple[FloatArray, FloatArray]:
         * wv[None, None, None, :, None]
         * z_weights[None, None, None, None, :]
     )
-    spread2 = a4 * others * q4 / d  # s^2
-    along = a4 * np.sqrt(b4) + np.sqrt(spread2 / d) * z4  # a sqrt(b) + w
-    orthogonal = spread2 * (d - 1) * v4 / d  # V
+    # X = sqrt(d b) (a sqrt(b) + w) / sqrt((a sqrt(b) + w)^2 + V) with s^2 = a (n-1) q / d,
+    # w = sqrt(s^2 / d) z and V = s^2 (d-1) v / d; numerator and denominator are divided
+    # by sqrt((n-1) / d), so that nothing overflows when n is near 1e308
+    scale = max(others / d, 1.0)
+    unit_spread2 = a4 * (others / d / scale) * q4  # s^2 / scale
+    along = a4 * np.sqrt(b4) / math.sqrt(scale) + np.sqrt(unit_spread2 / d) * z4
+    orthogonal = unit_spread2 * ((d - 1) / d) * v4  # V / scale
     target = np.sqrt(d * b4) * along / np.sqrt(along * along + orthogonal)
     return target.reshape(-1), np.broadcast_to(weight, target.shape).reshape(-1)
 
@@ -518,8 +527,8 @@ def hebbian_error_exponent(alpha: ArrayLike, *, dps: int | None = None) -> Any:
     digits = check_dps(dps)
     if digits is not None:
         return elementwise(_error_exponent_mp, alpha_array, dps=digits)
-    root = np.sqrt(2.0 * alpha_array)
-    middle = (1.0 - np.minimum(root, 1.0)) ** 2 / (2.0 * alpha_array)
+    root = math.sqrt(2.0) * np.sqrt(alpha_array)  # 2 alpha overflows for alpha near 1e308
+    middle = (1.0 - np.minimum(root, 1.0)) ** 2 / 2.0 / alpha_array
     return float_result(np.where(alpha_array <= HEBBIAN_CAPACITY, 0.25 / alpha_array - 1.0, middle))
 
 
@@ -839,7 +848,7 @@ def hebbian_score_law(
             math.exp(n_value * math.log(recall)) if recall > 0 else 0.0,
         )
     d_value = check_integer("d", d, minimum=1)
-    alpha_value = p_value * math.log(p_value) / d_value**2
+    alpha_value = p_value * math.log(p_value) / float(d_value) / float(d_value)
     check_real("alpha", alpha, minimum=0.0, closed="(]")
     if not math.isclose(float(alpha), alpha_value, rel_tol=0.05):
         msg = (
