@@ -355,3 +355,29 @@ def check_seed(seed: Any, name: str = "seed") -> Any:
         msg = f"{name} must be None, a numpy Generator or an integer >= 0, got {plain(seed)}"
         raise ValueError(msg)
     return value
+
+
+EMBEDDINGS = ("gaussian", "sphere")
+"""Accepted ``embeddings=``: N(0, 1/d) entries, or uniform on the unit sphere.
+
+Shared by :func:`lamcap.problems.make_instance` and the laws that describe its
+instances (docs/theory/unit-norm.md).
+"""
+
+
+def check_embeddings(embeddings: Any, name: str = "embeddings") -> str:
+    """Return ``embeddings`` if it is one of :data:`EMBEDDINGS`, else raise ``ValueError``.
+
+    Examples
+    --------
+    >>> check_embeddings("sphere")
+    'sphere'
+    >>> check_embeddings("unit")
+    Traceback (most recent call last):
+        ...
+    ValueError: embeddings must be one of ('gaussian', 'sphere'), got 'unit'
+    """
+    if not isinstance(embeddings, str) or embeddings not in EMBEDDINGS:
+        msg = f"{name} must be one of {EMBEDDINGS}, got {embeddings!r}"
+        raise ValueError(msg)
+    return embeddings

@@ -57,7 +57,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import check_memory
 from lamcap._validation import (
+    EMBEDDINGS,
     check_choice,
+    check_embeddings,
     check_finite_array,
     check_integer,
     check_integer_array,
@@ -75,8 +77,6 @@ __all__ = [
 ]
 
 MODELS = ("decoupled", "original")
-EMBEDDINGS = ("gaussian", "sphere")
-"""Accepted ``embeddings=`` of :func:`make_instance`: N(0, 1/d) entries, or uniform on the unit sphere."""
 GIVEN = "given"
 """The ``embeddings`` label of an :meth:`Instance.from_arrays` instance not declared as either."""
 UNIT_NORM_TOLERANCE = 1e-6
@@ -127,24 +127,6 @@ def _embedded(
     if embeddings == "sphere":
         return _unit_rows(_generator(seed, key).standard_normal(shape))
     return _normal(seed, key, shape, d)
-
-
-def check_embeddings(embeddings: Any, name: str = "embeddings") -> str:
-    """Return ``embeddings`` if it is one of :data:`EMBEDDINGS`, else raise ``ValueError``.
-
-    Examples
-    --------
-    >>> check_embeddings("sphere")
-    'sphere'
-    >>> check_embeddings("unit")
-    Traceback (most recent call last):
-        ...
-    ValueError: embeddings must be one of ('gaussian', 'sphere'), got 'unit'
-    """
-    if not isinstance(embeddings, str) or embeddings not in EMBEDDINGS:
-        msg = f"{name} must be one of {EMBEDDINGS}, got {embeddings!r}"
-        raise ValueError(msg)
-    return embeddings
 
 
 def _check_unit_norm(name: str, rows: NDArray[np.float64]) -> None:

@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lamcap._deprecation import renamed_keywords
-from lamcap._validation import check_integer, check_real
-from lamcap.problems import check_embeddings
+from lamcap._validation import check_embeddings, check_integer, check_real
 
 MODELS = ("decoupled", "original")
 """Problem models (docs/theory/index.md): decoupled (DP) and original (OP)."""

@@ -402,7 +402,7 @@ def critical_p(
             "E[C_p] between integers is an interpolant in log p, exact only at integers"
         )
         raise ValueError(msg)
-    from lamcap.problems import check_embeddings  # noqa: PLC0415
+    from lamcap._validation import check_embeddings  # noqa: PLC0415
 
     if check_embeddings(embeddings) == "sphere":
         from lamcap.theory._unit_norm import (  # noqa: PLC0415

@@ -569,7 +569,7 @@ def statistical_dimension(
 
 
 def _check_embeddings(embeddings: Any) -> str:
-    from lamcap.problems import check_embeddings  # noqa: PLC0415
+    from lamcap._validation import check_embeddings  # noqa: PLC0415
 
     return check_embeddings(embeddings)
 

@@ -325,7 +325,7 @@ def feasibility_probability(
             "|A| is a float64 inversion interpolated in p (probability error below 1e-8)"
         )
         raise ValueError(msg)
-    from lamcap.problems import check_embeddings  # noqa: PLC0415
+    from lamcap._validation import check_embeddings  # noqa: PLC0415
 
     sphere = check_embeddings(embeddings) == "sphere"
     outputs = check_integer_array("p", p, minimum=2)
