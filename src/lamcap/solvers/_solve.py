@@ -59,7 +59,7 @@ def _check_objective(objective: object, tolerance: object) -> tuple[str, float]:
     try:
         value = float(tolerance)  # type: ignore[arg-type]
         shown: object = value  # a plain float, not a numpy repr
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         value, shown = math.nan, tolerance
     if not (math.isfinite(value) and 0.0 < value < 1.0):
         msg = f"tolerance must be a finite number in (0, 1), got {shown!r}"

@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._validation import check_finite_array
+from lamcap._validation import check_choice, check_finite_array
 from lamcap.theory._arrays import float_result
 
 FloatArray = NDArray[np.float64]
@@ -169,9 +169,7 @@ def statistical_dimension_series(
     '19.3802'
     """
     points = _check_p(p)
-    if form not in ("log", "lambert"):
-        msg = f"form must be 'log' or 'lambert', got {form!r}"
-        raise ValueError(msg)
+    form = check_choice("form", form, ("log", "lambert"))  # type: ignore[assignment]
     if form == "log":
         last = _check_order(order, 5, 3)
         terms = _dimension_terms(np.log(points))

@@ -593,7 +593,19 @@ def hebbian_critical_load(
             value = hebbian_recall(p_value, math.exp(log_alpha), all_associations=True, n=n_value)
             return float(value) - target
 
-        return math.exp(optimize.brentq(gap, math.log(1e-3), math.log(1e3), xtol=1e-13))
+        low, high = math.log(1e-3), math.log(1e3)
+        # widen the bracket (the recall falls with the load) up to loads 1e-300 and 1e300
+        while gap(low) < 0.0 and low > math.log(1e-300):
+            low -= 20.0
+        while gap(high) > 0.0 and high < math.log(1e300):
+            high += 20.0
+        if gap(low) < 0.0 or gap(high) > 0.0:
+            msg = (
+                f"probability must be reached by the recall of all n = {n_value} associations "
+                f"at some load in [1e-300, 1e300] (p = {p_value}), got {target!r}"
+            )
+            raise ValueError(msg)
+        return math.exp(optimize.brentq(gap, low, high, xtol=1e-13))
 
     if digits is None:
         return elementwise(one_problem, outputs, probabilities, counts)

@@ -52,7 +52,12 @@ from lamcap.theory._precision import secant_root, working_dps
 def _gardner_second_moment(stability: ArrayLike) -> Any:
     r""":math:`\int_{-s}^\infty Dz\,(z+s)^2 = (1+s^2)\Phi(s) + s\varphi(s)` at stability :math:`s = \kappa_G`."""
     s = np.asarray(stability, dtype=np.float64)
-    return (1 + s**2) * special.ndtr(s) + s * np.exp(-0.5 * s**2) / math.sqrt(2 * math.pi)
+    below = special.ndtr(s)
+    # |s| beyond 1e154 overflows s^2; where Phi(s) underflows to 0 the moment is below
+    # every float64 (0 is exact to it), and inf * 0 would be nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        moment = (1 + s**2) * below + s * np.exp(-0.5 * s**2) / math.sqrt(2 * math.pi)
+    return np.where(below == 0.0, 0.0, moment)
 
 
 def _gardner_second_moment_mp(stability: Any) -> Any:
@@ -294,4 +299,5 @@ def gardner_density(stability: ArrayLike, *, dps: int | None = None) -> Any:
     digits = check_dps(dps)
     if digits is not None:
         return elementwise(lambda s: 1 / _gardner_second_moment_mp(s), stabilities, dps=digits)
-    return float_result(1.0 / _gardner_second_moment(stabilities))
+    with np.errstate(divide="ignore"):  # a moment below every float64: a_c beyond it, inf
+        return float_result(1.0 / _gardner_second_moment(stabilities))

@@ -72,6 +72,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._sizes import format_integer
 from lamcap._validation import check_integer_array, check_kappa
 from lamcap.theory._rank import _angles_and_energy
 
@@ -119,6 +120,9 @@ def _first_order_coefficient(kappa: NDArray[np.float64]) -> NDArray[np.float64]:
     x, y, _ = _angles_and_energy(kappa)
     u = np.minimum(x, y)  # G is the same function of x and of y = pi - x
     return np.asarray(np.sin(0.5 * u) ** 2 - (np.sin(u) - u * np.cos(u)) / np.pi)
+
+
+_MAX_DIMENSION = 10**154
 
 
 def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
@@ -170,6 +174,9 @@ def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     """
     rank = retained_rank(d, kappa)
     dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+    if np.any(dimension > _MAX_DIMENSION):
+        msg = f"d must be at most 1e154 (d^2 is a float64), got {format_integer(int(np.max(dimension)))}"
+        raise ValueError(msg)
     ratio = rank / dimension.astype(np.float64)
     _, _, energy = _angles_and_energy(ratio)
     size = dimension.astype(np.float64)
