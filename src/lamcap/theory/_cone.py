@@ -358,6 +358,11 @@ def _transition_width(y: float, count: int) -> float:
     return math.sqrt(1.0 + count * variance) / (1.0 + count * tail)
 
 
+#: Most quadrature panels of one level integral; the widest known need is about 120
+#: (p = 1e9, margin 1e4), a margin near p at p = 1e100 would need about 1e50.
+_MAX_PANELS = 10_000
+
+
 def _mp_panel_edges(
     lower: float,
     upper: float,
@@ -379,6 +384,14 @@ def _mp_panel_edges(
             )
             width = min(widest, scale * per_width)
         edges.append(min(upper, start + width) if upper - start - width > 0.2 * width else upper)
+        if len(edges) > _MAX_PANELS:
+            msg = (
+                f"p and margin: the quadrature over the level needs more than {_MAX_PANELS} "
+                f"panels on [{lower:.6g}, {upper:.6g}] with {format_integer(count)} hinge terms "
+                f"(p - 2): a transition narrower than {width:.3g}; no route answers at this p "
+                "and margin"
+            )
+            raise ValueError(msg)
     return edges
 
 
