@@ -53,7 +53,7 @@ MODULES = (
     "lamcap.solvers",
     "lamcap.empirical",
 )
-SECONDS = 30.0
+SECONDS = 20.0
 _IMPORT_SECONDS = 30.0  # a new process imports lamcap (numba, scipy) before its first call
 MEMORY_LIMIT = 4 * 2**30
 
@@ -214,7 +214,12 @@ def _targets() -> list[Target]:
 TARGETS = _targets()
 
 #: (function, parameter): what it does today.  Strict xfails: a fix must remove its entry.
-KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
+KNOWN_DEFECTS: dict[tuple[str, str], str] = {
+    ("hinge_sum_cdf", "threshold"): "threshold=1e308: 'invalid value in add' warning (inf - inf)",
+    ("free_entropy", "density"): "density=1e308: overflow warning in the energetic product",
+    ("free_entropy", "margin"): "margin=1e100 and beyond: overflow warning squaring the margin",
+    ("singular_value_moment", "order"): "order=1e12: overflow warning in s**order",
+}
 
 
 # --------------------------------------------------------------------------
@@ -242,40 +247,46 @@ for kwargs in calls:
 
 
 def outcomes(target: Target, calls: list[dict[str, Any]]) -> Iterator[tuple[str, str, str]]:
-    """Run ``calls`` in fresh Python processes, one per stretch; a timed-out call is killed.
+    """Run ``calls`` in order in a new Python process; a hang or a death ends the run.
 
-    New processes (not forks of the test process, whose thread pools a fork would
-    copy half-held) so that a hang is the call's own.
+    A new process (not a fork of the test process, whose thread pools a fork would
+    copy half-held) so that a hang is the call's own.  The first call also waits
+    for the imports.
     """
-    start = 0
-    while start < len(calls):
-        child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        assert child.stdin is not None
-        assert child.stdout is not None
-        pickle.dump((target.module, target.name, calls[start:], MEMORY_LIMIT), child.stdin)
-        child.stdin.close()
-        while start < len(calls):
-            ready, _, _ = select.select([child.stdout], [], [], SECONDS + _IMPORT_SECONDS)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert child.stdin is not None
+    assert child.stdout is not None
+    pickle.dump((target.module, target.name, calls, MEMORY_LIMIT), child.stdin)
+    child.stdin.close()
+    try:
+        for index in range(len(calls)):
+            wait = SECONDS + (_IMPORT_SECONDS if index == 0 else 0.0)
+            ready, _, _ = select.select([child.stdout], [], [], wait)
             line = child.stdout.readline() if ready else b""
-            start += 1
             if not line:
                 child.kill()
                 code = child.wait()
                 yield (
                     ("timed out", "", f"after {SECONDS:g} s")
                     if not ready
-                    else ("died", str(code), "")
+                    else (
+                        "died",
+                        str(code),
+                        "",
+                    )
                 )
-                break
+                return
             kind, error, message = json.loads(line)
             yield (kind, error, message)
-        else:
-            child.wait()
+        child.wait()
+    finally:
+        child.kill()
+        child.wait()
         child.stdout.close()
 
 
@@ -338,37 +349,20 @@ def test_every_public_function_has_a_baseline() -> None:
     assert missing == []
 
 
-@functools.cache
-def _edge_outcomes(target: Target) -> tuple[tuple[str, str, str], dict[str, list[str]]]:
-    """The baseline's outcome and, per parameter, the edge calls that failed (one child run)."""
-    baseline = target.baseline()
-    assert baseline is not None
-    parameters = target.parameters()
-    calls = [baseline] + [
-        {**baseline, parameter: value} for parameter in parameters for value in EDGE_VALUES
-    ]
-    changed = [[]] + [[parameter] for parameter in parameters for _ in EDGE_VALUES]
-    results = list(outcomes(target, calls))
-    failures: dict[str, list[str]] = {parameter: [] for parameter in parameters}
-    for kwargs, names, outcome in zip(calls[1:], changed[1:], results[1:], strict=True):
-        if not acceptable(outcome, names):
-            shown = _short(kwargs[names[0]])
-            failures[names[0]].append(
-                f"{target.name}({names[0]}={shown}): {outcome[0]} {outcome[1]} {outcome[2][:200]}"
-            )
-    return results[0], failures
-
-
-@pytest.mark.parametrize("target", [pytest.param(t, id=t.name) for t in TARGETS])
-def test_the_baseline_call_returns(target: Target) -> None:
-    outcome, _ = _edge_outcomes(target)
-    assert outcome[0] == "returned", outcome
-
-
 @pytest.mark.parametrize(("target", "parameter"), _cases())
 def test_an_edge_value_is_answered_or_refused_by_name(target: Target, parameter: str) -> None:
-    _, failures = _edge_outcomes(target)
-    assert failures[parameter] == []
+    baseline = target.baseline()
+    assert baseline is not None
+    calls = [baseline] + [{**baseline, parameter: value} for value in EDGE_VALUES]
+    results = list(outcomes(target, calls))
+    assert results[0][0] == "returned", f"the baseline call: {results[0]}"
+    failures = [
+        f"{target.name}({parameter}={_short(kwargs[parameter])}): {kind} {error} {message[:200]}"
+        for kwargs, (kind, error, message) in zip(calls[1:], results[1:], strict=False)
+        if not acceptable((kind, error, message), [parameter])
+    ]
+    assert failures == []
+    assert len(results) == len(calls)
 
 
 _NUMERIC_TARGETS = [

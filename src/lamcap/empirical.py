@@ -33,7 +33,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from lamcap._deprecation import renamed_keywords
-from lamcap._validation import check_finite_array, check_integer, check_integer_array, check_real
+from lamcap._validation import (
+    check_choice,
+    check_finite_array,
+    check_integer,
+    check_integer_array,
+    check_real,
+)
 from lamcap.theory._scores import ScoreSample
 from lamcap.theory._spectrum import NORMALIZATIONS, singular_value_cdf
 
@@ -147,9 +153,7 @@ def empirical_spectrum(
     >>> bool(spectrum.ks_distance(family="product") < 0.03)
     True
     """
-    if normalization not in NORMALIZATIONS:
-        msg = f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}"
-        raise ValueError(msg)
+    normalization = check_choice("normalization", normalization, NORMALIZATIONS)
     values, default_rank, dimension = _singular_values(W)
     keep = (
         default_rank if rank is None else check_integer("rank", rank, minimum=1, maximum=dimension)

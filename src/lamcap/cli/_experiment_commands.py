@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -73,7 +74,7 @@ def _add_execution_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--connect-timeout",
-        type=float,
+        type=_positive_seconds,
         default=5.0,
         metavar="SECONDS",
         help="how long to wait for the --scheduler (default 5)",
@@ -83,6 +84,18 @@ def _add_execution_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress on stderr (the final summary is still printed)",
     )
+
+
+def _positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0 (checked when parsed, whatever else the command does)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0.0):
+        msg = f"must be a finite number of seconds > 0, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _executor(arguments: argparse.Namespace) -> Any:

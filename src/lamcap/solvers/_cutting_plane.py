@@ -98,6 +98,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lamcap._validation import check_choice
 from lamcap.problems import Instance, check_instance, hebbian_weights
 from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
@@ -407,9 +408,7 @@ def solve_cutting_plane(
     del rank, seed
     instance = check_instance(instance)
     opts = options or CuttingPlaneOptions()
-    if objective not in OBJECTIVES:
-        msg = f"objective must be one of {OBJECTIVES}, got {objective!r}"
-        raise ValueError(msg)
+    objective = check_choice("objective", objective, OBJECTIVES)
     if objective == "max_margin" and opts.exact == "highs":
         msg = "exact must be 'wolfe', 'nnls' or 'none' for objective='max_margin', got 'highs'"
         raise ValueError(msg)

@@ -288,6 +288,9 @@ def solve(
 
 #: Largest raw margin accepted: W is scaled by it, and its entries must stay in float64.
 MAX_RAW_MARGIN = 1e100
+#: Largest Adam learning rate accepted (the tuned ones are about 1): the trainers' steps
+#: add about learning_rate per step to W, so a rate near 1e308 overflows it.
+MAX_LEARNING_RATE = 1e6
 
 
 def check_method_arguments(

@@ -61,17 +61,24 @@ LOG_2L = sp.Symbol("Lambda", positive=True)
 _SIGMA, _R, _E, _EPS, _TAU = sp.symbols("sigma r E epsilon tau")
 
 
+_MAX_ORDER = 6
+
+
 def _checked_order(order: object, minimum: int) -> int:
     """``order`` as an ``int`` >= ``minimum``; a ValueError naming it otherwise.
 
     Written here rather than with ``lamcap._validation`` so that this package imports
     only sympy (docs/architecture.md).
     """
+    accepted = (
+        f"an integer in [{minimum}, {_MAX_ORDER}] (sympy's expansion grows fast: order 5 "
+        "already takes minutes)"
+    )
     if isinstance(order, bool) or not isinstance(order, int | sp.Integer):
-        msg = f"order must be an integer >= {minimum}, got {order!r}"
+        msg = f"order must be {accepted}, got {order!r}"
         raise ValueError(msg)
-    if int(order) < minimum:
-        msg = f"order must be an integer >= {minimum}, got {int(order)}"
+    if not minimum <= int(order) <= _MAX_ORDER:
+        msg = f"order must be {accepted}, got {int(order)}"
         raise ValueError(msg)
     return int(order)
 

@@ -224,6 +224,7 @@ def capacity_series(
     '0.5'
     """
     points = _check_p(p)
+    form = check_choice("form", form, ("log", "lambert", "inverse"))  # type: ignore[assignment]
     if form == "inverse":
         last = _check_order(order, 3, 2)
         return float_result(sum(_capacity_terms(np.log(points))[: last + 1]))
