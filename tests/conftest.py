@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import math
+import pickle
+import select
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -103,3 +109,46 @@ def _restore_mpmath_precision() -> Iterator[None]:
     saved = mpmath.mp.dps
     yield
     mpmath.mp.dps = saved
+
+
+def _child_lines(
+    code: str, payload: Any, count: int, *, seconds: float, folder: Path | None = None
+) -> Iterator[bytes | None]:
+    """Run ``code`` in a new Python process that reads ``payload`` pickled from stdin.
+
+    Yields the child's stdout line by line, ``count`` at most; ``None`` for a line that
+    did not come within ``seconds`` (the first one also waits for the imports, 30 s
+    more) or a child that died, after which the child is killed and nothing more comes.
+    A new process, not a fork of the test process (whose thread pools a fork would
+    copy half-held), so that a hang is the call's own.
+    """
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=folder,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert child.stdin is not None
+    assert child.stdout is not None
+    pickle.dump(payload, child.stdin)
+    child.stdin.close()
+    try:
+        for index in range(count):
+            wait = seconds + (30.0 if index == 0 else 0.0)
+            ready, _, _ = select.select([child.stdout], [], [], wait)
+            line = child.stdout.readline() if ready else b""
+            if not line:
+                yield None
+                return
+            yield line
+    finally:
+        child.kill()
+        child.wait()
+        child.stdout.close()
+
+
+@pytest.fixture
+def child_lines() -> Callable[..., Iterator[bytes | None]]:
+    """:func:`_child_lines`: lines from code run in a new process (the fuzz tests)."""
+    return _child_lines

@@ -25,11 +25,7 @@ import importlib
 import inspect
 import json
 import math
-import pickle
 import re
-import select
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -37,7 +33,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import lamcap
@@ -54,7 +50,6 @@ MODULES = (
     "lamcap.empirical",
 )
 SECONDS = 20.0
-_IMPORT_SECONDS = 30.0  # a new process imports lamcap (numba, scipy) before its first call
 MEMORY_LIMIT = 4 * 2**30
 
 #: Edge values every argument meets once (``10**6`` is left out: it is a valid,
@@ -246,48 +241,19 @@ for kwargs in calls:
 """
 
 
-def outcomes(target: Target, calls: list[dict[str, Any]]) -> Iterator[tuple[str, str, str]]:
-    """Run ``calls`` in order in a new Python process; a hang or a death ends the run.
-
-    A new process (not a fork of the test process, whose thread pools a fork would
-    copy half-held) so that a hang is the call's own.  The first call also waits
-    for the imports.
-    """
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert child.stdin is not None
-    assert child.stdout is not None
-    pickle.dump((target.module, target.name, calls, MEMORY_LIMIT), child.stdin)
-    child.stdin.close()
-    try:
-        for index in range(len(calls)):
-            wait = SECONDS + (_IMPORT_SECONDS if index == 0 else 0.0)
-            ready, _, _ = select.select([child.stdout], [], [], wait)
-            line = child.stdout.readline() if ready else b""
-            if not line:
-                child.kill()
-                code = child.wait()
-                yield (
-                    ("timed out", "", f"after {SECONDS:g} s")
-                    if not ready
-                    else (
-                        "died",
-                        str(code),
-                        "",
-                    )
-                )
-                return
-            kind, error, message = json.loads(line)
-            yield (kind, error, message)
-        child.wait()
-    finally:
-        child.kill()
-        child.wait()
-        child.stdout.close()
+def outcomes(
+    child_lines: Callable[..., Iterator[bytes | None]],
+    target: Target,
+    calls: list[dict[str, Any]],
+) -> Iterator[tuple[str, str, str]]:
+    """``(kind, error type, message)`` per call, in order; a hang or a death ends the run."""
+    payload = (target.module, target.name, calls, MEMORY_LIMIT)
+    for line in child_lines(_CHILD, payload, len(calls), seconds=SECONDS):
+        if line is None:
+            yield ("timed out or died", "", f"within {SECONDS:g} s")
+            return
+        kind, error, message = json.loads(line)
+        yield (kind, error, message)
 
 
 def _names(message: str, parameter: str) -> bool:
@@ -312,9 +278,15 @@ def acceptable(outcome: tuple[str, str, str], parameters: list[str]) -> bool:
     )
 
 
-def _failures(target: Target, calls: list[dict[str, Any]], changed: list[list[str]]) -> list[str]:
+def _failures(
+    child_lines: Callable[..., Iterator[bytes | None]],
+    target: Target,
+    calls: list[dict[str, Any]],
+    changed: list[list[str]],
+) -> list[str]:
     failures = []
-    for kwargs, names, outcome in zip(calls, changed, outcomes(target, calls), strict=True):
+    results = outcomes(child_lines, target, calls)
+    for kwargs, names, outcome in zip(calls, changed, results, strict=False):
         if not acceptable(outcome, names):
             shown = {name: _short(kwargs[name]) for name in names}
             failures.append(f"{target.name}({shown}): {outcome[0]} {outcome[1]} {outcome[2][:200]}")
@@ -350,11 +322,13 @@ def test_every_public_function_has_a_baseline() -> None:
 
 
 @pytest.mark.parametrize(("target", "parameter"), _cases())
-def test_an_edge_value_is_answered_or_refused_by_name(target: Target, parameter: str) -> None:
+def test_an_edge_value_is_answered_or_refused_by_name(
+    target: Target, parameter: str, child_lines: Callable[..., Iterator[bytes | None]]
+) -> None:
     baseline = target.baseline()
     assert baseline is not None
     calls = [baseline] + [{**baseline, parameter: value} for value in EDGE_VALUES]
-    results = list(outcomes(target, calls))
+    results = list(outcomes(child_lines, target, calls))
     assert results[0][0] == "returned", f"the baseline call: {results[0]}"
     failures = [
         f"{target.name}({parameter}={_short(kwargs[parameter])}): {kind} {error} {message[:200]}"
@@ -376,9 +350,18 @@ _NUMERIC_TARGETS = [
 
 
 @pytest.mark.parametrize("target", [pytest.param(t, id=t.name) for t in _NUMERIC_TARGETS])
-@settings(max_examples=1, deadline=None, derandomize=True, phases=[Phase.generate])
+@settings(
+    max_examples=1,
+    deadline=None,
+    derandomize=True,
+    phases=[Phase.generate],
+    # child_lines is a stateless function: sharing it across examples is safe
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
-def test_two_arguments_at_once_are_answered_or_refused_by_name(target: Target, data: Any) -> None:
+def test_two_arguments_at_once_are_answered_or_refused_by_name(
+    target: Target, data: Any, child_lines: Callable[..., Iterator[bytes | None]]
+) -> None:
     baseline = target.baseline()
     assert baseline is not None
     values = st.one_of(
@@ -389,4 +372,4 @@ def test_two_arguments_at_once_are_answered_or_refused_by_name(target: Target, d
     pairs = st.lists(st.sampled_from(target.parameters()), min_size=2, max_size=2, unique=True)
     changed = data.draw(st.lists(pairs, min_size=8, max_size=8))
     calls = [{**baseline, **{name: data.draw(values) for name in names}} for names in changed]
-    assert _failures(target, calls, changed) == []
+    assert _failures(child_lines, target, calls, changed) == []

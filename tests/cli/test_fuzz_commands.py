@@ -15,11 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
-import select
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +26,6 @@ from lamcap.cli import build_parser
 pytestmark = pytest.mark.slow
 
 SECONDS = 20.0
-_IMPORT_SECONDS = 30.0
 MEMORY_LIMIT = 4 * 2**30
 
 #: Values no numeric or path option of a long-running command accepts.
@@ -121,34 +116,19 @@ for argv in calls:
 """
 
 
-def outcomes(calls: list[list[str]], folder: Path) -> Iterator[tuple[int, str, str]]:
+def outcomes(
+    child_lines: Callable[..., Iterator[bytes | None]], calls: list[list[str]], folder: Path
+) -> Iterator[tuple[int, str, str]]:
     """``(exit code, stderr, escaped traceback)`` per call, run in ``folder`` (what a value
-    names as an output file lands there); a hang (code -9) ends the run."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD],
-        cwd=folder,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert child.stdin is not None
-    assert child.stdout is not None
-    pickle.dump((calls, MEMORY_LIMIT), child.stdin)
-    child.stdin.close()
-    try:
-        for index in range(len(calls)):
-            wait = SECONDS + (_IMPORT_SECONDS if index == 0 else 0.0)
-            ready, _, _ = select.select([child.stdout], [], [], wait)
-            line = child.stdout.readline() if ready else b""
-            if not line:
-                yield (-9, "", "timed out" if not ready else "died")
-                return
-            code, error, escaped = json.loads(line)
-            yield (code, error, escaped)
-    finally:
-        child.kill()
-        child.wait()
-        child.stdout.close()
+    names as an output file lands there); a hang or a death (code -9) ends the run."""
+    for line in child_lines(
+        _CHILD, (calls, MEMORY_LIMIT), len(calls), seconds=SECONDS, folder=folder
+    ):
+        if line is None:
+            yield (-9, "", f"timed out or died within {SECONDS:g} s")
+            return
+        code, error, escaped = json.loads(line)
+        yield (code, error, escaped)
 
 
 def _problems(argv: list[str], outcome: tuple[int, str, str]) -> str | None:
@@ -164,12 +144,17 @@ def _problems(argv: list[str], outcome: tuple[int, str, str]) -> str | None:
 
 
 @pytest.mark.parametrize(("command", "option"), _cases())
-def test_every_option_ends_in_exit_0_or_2(command: str, option: str, tmp_path: Path) -> None:
+def test_every_option_ends_in_exit_0_or_2(
+    command: str,
+    option: str,
+    tmp_path: Path,
+    child_lines: Callable[..., Iterator[bytes | None]],
+) -> None:
     values = INVALID + (HUGE if command in QUICK else ())
     calls = [_argv(command, option, value, tmp_path) for value in values]
     problems = [
         problem
-        for argv, outcome in zip(calls, outcomes(calls, tmp_path), strict=False)
+        for argv, outcome in zip(calls, outcomes(child_lines, calls, tmp_path), strict=False)
         if (problem := _problems(argv, outcome)) is not None
     ]
     assert problems == []
