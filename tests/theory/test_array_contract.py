@@ -137,6 +137,14 @@ CASES: dict[str, Case] = {
         dps=1e-12,  # with a margin, "relative error below 1e-12"
         bad=(({"p": [3, 2.5]}, r"p must contain integers >= 2, got 2\.5 \(element 1\)"),),
     ),
+    "statistical_dimension_sphere": Case(
+        cone.statistical_dimension,
+        {"p": 22, "d": 8},
+        {"p": [10, 22], "d": [8, 12]},
+        options={"embeddings": "sphere"},
+        dps=NO_ROUTE,
+        bad=(({"d": [8, 3]}, r"d must .*got 3"),),
+    ),
     "feasibility_probability": Case(
         crofton.feasibility_probability,
         {"d": 4, "p": 9, "n": 9, "kappa": 1.0},
@@ -427,7 +435,7 @@ def test_every_public_theory_function_is_walked() -> None:
 
 
 _OPTIONS = {"dps", "samples", "seed", "method", "order", "form", "normalization", "family"}
-_OPTIONS |= {"all_associations", "error", "return_error"}
+_OPTIONS |= {"all_associations", "error", "return_error", "embeddings"}  # flags and selectors
 
 
 def test_every_numeric_argument_is_listed() -> None:

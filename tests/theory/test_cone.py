@@ -368,6 +368,9 @@ def test_huge_margins_answer_or_are_refused_by_name() -> None:
 
 
 def test_a_huge_margin_at_a_huge_p_is_refused_by_name() -> None:
-    # the level's transition is about 1e-50 wide there: 1e50 panels, refused after 10 000
-    with pytest.raises(ValueError, match=r"^p and margin: .* more than 10000 panels"):
+    # the level's transition is about 1e-50 wide there: about 1e50 panels, refused by estimate
+    with pytest.raises(
+        ValueError,
+        match=r"^p and margin: the quadrature over the level would need about [0-9.]+e\+49 panels",
+    ):
         statistical_dimension(10**100, margin=1e100)
