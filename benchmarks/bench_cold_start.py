@@ -63,9 +63,7 @@ def main() -> None:
     )
     for label, (wall, cpu, rows) in (("cold", cold), ("warm", warm)):
         for k, row in enumerate(rows):
-            head = (
-                f"{label:<6}{wall:>16.1f}{cpu:>15.1f}" if k == 0 else f"{'':<6}{'':>16}{'':>15}"
-            )
+            head = f"{label:<6}{wall:>16.1f}{cpu:>15.1f}" if k == 0 else f"{'':<6}{'':>16}{'':>15}"
             what = f"d={row['d']} p={row['p']} {row['verdict']}"
             print(f"{head}{what:>22}{row['wall']:>9.2f}{row['compile']:>11.2f}")
     print(f"cold/warm process CPU: {cold[1] / warm[1]:.1f}x")
