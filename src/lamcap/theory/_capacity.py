@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import format_integer
-from lamcap._validation import check_dps, check_integer_array, check_kappa, plain
+from lamcap._validation import check_dps, check_embeddings, check_integer_array, check_kappa, plain
 from lamcap.theory._arrays import elementwise, float_result
 from lamcap.theory._precision import working_dps
 from lamcap.theory._rank import rank_capacity, retained_energy
@@ -402,7 +402,6 @@ def critical_p(
             "E[C_p] between integers is an interpolant in log p, exact only at integers"
         )
         raise ValueError(msg)
-    from lamcap._validation import check_embeddings  # noqa: PLC0415
 
     if check_embeddings(embeddings) == "sphere":
         from lamcap.theory._unit_norm import (  # noqa: PLC0415

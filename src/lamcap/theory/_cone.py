@@ -76,6 +76,7 @@ from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import (
     check_choice,
     check_dps,
+    check_embeddings,
     check_finite_array,
     check_integer,
     check_integer_array,
@@ -562,7 +563,7 @@ def statistical_dimension(
     2.68885723
     """
     method = check_choice("method", method, _METHODS)
-    if _check_embeddings(embeddings) == "sphere":
+    if check_embeddings(embeddings) == "sphere":
         return _unit_norm_dimension(p, d, margin, dps, method)
     digits = check_dps(dps)
     p_array, margins = broadcast(
@@ -593,12 +594,6 @@ def statistical_dimension(
     means = float_result(np.array([e.mean for e in estimates]).reshape(p_array.shape))
     errors = float_result(np.array([e.standard_error for e in estimates]).reshape(p_array.shape))
     return MonteCarloEstimate(means, errors, count)
-
-
-def _check_embeddings(embeddings: Any) -> str:
-    from lamcap._validation import check_embeddings  # noqa: PLC0415
-
-    return check_embeddings(embeddings)
 
 
 def _unit_norm_dimension(p: ArrayLike, d: Any, margin: Any, dps: Any, method: str) -> Any:

@@ -52,7 +52,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import check_memory, format_integer
-from lamcap._validation import check_dps, check_integer_array, plain
+from lamcap._validation import check_dps, check_embeddings, check_integer_array, plain
 from lamcap.theory._arrays import float_result
 from lamcap.theory._capacity import full_rank_width, interpolation_stencil
 
@@ -325,7 +325,6 @@ def feasibility_probability(
             "|A| is a float64 inversion interpolated in p (probability error below 1e-8)"
         )
         raise ValueError(msg)
-    from lamcap._validation import check_embeddings  # noqa: PLC0415
 
     sphere = check_embeddings(embeddings) == "sphere"
     outputs = check_integer_array("p", p, minimum=2)
