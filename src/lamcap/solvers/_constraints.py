@@ -130,6 +130,35 @@ _SAMPLE = 64
 
 
 @numba.njit(cache=True, nogil=True)
+def _select(values: NDArray[np.float64], labels: NDArray[np.int64], count: int, k: int) -> None:
+    """Hoare's selection on ``values[:count]``: afterwards ``values[k]`` is its ``k``-th smallest.
+
+    Entries at or below ``k`` are then no larger than ``values[k]``, those above
+    it no smaller; the labels follow their values.  ``0 <= k < count``, no NaN.
+    """
+    lo, hi = 0, count - 1
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                labels[i], labels[j] = labels[j], labels[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+
+
+@numba.njit(cache=True, nogil=True)
 def _presort_below_sample(
     values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
 ) -> int:
@@ -149,9 +178,11 @@ def _presort_below_sample(
     for k in range(_SAMPLE):
         sample[k] = values[k * step]
     rank = min(_SAMPLE - 1, (keep * _SAMPLE) // count + 3)
-    # np.sort, not np.partition: the same order statistic of 64 numbers, and numba
-    # compiles np.partition (with np.unique behind it) about 10 s longer on a cold cache
-    pivot = np.sort(sample)[rank]
+    # the order statistic by selection (:func:`_select`), not np.sort or np.partition:
+    # the same number, and numba compiles np.sort's quicksort about 1.4 s longer on a
+    # cold cache (np.partition, with np.unique behind it, about 10 s)
+    _select(sample, np.empty(sample.size, dtype=np.int64), sample.size, rank)  # no literal
+    pivot = sample[rank]
     front = 0
     for i in range(count):
         value, label = values[i], labels[i]
@@ -167,7 +198,7 @@ def _smallest_to_front(
 ) -> int:
     """Move the ``keep`` smallest of ``values[:count]`` (and their labels) to the front, in any order.
 
-    Hoare's selection; returns ``min(count, keep)``.  The kept ones are not
+    Hoare's selection (:func:`_select`); returns ``min(count, keep)``.  The kept ones are not
     sorted (an insertion sort per row costs several selections,
     docs/benchmarks.md; :func:`lowest_constraints` sorts the few kept by
     :func:`_sort_by_level`).  When
@@ -180,26 +211,7 @@ def _smallest_to_front(
         if below >= keep:  # the keep smallest are among the first `below`
             count = below
     if count > keep:
-        lo, hi, k = 0, count - 1, keep - 1
-        while lo < hi:
-            pivot = values[(lo + hi) // 2]
-            i, j = lo, hi
-            while i <= j:
-                while values[i] < pivot:
-                    i += 1
-                while values[j] > pivot:
-                    j -= 1
-                if i <= j:
-                    values[i], values[j] = values[j], values[i]
-                    labels[i], labels[j] = labels[j], labels[i]
-                    i += 1
-                    j -= 1
-            if k <= j:
-                hi = j
-            elif k >= i:
-                lo = i
-            else:
-                break
+        _select(values, labels, count, keep - 1)
         count = keep
     return count
 
@@ -267,7 +279,7 @@ def lowest_constraints(
         target = targets[b]
         target_score = scores[b, target]
         target_norm2 = norms2[b, target]
-        kept = 0
+        kept = np.int64(0)  # not the literal 0: numba would compile the callees for both
         for rho in range(columns):
             if rho == target:
                 continue

@@ -359,19 +359,27 @@ def lbfgs_direction(
     :math:`\gamma = s^\top y / y^\top y` of the newest pair (Nocedal &
     Wright, Numerical Optimization, 2nd ed., Algorithm 7.4).
     """
-    count = order.shape[0]
+    count, length = order.shape[0], gradient.shape[0]
     vector = gradient.copy()
     coefficients = np.empty(count)
     for k in range(count - 1, -1, -1):
         row = order[k]
-        coefficients[k] = inverses[row] * np.dot(steps[row], vector)
-        vector -= coefficients[k] * changes[row]
+        coefficient = inverses[row] * np.dot(steps[row], vector)
+        coefficients[k] = coefficient
+        for t in range(length):
+            vector[t] -= coefficient * changes[row, t]
     newest = order[count - 1]
-    vector *= 1.0 / (inverses[newest] * np.dot(changes[newest], changes[newest]))
+    scale = 1.0 / (inverses[newest] * np.dot(changes[newest], changes[newest]))
+    for t in range(length):
+        vector[t] *= scale
     for k in range(count):
         row = order[k]
-        vector += (coefficients[k] - inverses[row] * np.dot(changes[row], vector)) * steps[row]
-    return -vector
+        coefficient = coefficients[k] - inverses[row] * np.dot(changes[row], vector)
+        for t in range(length):
+            vector[t] += coefficient * steps[row, t]
+    for t in range(length):
+        vector[t] = -vector[t]
+    return vector
 
 
 class _Memory:
@@ -448,7 +456,10 @@ def working_set_loss(
     loss, lowest = softmin_loss(
         hidden, offsets, pool, target_rows, rows, scales, hidden_gradient, levels
     )
-    gradient[:] = (hidden_gradient.T @ unit_inputs).ravel() / n
+    product = hidden_gradient.T @ unit_inputs  # (d, d), C order: W flattened by rows
+    for i in range(d):
+        for j in range(d):
+            gradient[i * d + j] = product[i, j] / n
     return loss / n, lowest
 
 
@@ -465,8 +476,9 @@ def _remember(
     curvature = np.dot(step, change)
     if curvature > 1e-12 * math.sqrt(np.dot(step, step) * np.dot(change, change)):
         newest = (ring[1] + 1) % inverses.size
-        steps[newest] = step
-        changes[newest] = change
+        for t in range(step.shape[0]):
+            steps[newest, t] = step[t]
+            changes[newest, t] = change[t]
         inverses[newest] = 1.0 / curvature
         ring[0] = min(ring[0] + 1, inverses.size)
         ring[1] = newest
@@ -483,7 +495,11 @@ def _descent_direction(
     """:math:`-H g` from the stored pairs; without pairs a steepest-descent step of length 1."""
     count, newest, size = ring[0], ring[1], inverses.size
     if count == 0:
-        return -gradient / max(math.sqrt(np.dot(gradient, gradient)), 1e-300)
+        length = max(math.sqrt(np.dot(gradient, gradient)), 1e-300)
+        steepest = np.empty_like(gradient)
+        for t in range(gradient.shape[0]):
+            steepest[t] = -gradient[t] / length
+        return steepest
     order = np.empty(count, dtype=np.int64)
     for k in range(count):  # oldest first
         order[k] = (newest - (count - 1 - k)) % size
@@ -539,7 +555,9 @@ def _lbfgs_iterations(
         if lowest > 0:
             counts[_STATUS] = _SEPARATED
             return
-    trial_gradient = np.empty_like(gradient)
+    size = gradient.shape[0]
+    trial, trial_gradient = np.empty(size), np.empty(size)
+    step, change = np.empty(size), np.empty(size)
     for _ in range(budget):
         done = counts[_ITERATIONS]
         loss = losses[done]
@@ -553,13 +571,15 @@ def _lbfgs_iterations(
         slope = np.dot(gradient, direction)
         if not slope < 0:
             ring[0] = 0
-            direction = -gradient
+            for t in range(size):
+                direction[t] = -gradient[t]
             slope = -np.dot(gradient, gradient)
         length = 1.0
         accepted = False
         separated = False
         for _ in range(_BACKTRACKS):
-            trial = point + length * direction
+            for t in range(size):
+                trial[t] = point[t] + length * direction[t]
             trial_loss, lowest = working_set_loss(
                 unit_inputs, offsets, pool, target_rows, rows, scales, trial, trial_gradient, levels
             )
@@ -572,9 +592,12 @@ def _lbfgs_iterations(
         if not accepted:
             counts[_STATUS] = _NOT_SEPARABLE
             return
-        _remember(steps, changes, inverses, ring, trial - point, trial_gradient - gradient)
-        point[:] = trial
-        gradient[:] = trial_gradient
+        for t in range(size):
+            step[t] = trial[t] - point[t]
+            change[t] = trial_gradient[t] - gradient[t]
+            point[t] = trial[t]
+            gradient[t] = trial_gradient[t]
+        _remember(steps, changes, inverses, ring, step, change)
         counts[_ITERATIONS] = done + 1
         losses[done + 1] = trial_loss
         if separated:
