@@ -72,7 +72,7 @@ from lamcap.solvers._certificates import weights_matrix
 from lamcap.solvers._min_norm_point import constraint_levels
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def normaliser(target_norm2: float, competitor_norm2: float) -> float:
     r"""The constraint normaliser :math:`\nu_{\mu\rho} = \sqrt{\|u_t\|^2 + \|u_\rho\|^2}`.
 
@@ -129,7 +129,7 @@ def constraint_normalisers(
 _SAMPLE = 64
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _select(values: NDArray[np.float64], labels: NDArray[np.int64], count: int, k: int) -> None:
     """Hoare's selection on ``values[:count]``: afterwards ``values[k]`` is its ``k``-th smallest.
 
@@ -158,7 +158,7 @@ def _select(values: NDArray[np.float64], labels: NDArray[np.int64], count: int, 
             break
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _presort_below_sample(
     values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
 ) -> int:
@@ -192,7 +192,7 @@ def _presort_below_sample(
     return front
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _smallest_to_front(
     values: NDArray[np.float64], labels: NDArray[np.int64], count: int, keep: int
 ) -> int:
@@ -216,7 +216,7 @@ def _smallest_to_front(
     return count
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _sort_by_level(values: NDArray[np.float64], labels: NDArray[np.int64], count: int) -> None:
     """Sort ``values[:count]`` ascending, ties by ``labels``, the labels following (insertion sort).
 

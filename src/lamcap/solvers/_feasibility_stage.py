@@ -343,7 +343,7 @@ def softmin_loss(
     return total, lowest
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def lbfgs_direction(
     steps: NDArray[np.float64],
     changes: NDArray[np.float64],
@@ -463,7 +463,7 @@ def working_set_loss(
     return loss / n, lowest
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _remember(
     steps: NDArray[np.float64],
     changes: NDArray[np.float64],
@@ -484,7 +484,7 @@ def _remember(
         ring[1] = newest
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _descent_direction(
     steps: NDArray[np.float64],
     changes: NDArray[np.float64],
