@@ -14,7 +14,7 @@ committed; the site build does not run this script (it stays static and fast).
 * landing page: ``headline``, the capacity against p: the finite-size law, its
   asymptote 1/2 and the measured transitions of ``docs/measurements/capacity.csv``;
 * theory pages: ``capacity``, ``cone``, ``crofton``, ``rank``, ``hebbian``,
-  ``mechanism``, ``replica``;
+  ``mechanism``, ``replica``, ``partial-recall``;
 * getting started: ``transition`` (the Crofton transition curve at d = 12);
 * measurements: ``measured-capacity`` and ``measured-hebbian`` plot the transitions
   of ``docs/measurements/capacity.csv`` (written from the committed databases by
@@ -118,6 +118,25 @@ def crofton_figure() -> Figure:
         ax.plot(load, lamcap.feasibility_probability(d, p), marker=marker, label=f"$d = {d}$")
     ax.set(xlabel=r"load $\alpha = p \log p / d^2$", ylabel="P(all storable)")
     ax.legend()
+    return fig
+
+
+def partial_recall_figure() -> Figure:
+    """Best recalled fraction and bits per weight against the load, beyond capacity."""
+    fig, (left, right) = _new_figure(ncols=2)
+    for d in (16, 64, 256):
+        p_c = float(lamcap.critical_p(d))
+        p = np.unique(np.geomspace(0.7 * p_c, 4.0 * p_c, _points(60)).round().astype(np.int64))
+        load = p * np.log(p) / d**2
+        left.plot(load, lamcap.recall_fraction(d, p), label=f"$d = {d}$")
+        right.plot(load, lamcap.information_per_parameter(d, p), label=f"$d = {d}$")
+    grid = np.linspace(0.3, 5.0, 200)
+    left.plot(grid, np.minimum(1.0, 0.5 / grid), "k--", lw=1, label=r"$\min(1, 1/2\alpha)$")
+    right.axhline(0.5 / math.log(2.0), color="k", ls="--", lw=1, label=r"$1/(2\log 2)$")
+    left.set(xlabel=r"load $\alpha = p\log p/d^2$", ylabel="best recalled fraction $f$")
+    right.set(xlabel=r"load $\alpha = p\log p/d^2$", ylabel="bits per weight", ylim=(0.0, None))
+    left.legend()
+    right.legend()
     return fig
 
 
@@ -486,6 +505,7 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "cone": cone_figure,
     "crofton": crofton_figure,
     "rank": rank_figure,
+    "partial-recall": partial_recall_figure,
     "hebbian": hebbian_figure,
     "mechanism": mechanism_figure,
     "replica": replica_figure,

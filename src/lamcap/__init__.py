@@ -40,6 +40,9 @@ _EXPORTS: dict[str, str] = {
     "active_set_law": "lamcap.theory._cone",
     "feasibility_probability": "lamcap.theory._crofton",
     "gaussian_width_squared": "lamcap.theory._width",
+    # --- theory: recall below 100% (issue 25)
+    "recall_fraction": "lamcap.theory._partial_recall",
+    "information_per_parameter": "lamcap.theory._partial_recall",
     # --- theory: mechanism predictions (issue: mechanism)
     "hebbian_recall": "lamcap.theory._hebbian",
     "hebbian_score_law": "lamcap.theory._hebbian",

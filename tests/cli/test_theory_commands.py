@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import lamcap
 from lamcap.cli import main
 from lamcap.cli._theory_commands import parse_integer_range
 
@@ -57,6 +58,20 @@ def test_critical_p_ranges_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert results[0]["critical_p"] == pytest.approx(40.0, abs=0.5)
 
 
+def test_critical_p_at_an_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "critical-p", "--d", "64", "--accuracy", "0.99")
+    assert code == 0
+    header, row = out.splitlines()
+    assert header == "# d kappa accuracy critical_p"
+    d, kappa, accuracy, value = row.split()
+    assert (d, kappa, accuracy) == ("64", "1.0", "0.99")
+    assert float(value) == float(lamcap.critical_p(64, accuracy=0.99))
+    code, out, _ = _run(capsys, "critical-p", "--d", "12", "--accuracy", "1", "--json")
+    result = json.loads(out)["results"][0]
+    assert result["critical_p"] == float(lamcap.critical_p(12))
+    assert result["accuracy"] == 1.0
+
+
 def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "feasibility", "--d", "3", "--p", "2", "--n", "18")
     assert code == 0
@@ -79,6 +94,11 @@ def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
         ["critical-p", "--d", "0"],
         ["critical-p", "--d", "5:3"],
         ["critical-p", "--d", "8", "--kappa", "0.01"],
+        ["critical-p", "--d", "64", "--accuracy", "0"],
+        ["critical-p", "--d", "64", "--accuracy", "1.5"],
+        ["critical-p", "--d", "64", "--accuracy", "nan"],
+        ["critical-p", "--d", "64", "--accuracy", "x"],
+        ["critical-p", "--d", "8", "--accuracy", "1e-30"],
         ["feasibility", "--d", "12", "--p", "1:3"],
         ["feasibility", "--d", "12", "--p", "a:b"],
         ["feasibility", "--d", "12", "--p", "30", "--n", "0"],

@@ -140,9 +140,16 @@ def _critical_p(arguments: argparse.Namespace) -> int:
 
     kappa = _parse_real("kappa", arguments.kappa)
     dimensions = [value for text in arguments.d for value in parse_integer_range("d", text)]
-    values = np.atleast_1d(critical_p(np.array(dimensions), kappa))
-    rows = [[d, kappa, float(value)] for d, value in zip(dimensions, values, strict=True)]
-    return _emit(arguments, ["d", "kappa", "critical_p"], rows, {"d": dimensions, "kappa": kappa})
+    if arguments.accuracy is None:
+        values = np.atleast_1d(critical_p(np.array(dimensions), kappa))
+        rows = [[d, kappa, float(value)] for d, value in zip(dimensions, values, strict=True)]
+        parameters = {"d": dimensions, "kappa": kappa}
+        return _emit(arguments, ["d", "kappa", "critical_p"], rows, parameters)
+    accuracy = _parse_real("accuracy", arguments.accuracy)
+    values = np.atleast_1d(critical_p(np.array(dimensions), kappa, accuracy=accuracy))
+    rows = [[d, kappa, accuracy, float(value)] for d, value in zip(dimensions, values, strict=True)]
+    parameters = {"d": dimensions, "kappa": kappa, "accuracy": accuracy}
+    return _emit(arguments, ["d", "kappa", "accuracy", "critical_p"], rows, parameters)
 
 
 def _feasibility(arguments: argparse.Namespace) -> int:
@@ -188,9 +195,11 @@ def register(subparsers: Any) -> None:
 
     parser = subparsers.add_parser(
         "critical-p",
-        help="real p_c(d) solving p E[C_p] = w^2",
+        help="real p_c(d) solving p E[C_p] = w^2 (or at a given accuracy)",
         description="Critical number of outputs p_c(d) (n = p) where p E[C_p] equals the "
-        "squared Gaussian width of the rank-round(kappa d) matrices.",
+        "squared Gaussian width of the rank-round(kappa d) matrices; with --accuracy a < 1, "
+        "the largest p at which the best W still recalls a fraction a "
+        "(docs/theory/partial-recall.md).",
     )
     parser.add_argument(
         "--d",
@@ -198,6 +207,10 @@ def register(subparsers: Any) -> None:
         required=True,
         metavar="D",
         help="dimension(s): integers or ranges start:stop[:step], stop included",
+    )
+    parser.add_argument(
+        "--accuracy",
+        help="fraction of associations recalled, in (0, 1] (default 1: all; adds a column)",
     )
     _add_kappa_and_json(parser)
     parser.set_defaults(handler=_critical_p)

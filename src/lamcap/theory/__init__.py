@@ -36,6 +36,7 @@ from lamcap.theory._hebbian import (
 from lamcap.theory._hinge_sums import hinge_sum_cdf
 from lamcap.theory._law import Law
 from lamcap.theory._margin import gardner_density, max_margin
+from lamcap.theory._partial_recall import information_per_parameter, recall_fraction
 from lamcap.theory._rank import retained_energy, singular_value_threshold, threshold_angle
 from lamcap.theory._replica import critical_density, free_entropy, log_volume, solve_saddle_point
 from lamcap.theory._scores import (
@@ -91,8 +92,10 @@ __all__ = [
     "hebbian_recall_finite",
     "hebbian_score_law",
     "hinge_sum_cdf",
+    "information_per_parameter",
     "log_volume",
     "max_margin",
+    "recall_fraction",
     "retained_energy",
     "retained_rank",
     "sample_scores",

@@ -323,7 +323,12 @@ def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
 
 
 def critical_p(
-    d: ArrayLike, kappa: ArrayLike = 1.0, *, dps: int | None = None, embeddings: str = "gaussian"
+    d: ArrayLike,
+    kappa: ArrayLike = 1.0,
+    *,
+    accuracy: ArrayLike = 1.0,
+    dps: int | None = None,
+    embeddings: str = "gaussian",
 ) -> Any:
     r"""Real number of outputs :math:`p_c(d)` at which :math:`p\,\mathbb{E}[C_p] = w_r^2` (n = p).
 
@@ -348,7 +353,9 @@ def critical_p(
     exclude 1 at every d but 12 (docs/measurements/op_vs_dp.md); that the two agree as
     :math:`d \to \infty` is a claim of arXiv:2605.10795, not a measurement. For
     :math:`\kappa < 1`, :math:`w_r^2` in place of :math:`d^2` gives the Gordon-type upper bound
-    of docs/theory/rank.md, not a Crofton identity.
+    of docs/theory/rank.md, not a Crofton identity. With ``accuracy < 1`` the value is the
+    replica-symmetric estimate of :func:`lamcap.recall_fraction` (asymptotic, likely optimistic,
+    not yet measured; docs/theory/partial-recall.md).
 
     Parameters
     ----------
@@ -356,6 +363,15 @@ def critical_p(
         Dimension (vectorised).
     kappa : float or array in (0, 1]
         Rank ratio, broadcast against ``d``.
+    accuracy : float or array in (0, 1]
+        Fraction of the associations recalled (default 1: all of them, the threshold
+        above, computed by the same code as before this option existed).  Broadcast
+        against ``d`` and ``kappa``.  For :math:`f < 1` the root is searched in
+        :math:`2 \le p \le 10^{18}`; an accuracy whose critical :math:`p` lies beyond
+        (below about ``1e-17``, since the chance level :math:`1/p` alone reaches
+        :math:`f` up to :math:`p = 1/f`) raises ``ValueError``.  Every accuracy is
+        reached at :math:`p = 2` (:math:`2\,\mathbb{E}[C_2] = 1 \le d^2`), so none is
+        refused as impossible.
     dps : None
         No high-precision route: :math:`p_c` is a real :math:`p`, and
         :math:`\mathbb{E}[C_p]` between integers is the interpolant described
@@ -385,6 +401,10 @@ def critical_p(
     integer up to 20, then integers rounded from :math:`20\cdot 1.1^j`) and found
     by bisection.  Grid values are cached per process: the
     first call over d = 8..256 evaluates about 80 statistical dimensions.
+    With ``accuracy < 1`` the law of :math:`C_p` at real :math:`p` is the cubic
+    interpolation in :math:`\log p` of exact laws (grid of :mod:`lamcap.theory._crofton`;
+    law error 1e-7 at p = 25, 4e-10 at p = 6000), so :math:`p_c(f)` is good to about
+    1e-7 relative; about 0.5 s per value (laws cached per process).
     Reference: arXiv:2605.10795; docs/theory/capacity.md (d = 12 gives about 40).
 
     Examples
@@ -395,6 +415,8 @@ def critical_p(
     [20.7, 56.93]
     >>> round(float(critical_p(12, embeddings="sphere")), 2)
     42.12
+    >>> round(float(critical_p(64, accuracy=0.99)), 1)  # critical_p(64) is 564.4
+    581.2
     """
     if check_dps(dps) is not None:
         msg = (
@@ -403,12 +425,22 @@ def critical_p(
         )
         raise ValueError(msg)
 
+    from lamcap.theory._partial_recall import check_accuracy  # noqa: PLC0415
+
+    accuracies = check_accuracy(accuracy)
+    partial = bool(np.any(accuracies < 1.0))
     if check_embeddings(embeddings) == "sphere":
         from lamcap.theory._unit_norm import (  # noqa: PLC0415
             check_unit_norm_dimension,
             unit_norm_critical_p,
         )
 
+        if partial:
+            msg = (
+                f"accuracy must be 1 with embeddings='sphere' (recall below 100% is derived "
+                f"for Gaussian embeddings only), got {plain(accuracy)}"
+            )
+            raise ValueError(msg)
         dimensions = check_unit_norm_dimension(d, "critical_p")
         if np.any(np.asarray(check_kappa(kappa)) != 1.0):
             msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
@@ -416,7 +448,16 @@ def critical_p(
         return float_result(unit_norm_critical_p(dimensions))
     sizes = check_integer_array("d", d, minimum=1)
     _check_square_fits(sizes, sizes.astype(np.float64))
-    return elementwise(_critical_p_one, full_rank_width(d, kappa))
+    if np.ndim(accuracy) == 0 and not partial:
+        return elementwise(_critical_p_one, full_rank_width(d, kappa))
+    from lamcap.theory._partial_recall import partial_critical_p  # noqa: PLC0415
+
+    def one(width: float, fraction: float, size: Any) -> float:
+        if fraction == 1.0:
+            return _critical_p_one(width)  # the same code path as accuracy=1
+        return partial_critical_p(width, fraction, size)
+
+    return elementwise(one, full_rank_width(d, kappa), accuracies, sizes)
 
 
 _SQUARE_LIMIT = math.sqrt(np.finfo(np.float64).max)  # about 1.34e154

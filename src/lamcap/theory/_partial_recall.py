@@ -1,0 +1,455 @@
+r"""Recall below 100%: the best recalled fraction beyond capacity and the bits it stores.
+
+docs/theory/partial-recall.md.  For one association, :math:`C_p = \operatorname{dist}(g, K)^2`
+(:math:`g \sim N(0, I_p)`, :math:`K` the recall cone, docs/theory/cone.md) is the squared
+norm of the projection of :math:`g` onto the polyhedral polar cone, so given the
+dimension :math:`|A| = k` of the face it lands in it is a :math:`\chi^2_k`
+variable and
+
+.. math::
+
+    P(C_p \le x) = \sum_{k \ge 0} P(|A| = k)\, P(\chi^2_k \le x)
+    \qquad (\chi^2_0 = 0),
+
+the chi-bar-squared law with the active-set weights of :func:`lamcap.active_set_law`.
+The replica-symmetric ground state of "number of associations not recalled" (in the
+manner of Gardner and Derrida's minimal error fraction of the perceptron) gives up
+every association whose cost exceeds a threshold :math:`\tau`, fixed by the budget
+of :math:`w^2` dimensions (:math:`w^2 = d^2` at full rank):
+
+.. math::
+
+    n\,\mathbb{E}[C_p;\ C_p < \tau] = w^2, \qquad f = P(C_p < \tau),
+
+and :math:`f = 1` when :math:`n\,\mathbb{E}[C_p] \le w^2` (the capacity threshold).
+
+Numerics.  With :math:`w_k = P(|A| = k)` and
+:math:`\mathbb{E}[\chi^2_k;\ \chi^2_k < x] = k\,P(\chi^2_{k+2} < x)`, both sides are
+finite sums of regularised incomplete gamma functions (``scipy.special.gammainc``,
+relative error about 1e-15); :math:`\tau` is found by bisection in :math:`\log\tau`
+to the last bit.  At integer ``p`` the weights are the exact law (absolute error about
+1e-15 per entry, :func:`lamcap.active_set_law`); at a real ``p`` (the root of
+:func:`critical_p` with ``accuracy < 1``) they are the cubic interpolation in
+:math:`\log p` of the exact laws on the grid of :mod:`lamcap.theory._crofton`
+(integers up to 20, then :math:`20\cdot 1.05^j`; law error 1e-7 at p = 25, 4e-10 at
+p = 6000).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special  # type: ignore[import-untyped,unused-ignore]
+
+from lamcap._sizes import format_integer
+from lamcap._validation import check_finite_array, check_integer_array, plain
+from lamcap.theory._arrays import broadcast, float_result
+from lamcap.theory._capacity import (
+    _bisect_increasing,
+    _check_square_fits,
+    _statistical_dimensions,
+    full_rank_width,
+    interpolation_stencil,
+)
+
+FloatArray = NDArray[np.float64]
+
+#: The laws of |A| are computed for p below this (int64 tables of active_set_law).
+_LAW_LIMIT: Final[int] = 2**63
+#: critical_p(accuracy < 1) searches p in [2, this]; beyond it ValueError.
+P_LIMIT: Final[float] = 1e18
+#: Grid ratio of the interpolated laws at real p (the grid of the Crofton law).
+_GRID_RATIO: Final[float] = 1.05
+#: Relative slack on E[C_p] when f = 1 is decided without the law.
+_MEAN_SLACK: Final[float] = 1e-12
+#: Smallest threshold tau tried: below it f equals P(C_p = 0) = 1/p to double precision.
+_LOG_TAU_FLOOR: Final[float] = math.log(1e-300)
+_LN2: Final[float] = math.log(2.0)
+
+
+# --------------------------------------------------------------------------- the chi-bar law
+
+
+def _law(p: int) -> FloatArray:
+    """Exact law of |A| at an integer ``p`` (cached by the Crofton module)."""
+    from lamcap.theory._crofton import _exact_law  # noqa: PLC0415 - lazy, keeps import light
+
+    return _exact_law(p)
+
+
+def _real_law(p: float) -> FloatArray:
+    """Law of |A| at a real ``p >= 2``: exact at grid nodes, cubic in log p in between."""
+    nodes, weights = interpolation_stencil(p, _GRID_RATIO)
+    if float(p).is_integer() and int(p) in nodes:
+        return _law(int(p))
+    laws = [_law(q) for q in nodes]
+    result = np.zeros(max(law.size for law in laws))
+    for law, weight in zip(laws, weights, strict=True):
+        result[: law.size] += weight * law
+    return result
+
+
+def chi_bar_cdf(law: ArrayLike, x: ArrayLike) -> FloatArray:
+    r""":math:`P(C_p \le x) = \sum_k w_k P(\chi^2_k \le x)` for the weights ``law`` (x >= 0).
+
+    Examples
+    --------
+    >>> [round(float(v), 12) for v in chi_bar_cdf([0.5, 0.5], [0.0, 1.0])]  # C_2 = Z_+^2
+    [0.5, 0.841344746069]
+    """
+    weights = np.asarray(law, dtype=np.float64)
+    points = np.asarray(x, dtype=np.float64)
+    k = np.arange(1, weights.size)
+    halves = 0.5 * np.maximum(points, 0.0)[..., None]
+    return weights[0] + np.sum(weights[1:] * special.gammainc(0.5 * k, halves), axis=-1)  # type: ignore[no-any-return]
+
+
+def chi_bar_partial_mean(law: ArrayLike, x: ArrayLike) -> FloatArray:
+    r""":math:`\mathbb{E}[C_p;\ C_p < x] = \sum_k w_k\,k\,P(\chi^2_{k+2} < x)` for the weights ``law``.
+
+    Examples
+    --------
+    >>> round(float(chi_bar_partial_mean([0.5, 0.5], 1e9)), 12)  # E[C_2] = 1/2
+    0.5
+    """
+    weights = np.asarray(law, dtype=np.float64)
+    points = np.asarray(x, dtype=np.float64)
+    k = np.arange(1, weights.size)
+    halves = 0.5 * np.maximum(points, 0.0)[..., None]
+    return np.sum(weights[1:] * k * special.gammainc(0.5 * k + 1.0, halves), axis=-1)  # type: ignore[no-any-return]
+
+
+def _law_mean(law: FloatArray) -> float:
+    return float(np.dot(np.arange(law.size), law))
+
+
+def _log_bisect(
+    function: Any, target: FloatArray, low: float, high: FloatArray, iterations: int = 200
+) -> FloatArray:
+    """Vectorised bisection in log x of the increasing ``function(x) = target`` on [low, high]."""
+    lo = np.full(target.shape, low)
+    hi = np.log(high)
+    for _ in range(iterations):
+        middle = 0.5 * (lo + hi)
+        if not np.any((lo < middle) & (middle < hi)):
+            break
+        below = function(np.exp(middle)) < target
+        lo = np.where(below, middle, lo)
+        hi = np.where(below, hi, middle)
+    return np.exp(hi)  # type: ignore[no-any-return,unused-ignore]
+
+
+def _upper_point(function: Any, target: FloatArray, mean: float) -> FloatArray:
+    """A point where the increasing ``function`` reaches ``target`` (doubling from the mean)."""
+    high = np.full(target.shape, max(1.0, mean))
+    for _ in range(64):
+        short = function(high) < target
+        if not np.any(short):
+            break
+        high = np.where(short, 2.0 * high, high)
+    return high
+
+
+def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
+    r"""RS recalled fraction for each per-association budget :math:`w^2/n` (one law)."""
+    mean = _law_mean(law)
+    result = np.ones(budget.shape)
+    open_ = budget < mean
+    if not np.any(open_):
+        return result
+    target = budget[open_]
+
+    def partial(x: FloatArray) -> FloatArray:
+        return chi_bar_partial_mean(law, x)
+
+    high = _upper_point(partial, target, mean)
+    tau = _log_bisect(partial, target, _LOG_TAU_FLOOR, high)
+    result[open_] = np.clip(chi_bar_cdf(law, tau), 0.0, 1.0)
+    return result
+
+
+def _quantile(law: FloatArray, accuracy: float) -> float:
+    r"""The ``accuracy``-quantile :math:`q_f` of :math:`C_p` (0 at or below the atom :math:`1/p`).
+
+    ``inf`` when the law's total mass (1 to about 1e-12) stays below ``accuracy``.
+    """
+    if accuracy <= law[0]:
+        return 0.0
+    target = np.array([accuracy])
+
+    def cdf(x: FloatArray) -> FloatArray:
+        return chi_bar_cdf(law, x)
+
+    high = _upper_point(cdf, target, _law_mean(law))
+    if cdf(high)[0] < accuracy:
+        return math.inf
+    return float(_log_bisect(cdf, target, _LOG_TAU_FLOOR, high)[0])
+
+
+# --------------------------------------------------------------------------- recall_fraction
+
+
+def recall_fraction(
+    d: ArrayLike, p: ArrayLike, n: ArrayLike | None = None, *, kappa: ArrayLike = 1.0
+) -> Any:
+    r"""Largest fraction of ``n`` associations that the best :math:`W` recalls (decoupled, Gaussian).
+
+    .. math::
+
+        f = P(C_p < \tau), \qquad n\,\mathbb{E}[C_p;\ C_p < \tau] = w_r^2,
+        \qquad f = 1 \text{ if } n\,\mathbb{E}[C_p] \le w_r^2,
+
+    with :math:`C_p = \operatorname{dist}(g, K)^2` the cost of one association (its law
+    is the chi-bar-squared mixture :math:`\sum_k P(|A| = k)\,\chi^2_k` of the active-set
+    law, docs/theory/cone.md) and :math:`w_r^2 = d^2` at full rank.  The best
+    :math:`W` gives up the associations whose cost exceeds :math:`\tau` and spends the
+    :math:`w_r^2` dimensions on the rest (docs/theory/partial-recall.md).  At
+    :math:`f = 1` the condition is the capacity threshold of :func:`lamcap.critical_p`;
+    with :math:`n = p` and :math:`p \to \infty` at fixed load :math:`\alpha = p\log p/d^2`,
+    :math:`f \to \min(1, 1/(2\alpha))`.
+
+    Status: asymptotic. The zero-temperature replica-symmetric limit :math:`d \to \infty` at
+    fixed :math:`n/d^2` and :math:`p` of the Gaussian model of the decoupled problem (Gaussian
+    equivalence assumed, as for :func:`lamcap.feasibility_probability`); replica symmetry is
+    not expected to hold beyond capacity (the error count is not convex), and a Gordon
+    comparison argument makes :math:`f` an upper bound on the best fraction, so the value is
+    optimistic by an amount not yet measured against the max-recall solver
+    (docs/theory/partial-recall.md). Numerically the RS value to an absolute error below
+    1e-12 (against mpmath quadrature of the same mixture; the law of :math:`|A|` is exact to
+    about 1e-15 per entry).
+
+    Parameters
+    ----------
+    d : int or array of int >= 1
+        Dimension.
+    p : int or array of int >= 2
+        Outputs per association (below :math:`2^{63}` unless :math:`f = 1`).
+    n : int or array of int >= 1, optional
+        Number of associations; default ``n = p``.
+    kappa : float or array in (0, 1]
+        Rank ratio: the budget is :math:`w_r^2` (:func:`lamcap.gaussian_width_squared`)
+        instead of :math:`d^2`, the Gordon-type replacement of docs/theory/rank.md.
+        ``d``, ``p``, ``n`` and ``kappa`` broadcast together.
+
+    Returns
+    -------
+    float64 array (``numpy.float64`` for scalar input), values in :math:`[1/p, 1]`.
+
+    Notes
+    -----
+    :math:`\tau` solves the budget equation by bisection in :math:`\log\tau`; both sides are
+    sums of regularised incomplete gamma functions over the active-set law (module
+    docstring).  Where :math:`n\,\mathbb{E}[C_p] \le w_r^2` the result is 1 without the
+    law, for any ``p``; otherwise ``p`` must be below :math:`2^{63}` (else ``ValueError``).
+    About 0.1 s per distinct ``p`` (one :func:`lamcap.active_set_law`, cached).
+    Reference: arXiv:2605.10795 (the cone picture); docs/theory/partial-recall.md.
+
+    Examples
+    --------
+    >>> float(recall_fraction(64, 500))  # below critical_p(64), about 564
+    1.0
+    >>> round(float(recall_fraction(64, 1129)), 4)  # twice critical_p(64)
+    0.6743
+    >>> round(float(recall_fraction(2, 2, n=16)), 4)  # Gardner-Derrida RS at a = n/d^2 = 4
+    0.938
+    """
+    outputs = check_integer_array("p", p, minimum=2)
+    associations = outputs if n is None else check_integer_array("n", n, minimum=1)
+    sizes = check_integer_array("d", d, minimum=1)
+    _check_square_fits(sizes, sizes.astype(np.float64))
+    width = full_rank_width(d, kappa)
+    outputs_b, associations_b, width_b = broadcast(outputs, associations, width)
+    budget = np.asarray(width_b, dtype=np.float64) / np.asarray(associations_b, dtype=np.float64)
+    result = np.empty(outputs_b.shape)
+    flat_outputs, flat_budget, flat_result = outputs_b.ravel(), budget.ravel(), result.reshape(-1)
+    distinct = list(dict.fromkeys(flat_outputs.tolist()))
+    big = any(q >= _LAW_LIMIT for q in distinct)
+    means = _statistical_dimensions(np.array(distinct, dtype=object if big else np.int64))
+    for q, mean in zip(distinct, means.tolist(), strict=True):
+        rows = np.flatnonzero(flat_outputs == q)
+        decided = flat_budget[rows] >= mean * (1.0 + _MEAN_SLACK)
+        flat_result[rows[decided]] = 1.0
+        rows = rows[~decided]
+        if rows.size == 0:
+            continue
+        if q >= _LAW_LIMIT:
+            msg = (
+                f"p must be an integer in [2, 2**63 - 1] for recall_fraction below full recall "
+                f"(the law of |A| is computed in int64), got p = {format_integer(int(q))} with "
+                f"n E[C_p] above the budget d^2"
+            )
+            raise ValueError(msg)
+        flat_result[rows] = _fraction_from_law(_law(int(q)), flat_budget[rows])
+    return float_result(result)
+
+
+# --------------------------------------------------------------------------- critical p
+
+
+def check_accuracy(accuracy: ArrayLike) -> FloatArray:
+    """``accuracy`` as a float64 array of values in (0, 1], else ``ValueError`` naming it."""
+    return check_finite_array("accuracy", accuracy, minimum=0.0, maximum=1.0, closed="(]")
+
+
+def _partial_load(p: float, accuracy: float) -> float:
+    r""":math:`p\,\mathbb{E}[C_p;\ C_p < q_f(p)]` at a real ``p`` (law interpolated in log p)."""
+    law = _real_law(p)
+    quantile = _quantile(law, accuracy)
+    if quantile == 0.0:
+        return 0.0
+    if math.isinf(quantile):
+        return p * _law_mean(law)
+    return p * float(chi_bar_partial_mean(law, quantile))
+
+
+def _grid_node(j: int) -> int:
+    from lamcap.theory._capacity import _grid_node as node  # noqa: PLC0415
+
+    return node(j, _GRID_RATIO)
+
+
+def _last_node() -> int:
+    """Index of the last grid node not above :data:`P_LIMIT`."""
+    j = int(math.log(P_LIMIT / 20.0) / math.log(_GRID_RATIO)) + 19
+    while _grid_node(j) > P_LIMIT:
+        j -= 1
+    return j
+
+
+def partial_critical_p(width_squared: float, accuracy: float, d: Any) -> float:
+    r"""Real root :math:`p` of :math:`p\,\mathbb{E}[C_p;\ C_p < q_f(p)] = w^2` in [2, 1e18].
+
+    The load :math:`p\,\mathbb{E}[C_p; C_p < q_f]` is bracketed on the integer grid
+    nodes (exact laws) and the root found by bisection in real ``p``.
+    """
+    if _partial_load(2.0, accuracy) >= width_squared:
+        return 2.0
+    last = _last_node()
+    if _partial_load(float(_grid_node(last)), accuracy) < width_squared:
+        msg = (
+            f"accuracy={plain(accuracy)} is still reached at p = {_grid_node(last):.3g} "
+            f"at d={plain(d)}: the critical p lies beyond {P_LIMIT:g}, where lamcap does not "
+            f"compute the law of C_p (the fraction never falls below the chance level 1/p, "
+            f"so an accuracy f needs p above 1/f)"
+        )
+        raise ValueError(msg)
+    low, high = 0, last
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _partial_load(float(_grid_node(middle)), accuracy) < width_squared:
+            low = middle
+        else:
+            high = middle
+
+    def excess(q: float) -> float:
+        return _partial_load(q, accuracy) - width_squared
+
+    return _bisect_increasing(excess, float(_grid_node(low)), float(_grid_node(high)))
+
+
+# --------------------------------------------------------------------------- information
+
+
+def symmetric_channel_bits(p: ArrayLike, accuracy: ArrayLike) -> FloatArray:
+    r"""Mutual information (bits) of a p-ary symmetric channel with success probability ``f``.
+
+    .. math::
+
+        I = \log_2 p - h_2(f) - (1 - f)\log_2(p - 1)
+          = \frac{f\log(pf) + (1-f)\log\big((1-f)\tfrac{p}{p-1}\big)}{\log 2},
+
+    the second form free of cancellation for large ``p``.
+
+    Examples
+    --------
+    >>> float(symmetric_channel_bits(2, 1.0)), float(symmetric_channel_bits(4, 0.25))
+    (1.0, 0.0)
+    """
+    q = np.asarray(p, dtype=np.float64)
+    a = np.asarray(accuracy, dtype=np.float64)
+    wrong = 1.0 - a
+    nats = (
+        special.xlogy(a, a)
+        + a * np.log(q)
+        + special.xlogy(wrong, wrong)
+        - wrong * np.log1p(-1.0 / q)
+    )
+    return np.maximum(nats, 0.0) / _LN2  # type: ignore[no-any-return,unused-ignore]
+
+
+def information_per_parameter(
+    d: ArrayLike, p: ArrayLike, accuracy: ArrayLike | None = None, n: ArrayLike | None = None
+) -> Any:
+    r"""Bits stored per weight by a memory that recalls a fraction ``accuracy`` of ``n`` associations.
+
+    .. math::
+
+        \frac{n}{d^2}\Big[\log_2 p - h_2(f) - (1 - f)\log_2(p - 1)\Big],
+        \qquad h_2(f) = -f\log_2 f - (1-f)\log_2(1-f),
+
+    the mutual information between a uniform target and the recalled output when the
+    recalled output is the target with probability :math:`f` and otherwise one of the
+    :math:`p - 1` others at random (a memoryless p-ary symmetric channel), times ``n``
+    associations, per weight of a full-rank :math:`d\times d` matrix.  At :math:`f = 1`
+    and :math:`n = p = p_c` it is :math:`p_c\log_2 p_c/d^2 = \alpha_c(p)/\log 2`, which
+    tends to :math:`1/(2\log 2) \approx 0.7213` bits per weight
+    (docs/theory/partial-recall.md).
+
+    Status: asymptotic. With ``accuracy=None`` the fraction is :func:`recall_fraction`, the
+    replica-symmetric :math:`d \to \infty` estimate of the best :math:`W` (not yet measured,
+    likely optimistic; docs/theory/partial-recall.md). With a given ``accuracy`` the value is
+    an exact count under the symmetric-channel assumption (errors spread evenly over the
+    wrong outputs, independently across associations); it does not check that the accuracy
+    is reachable.
+
+    Parameters
+    ----------
+    d : int or array of int >= 1
+        Dimension; the parameter count is :math:`d^2` (full rank only).
+    p : int or array of int >= 2
+        Outputs per association.
+    accuracy : float or array in (0, 1], optional
+        Fraction of associations recalled; default the predicted best,
+        ``recall_fraction(d, p, n)``.
+    n : int or array of int >= 1, optional
+        Number of associations; default ``n = p``.  ``d``, ``p``, ``accuracy`` and ``n``
+        broadcast together.
+
+    Returns
+    -------
+    float64 array (``numpy.float64`` for scalar input): bits per weight.
+
+    Notes
+    -----
+    The formula is evaluated in the cancellation-free second form of
+    :func:`symmetric_channel_bits` (relative error a few ulp).  Reference: arXiv:2605.10795;
+    docs/theory/partial-recall.md.
+
+    Examples
+    --------
+    >>> round(float(information_per_parameter(64, 564)), 4)  # at capacity: p log2 p / d^2
+    1.2585
+    >>> round(float(information_per_parameter(64, 1129)), 4)  # twice p_c, best fraction 0.674
+    1.634
+    >>> round(float(information_per_parameter(64, 1129, accuracy=0.5)), 4)
+    1.1221
+    """
+    outputs = check_integer_array("p", p, minimum=2)
+    associations = outputs if n is None else check_integer_array("n", n, minimum=1)
+    sizes = check_integer_array("d", d, minimum=1)
+    _check_square_fits(sizes, sizes.astype(np.float64))
+    if accuracy is None:
+        fraction = np.asarray(recall_fraction(d, p, n), dtype=np.float64)
+    else:
+        fraction = check_accuracy(accuracy)
+    outputs_b, associations_b, sizes_b, fraction_b = broadcast(
+        outputs, associations, sizes, fraction
+    )
+    dimension = np.asarray(sizes_b, dtype=np.float64)
+    density = np.asarray(associations_b, dtype=np.float64) / dimension / dimension
+    bits = symmetric_channel_bits(np.asarray(outputs_b, dtype=np.float64), fraction_b)
+    with np.errstate(over="ignore"):  # beyond the float64 range the count is inf
+        return float_result(density * bits)
