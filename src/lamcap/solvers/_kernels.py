@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _block_grams(
     offsets: NDArray[np.int64], directions: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
@@ -64,11 +64,15 @@ def _block_grams(
         size = offsets[mu + 1] - lo
         if size > 0:
             block = directions[lo : lo + size]
-            grams[starts[mu] : starts[mu + 1]] = np.dot(block, block.T).ravel()
+            gram = np.dot(block, block.T)  # C order, as ravel() reads it
+            start = starts[mu]
+            for i in range(size):
+                for j in range(size):
+                    grams[start + i * size + j] = gram[i, j]
     return grams, starts
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _block_ascent(
     directions: NDArray[np.float64],
     gram: NDArray[np.float64],
@@ -118,7 +122,7 @@ def _block_ascent(
     return largest
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _batch_epoch(
     weights: NDArray[np.float64],
     unit_inputs: NDArray[np.float64],
@@ -157,7 +161,10 @@ def _batch_epoch(
             directions, block_gram.reshape(size, size), alpha, lo, sweeps, hidden, changes[b]
         )
         largest = max(largest, step)
-    weights += np.dot(changes.T, batch_inputs)
+    update = np.dot(changes.T, batch_inputs)
+    for i in range(d):
+        for j in range(weights.shape[1]):
+            weights[i, j] += update[i, j]
     return largest
 
 

@@ -73,7 +73,7 @@ ZERO_TOLERANCE = 1e-22
 r"""Call :math:`x` zero when :math:`\|x\|^2 \le` this times :math:`\max_i \|V_i\|^2` (:math:`\|x\| \lesssim 10^{-11}`)."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _gram_entry(
     directions: NDArray[np.float64],
     owners: NDArray[np.int64],
@@ -144,7 +144,7 @@ def cholesky_in_place(matrix: NDArray[np.float64], block: int = CHOLESKY_BLOCK) 
             matrix[left:, left:right] -= panel[left - stop :] @ panel[left - stop : right - stop].T
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _append(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -181,7 +181,7 @@ FORWARD_BLOCK = 128
 """Row block of :func:`_forward_solve_many` (its off-diagonal part is one BLAS product)."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _forward_solve_many(
     factor: NDArray[np.float64], rows: NDArray[np.int64], k: int, right: NDArray[np.float64]
 ) -> None:
@@ -198,8 +198,12 @@ def _forward_solve_many(
         if start > 0:
             left = np.empty((stop - start, start))
             for i in range(start, stop):
-                left[i - start] = factor[rows[i], :start]
-            right[start:stop] -= np.dot(left, np.ascontiguousarray(right[:start]))
+                for t in range(start):
+                    left[i - start, t] = factor[rows[i], t]
+            product = np.dot(left, np.ascontiguousarray(right[:start]))
+            for i in range(start, stop):
+                for b in range(count):
+                    right[i, b] -= product[i - start, b]
         for i in range(start, stop):
             row = rows[i]
             for t in range(start, i):
@@ -211,7 +215,7 @@ def _forward_solve_many(
                 right[i, b] *= scale
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _append_many(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -269,7 +273,7 @@ def _append_many(
     return kept
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _candidates(
     levels: NDArray[np.float64], member: NDArray[np.bool_], below: float, best: int, limit: int
 ) -> NDArray[np.int64]:
@@ -290,7 +294,7 @@ def _candidates(
     return chosen[:count]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _candidate_entries(
     directions: NDArray[np.float64],
     owners: NDArray[np.int64],
@@ -317,7 +321,7 @@ def _candidate_entries(
     return cross, among
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _forward_rows(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -334,7 +338,34 @@ def _forward_rows(
         solved[i] = value / factor[row, i]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _normalise(values: NDArray[np.float64], k: int) -> None:
+    """``values[:k] /= sum(values[:k])``, the sum taken left to right (as ``np.sum``)."""
+    total = 0.0
+    for i in range(k):
+        total += values[i]
+    for i in range(k):
+        values[i] /= total
+
+
+@numba.njit(cache=True, inline="always")
+def _largest_magnitude(values: NDArray[np.float64], k: int) -> float:
+    """``np.max(np.abs(values[:k]))``: the first NaN if there is one, ValueError for ``k = 0``."""
+    if k <= 0:
+        raise ValueError("zero-size array to reduction operation maximum which has no identity")
+    largest = abs(values[0])
+    if math.isnan(largest):
+        return largest
+    for i in range(1, k):
+        value = abs(values[i])
+        if math.isnan(value):
+            return value
+        if value > largest:  # noqa: PLR1730 (np.max's comparisons, NaN handled above)
+            largest = value
+    return largest
+
+
+@numba.njit(cache=True, inline="always")
 def _affine_minimiser(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -350,7 +381,7 @@ def _affine_minimiser(
         out[i] /= factor[row, i]
         for t in range(i):
             out[t] -= factor[row, t] * out[i]
-    out[:k] /= np.sum(out[:k])
+    _normalise(out, k)
 
 
 @numba.njit(cache=True)
@@ -412,7 +443,7 @@ def _delete(
     rows[size] = freed
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _point(
     directions: NDArray[np.float64],
     owners: NDArray[np.int64],
@@ -422,12 +453,14 @@ def _point(
     k: int,
 ) -> NDArray[np.float64]:
     r""":math:`X = \sum_{c} \lambda_c \hat a_c \hat e_{\mu_c}^\top` over the corral (one product)."""
-    d = directions.shape[1]
+    d, width = directions.shape[1], inputs.shape[1]
     left = np.empty((k, d))
-    right = np.empty((k, inputs.shape[1]))
+    right = np.empty((k, width))
     for c in range(k):
-        left[c] = directions[corral[c]]
-        right[c] = weights[c] * inputs[owners[corral[c]]]
+        for t in range(d):
+            left[c, t] = directions[corral[c], t]
+        for t in range(width):
+            right[c, t] = weights[c] * inputs[owners[corral[c]], t]
     point: NDArray[np.float64] = np.dot(left.T, right)
     return point
 
@@ -470,7 +503,7 @@ def constraint_levels(
         out[i] = total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _step_and_drop(
     factor: NDArray[np.float64],
     rows: NDArray[np.int64],
@@ -492,12 +525,12 @@ def _step_and_drop(
     for i in range(k):
         weights[i] += step * (affine[i] - weights[i])
     weights[blocking] = 0.0
-    floor = 1e-15 * np.max(np.abs(weights[:k]))
+    floor = 1e-15 * _largest_magnitude(weights, k)
     for i in range(k - 1, -1, -1):
         if weights[i] <= floor and not (weights[i] == 0.0 and affine[i] > 0.0):
             _delete(factor, rows, solved, k, i, corral, weights)
             k -= 1
-    weights[:k] /= np.sum(weights[:k])
+    _normalise(weights, k)
     return k
 
 
@@ -522,7 +555,7 @@ def _minor_cycles(
     while True:
         _affine_minimiser(factor, rows, solved, k, affine)
         step = 1.0
-        blocking = -1
+        blocking = np.int64(-1)  # not the literal -1: numba would compile _step_and_drop twice
         for i in range(k):
             if affine[i] <= 0.0:
                 ratio = weights[i] / (weights[i] - affine[i])
@@ -536,6 +569,35 @@ def _minor_cycles(
         if step == 0.0 and corral[blocking] == newest:
             return k, True
         k = _step_and_drop(factor, rows, solved, k, corral, weights, affine, step, blocking)
+
+
+@numba.njit(cache=True, inline="always")
+def _argmin(values: NDArray[np.float64]) -> int:
+    """``np.argmin(values)`` (1-d): the first smallest entry, or the first NaN; ValueError if empty."""
+    if values.shape[0] == 0:
+        raise ValueError("attempt to get argmin of an empty sequence")
+    smallest = values[0]
+    if math.isnan(smallest):
+        return 0
+    best = 0
+    for i in range(values.shape[0]):
+        value = values[i]
+        if math.isnan(value):
+            return i
+        if value < smallest:
+            smallest = value
+            best = i
+    return best
+
+
+@numba.njit(cache=True, inline="always")
+def _squared_norm(matrix: NDArray[np.float64]) -> float:
+    """``np.sum(matrix * matrix)`` of a C-contiguous matrix: the squares summed in memory order."""
+    total = 0.0
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            total += matrix[i, j] * matrix[i, j]
+    return total
 
 
 @numba.njit(cache=True)
@@ -574,12 +636,12 @@ def _wolfe(
     norms2 = np.empty(count)
     for i in range(count):
         norms2[i] = _gram_entry(directions, owners, inputs, i, i)
-    scale = np.max(norms2)
+    scale = _largest_magnitude(norms2, count)  # np.max: the norms are >= 0
     capacity = factor.shape[0]
     column = np.empty(capacity)
     affine = np.empty(capacity)
     if settle and k > 1:
-        k, _ = _minor_cycles(factor, rows, solved, k, corral, weights, affine, -1)
+        k, _ = _minor_cycles(factor, rows, solved, k, corral, weights, affine, np.int64(-1))
         _forward_rows(factor, rows, solved, 0, k)
     member = np.zeros(count, dtype=np.bool_)
     for c in range(k):
@@ -587,15 +649,15 @@ def _wolfe(
     squared = 0.0
     for iteration in range(max_iterations):
         if k == 0:
-            best = int(np.argmin(norms2))
+            best = _argmin(norms2)
             squared = np.inf
         else:
             point = _point(directions, owners, inputs, corral, weights, k)
-            squared = np.sum(point * point)
+            squared = _squared_norm(point)
             constraint_levels(directions, owners, inputs, point, levels)
             if squared <= zero_tolerance * scale:
                 return _ZERO, k, iteration, squared
-            best = int(np.argmin(levels))
+            best = _argmin(levels)
             if squared - levels[best] <= optimality_tolerance * scale:
                 return _OPTIMAL, k, iteration, squared
         if member[best]:
@@ -641,7 +703,8 @@ def _wolfe(
             _forward_rows(factor, rows, solved, 0, size)
         if stalled:
             return _STALLED, size, iteration, squared
-        member[:] = False
+        for i in range(count):
+            member[i] = False
         for c in range(size):
             member[corral[c]] = True
         k = size
