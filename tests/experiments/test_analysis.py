@@ -12,8 +12,10 @@ from lamcap.experiments._analysis import (
     _integer_crossing,
     cell_data,
     crofton_median,
+    finite_theory_p,
     hebbian_transition,
     load,
+    theory_p,
     transition_table,
 )
 from lamcap.experiments._fitting import fit_transition
@@ -80,6 +82,24 @@ def test_crofton_median_straddles_one_half() -> None:
     assert (
         float(feasibility_probability(8, below)) >= 0.5 >= float(feasibility_probability(8, above))
     )
+
+
+def test_unit_norm_cells_are_predicted_by_the_unit_norm_law() -> None:
+    from lamcap import critical_p, feasibility_probability
+
+    cell = Cell(12, 1.0, "decoupled", "auto", "sphere")
+    assert theory_p(cell) == float(critical_p(12, embeddings="sphere"))
+    median = finite_theory_p(cell)
+    below, above = math.floor(median), math.ceil(median)
+    assert (
+        float(feasibility_probability(12, below, embeddings="sphere"))
+        >= 0.5
+        >= float(feasibility_probability(12, above, embeddings="sphere"))
+    )
+    assert median > crofton_median(12) * 1.04  # the unit-norm law, not the Gaussian one
+    # no unit-norm law below full rank nor for the Hebbian rule: no prediction, not a wrong one
+    assert math.isnan(theory_p(Cell(12, 0.5, "decoupled", "two_layer", "sphere")))
+    assert math.isnan(finite_theory_p(Cell(12, 1.0, "decoupled", "hebbian", "sphere")))
 
 
 def test_transition_table_reports_load(tmp_path: Path) -> None:

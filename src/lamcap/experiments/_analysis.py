@@ -109,13 +109,12 @@ class CellData:
         :meth:`fit` (:meth:`counts`).  Falls back on :meth:`fit` when the
         counts do not locate the law's transition (flat likelihood).
         """
-        from lamcap.experiments._shift import finite_size_law, law_transition  # noqa: PLC0415
+        from lamcap.experiments._shift import cell_law, law_transition  # noqa: PLC0415
 
         p, feasible, total = self.counts()
         if p.size == 0:
             return None
-        cell = self.cell
-        law = finite_size_law(cell.d, cell.kappa, hebbian=cell.method == "hebbian")
+        law = cell_law(self.cell)
         located = law_transition(p, feasible, total, law)
         return located if located is not None else self.fit()
 
@@ -307,8 +306,8 @@ def hebbian_transition(d: int, *, finite: bool = False) -> float:
 
 
 @functools.lru_cache(maxsize=256)
-def crofton_median(d: int, kappa: float = 1.0) -> float:
-    """p at which the Crofton curve ``feasibility_probability(d, p, κ)`` crosses 1/2.
+def crofton_median(d: int, kappa: float = 1.0, embeddings: str = "gaussian") -> float:
+    """p at which the Crofton curve ``feasibility_probability(d, p, κ, embeddings=...)`` crosses 1/2.
 
     Steps over integers from ``floor(critical_p(d, κ))`` to the crossing (two or
     three evaluations in practice) and interpolates linearly between them.
@@ -316,9 +315,9 @@ def crofton_median(d: int, kappa: float = 1.0) -> float:
     from lamcap import critical_p, feasibility_probability  # noqa: PLC0415
 
     def probability(p: int) -> float:
-        return float(feasibility_probability(d, p, kappa=kappa))
+        return float(feasibility_probability(d, p, kappa=kappa, embeddings=embeddings))
 
-    p = max(2, math.floor(float(critical_p(d, kappa=kappa))))
+    p = max(2, math.floor(float(critical_p(d, kappa=kappa, embeddings=embeddings))))
     value = probability(p)
     step = 1 if value >= 0.5 else -1
     for _ in range(10 * d):
@@ -334,14 +333,18 @@ def crofton_median(d: int, kappa: float = 1.0) -> float:
 
 
 def theory_p(cell: Cell) -> float:
-    """Predicted transition of ``cell``: ``critical_p`` or the Hebbian crossing (NaN if unknown)."""
+    """Predicted transition of ``cell``: ``critical_p`` or the Hebbian crossing (NaN if unknown).
+
+    ``critical_p(d, κ, embeddings=...)``: the unit-norm law for ``"sphere"`` cells
+    (full rank only; NaN below, as for a Hebbian cell of sphere embeddings).
+    """
     try:
         if cell.method == "hebbian":
-            return hebbian_transition(cell.d)
+            return hebbian_transition(cell.d) if cell.embeddings == "gaussian" else math.nan
         from lamcap import critical_p  # noqa: PLC0415
 
-        return float(critical_p(cell.d, kappa=cell.kappa))
-    except (ImportError, AttributeError):
+        return float(critical_p(cell.d, kappa=cell.kappa, embeddings=cell.embeddings))
+    except (ImportError, AttributeError, ValueError):
         return math.nan
 
 
@@ -349,11 +352,10 @@ def finite_theory_p(cell: Cell) -> float:
     """Second prediction: Crofton median, or the finite-d Hebbian crossing (NaN if unknown)."""
     try:
         if cell.method == "hebbian":
-            return (
-                hebbian_transition(cell.d, finite=True) if cell.model == "decoupled" else math.nan
-            )
-        return crofton_median(cell.d, cell.kappa)
-    except (ImportError, AttributeError, NotImplementedError):
+            known = cell.model == "decoupled" and cell.embeddings == "gaussian"
+            return hebbian_transition(cell.d, finite=True) if known else math.nan
+        return crofton_median(cell.d, cell.kappa, cell.embeddings)
+    except (ImportError, AttributeError, NotImplementedError, ValueError):
         return math.nan
 
 

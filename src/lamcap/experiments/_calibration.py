@@ -44,6 +44,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ from lamcap.experiments._claims import (
 from lamcap.experiments._fitting import wilson_interval
 from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments._runner import CellState, theory_guess
-from lamcap.experiments._shift import TransitionLaw, finite_size_law
+from lamcap.experiments._shift import cell_law
 from lamcap.experiments._sweep import Cell, Sweep
 from lamcap.experiments._verdicts import LEVEL, TOLERANCES, Claim, judge, power
 
@@ -78,12 +79,6 @@ _SPREAD = {"ratio": 4.8, "target": 0.065, "hebbian": 0.06}
 measured in a quick run (``ratio``: divided by d, i.e. 0.6 at d = 8 and 0.3 at d = 16)."""
 
 
-def _law(cell: Cell) -> TransitionLaw:
-    """P(storable) of one instance of ``cell``: its cached finite-size law, at integer p
-    (:meth:`~lamcap.experiments._shift.TransitionLaw.at_integer`) or interpolated in log p."""
-    return finite_size_law(cell.d, cell.kappa, hebbian=cell.method == "hebbian")
-
-
 DEVIATIONS = ("transition", "ratio", "spectrum", "score")
 """Quantities whose claims :func:`simulate_claims` can make false (keys of ``deviations``)."""
 
@@ -93,17 +88,17 @@ def _probability(cell: Cell, p: int, deviations: Mapping[str, float] | None = No
     one at p / ratio, with ratio e^{c/d} (true claims) or 1 + Δ_ratio times the
     decoupled transition (a false OP = DP)."""
     deviations = deviations or {}
-    decoupled = Cell(cell.d, cell.kappa, "decoupled", cell.method)
+    decoupled = dataclasses.replace(cell, model="decoupled")
     log_shift = math.log1p(deviations.get("transition", 0.0))
     if cell.model == "decoupled":
         if log_shift == 0.0:
-            return _law(cell).at_integer(p)
-        return float(_law(decoupled)(p / math.exp(log_shift)))
+            return cell_law(cell).at_integer(p)
+        return float(cell_law(decoupled)(p / math.exp(log_shift)))
     if "ratio" in deviations:
         log_ratio = log_shift + math.log1p(deviations["ratio"])
     else:
         log_ratio = log_shift + OP_LOG_RATIO / cell.d
-    return float(_law(decoupled)(p / math.exp(log_ratio)))
+    return float(cell_law(decoupled)(p / math.exp(log_ratio)))
 
 
 def _simulate_cell(

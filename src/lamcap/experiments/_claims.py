@@ -65,6 +65,7 @@ rank-constrained trainer) appear as labelled comparisons, never judged.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import io
 import math
@@ -76,7 +77,7 @@ from numpy.typing import NDArray
 
 from lamcap.experiments._analysis import CellData, TransitionRow, crofton_median, load
 from lamcap.experiments._mechanism import SolutionSample
-from lamcap.experiments._shift import ShiftFit, TransitionLaw, finite_size_law, shift_fit
+from lamcap.experiments._shift import ShiftFit, TransitionLaw, cell_law, shift_fit
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments._verdicts import Claim
 
@@ -397,14 +398,10 @@ def trend_claim(
 # -- claims from the transitions ---------------------------------------------------------------
 
 
-def _law_of(cell: Cell) -> TransitionLaw:
-    return finite_size_law(cell.d, cell.kappa, hebbian=cell.method == "hebbian")
-
-
 def cell_shift(data: CellData, cell: Cell | None = None) -> ShiftFit:
     """Shift of ``data``'s transition against the decoupled law of ``cell`` (default its own)."""
     p, feasible, total = data.counts()
-    return shift_fit(p, feasible, total, _law_of(data.cell if cell is None else cell))
+    return shift_fit(p, feasible, total, cell_law(data.cell if cell is None else cell))
 
 
 def _shifted(predicted: float, fit: ShiftFit, digits: int = 1) -> str:
@@ -467,7 +464,7 @@ def _location_claim(
         return Claim(
             claim, "–", instances, quantity="transition", untested="no prediction available"
         )
-    law = _law_of(data.cell)
+    law = cell_law(data.cell)
     fit = cell_shift(data)
     notes = [f"shift {100 * math.expm1(fit.delta):+.1f}%"]
     if not row.bracketed:
@@ -558,6 +555,8 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
                     "finite-d law, P₁ exact, P(all) = P₁ⁿ a model",
                 )
             )
+        elif cell.kappa == 1.0 and cell.method in _OPTIMAL and cell.embeddings == "sphere":
+            claims.append(_unit_norm_claim(row, data))
         elif cell.kappa == 1.0 and cell.method in _OPTIMAL:
             claims.append(
                 _location_claim(
@@ -587,15 +586,39 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
     return claims
 
 
+def _unit_norm_claim(row: TransitionRow, data: CellData) -> Claim:
+    """DP transition with unit-norm embeddings against the unit-norm law (docs/theory/unit-norm.md).
+
+    The note gives the shift against the Gaussian law too: the difference the
+    unit-norm law exists to explain.
+    """
+    gaussian = cell_shift(data, dataclasses.replace(data.cell, embeddings="gaussian"))
+    return _location_claim(
+        f"DP capacity, unit-norm embeddings: transition p, d = {row.cell.d}",
+        row,
+        data,
+        row.finite_theory,
+        _CROFTON_NUMERICAL_ERROR,
+        "unit-norm Crofton median, a model",
+        f"critical_p(d, embeddings='sphere') = {row.theory:.2f}; "
+        f"against the Gaussian law the shift is {100 * math.expm1(gaussian.delta):+.1f}%",
+    )
+
+
 def _pairs(
-    cells: Mapping[Cell, CellData],
+    cells: Mapping[Cell, CellData], embeddings: str = "gaussian"
 ) -> list[tuple[int, CellData, CellData]]:
     """(d, OP data, DP data) at every full-rank size where both problems were solved."""
     pairs = []
     for cell, data in cells.items():
-        if cell.model != "original" or cell.kappa != 1.0 or cell.method not in _OPTIMAL:
+        if (
+            cell.model != "original"
+            or cell.kappa != 1.0
+            or cell.method not in _OPTIMAL
+            or cell.embeddings != embeddings
+        ):
             continue
-        other = cells.get(Cell(cell.d, cell.kappa, "decoupled", cell.method))
+        other = cells.get(Cell(cell.d, cell.kappa, "decoupled", cell.method, embeddings))
         if other is not None:
             pairs.append((cell.d, data, other))
     return sorted(pairs, key=lambda pair: pair[0])
@@ -612,46 +635,64 @@ def op_dp_claims(
     The claim of arXiv:2605.10795 is about d → ∞ only: a ratio above 1 at
     finite d contradicts nothing, so the per-size rows are shown with the
     measured convergence law ``law`` (:func:`op_dp_law`) as a labelled
-    description and feed the judged trend row.
+    description and feed the judged trend row.  Pairs with unit-norm
+    embeddings add per-size rows of their own (measurements beside the
+    Gaussian ones, no trend claim).
     """
     claims = []
     dims, values, errors = [], [], []
     for d, original, decoupled in _pairs(cells):
-        op_fit, dp_fit = cell_shift(original, decoupled.cell), cell_shift(decoupled)
-        value = op_fit.delta - dp_fit.delta
-        error = math.hypot(op_fit.se, dp_fit.se)
-        if not math.isfinite(error):
+        row = _op_dp_row(d, original, decoupled, law)
+        if row is None:
             continue
-        dp_point = float(crofton_median(d)) * math.exp(dp_fit.delta)
-        measured = (
-            f"{math.exp(value):.3f} [{math.exp(value - Z95 * error):.3f}, "
-            f"{math.exp(value + Z95 * error):.3f}] (OP {dp_point * math.exp(value):.1f}, "
-            f"DP {dp_point:.1f})"
-        )
+        claim, value, error = row
+        claims.append(claim)
         dims.append(d)
         values.append(value)
         errors.append(error)
-        description = "– (OP = DP is claimed only as d → ∞)"
-        if law is not None:
-            predicted, predicted_error = law(d)
-            description = (
-                f"– (d → ∞ only); lamcap's measured law at this d: {math.exp(predicted):.3f} "
-                f"± {math.exp(predicted) * predicted_error:.1g}, fitted, a description"
-            )
-        claims.append(
-            Claim(
-                f"OP/DP transition ratio, d = {d}",
-                description,
-                measured,
-                kind="comparison",
-                quantity="ratio",
-                note="a measurement: OP = DP is judged by the trend row",
-            )
-        )
     claims.append(
         _log_ratio_trend("OP = DP as d → ∞ (same capacity)", "OP/DP → 1", dims, values, errors)
     )
+    for d, original, decoupled in _pairs(cells, "sphere"):
+        row = _op_dp_row(d, original, decoupled, law)
+        if row is not None:
+            claims.append(row[0])
     return claims
+
+
+def _op_dp_row(
+    d: int,
+    original: CellData,
+    decoupled: CellData,
+    law: Callable[[int], tuple[float, float]] | None,
+) -> tuple[Claim, float, float] | None:
+    """The OP/DP comparison row at one d, its log ratio and standard error (None if unfitted)."""
+    op_fit, dp_fit = cell_shift(original, decoupled.cell), cell_shift(decoupled)
+    value = op_fit.delta - dp_fit.delta
+    error = math.hypot(op_fit.se, dp_fit.se)
+    if not math.isfinite(error):
+        return None
+    embeddings = decoupled.cell.embeddings
+    dp_point = float(crofton_median(d, 1.0, embeddings)) * math.exp(dp_fit.delta)
+    measured = (
+        f"{math.exp(value):.3f} [{math.exp(value - Z95 * error):.3f}, "
+        f"{math.exp(value + Z95 * error):.3f}] (OP {dp_point * math.exp(value):.1f}, "
+        f"DP {dp_point:.1f})"
+    )
+    description = "– (OP = DP is claimed only as d → ∞)"
+    if law is not None:
+        predicted, predicted_error = law(d)
+        description = (
+            f"– (d → ∞ only); lamcap's measured law at this d: {math.exp(predicted):.3f} "
+            f"± {math.exp(predicted) * predicted_error:.1g}, fitted, a description"
+        )
+    name = f"OP/DP transition ratio, d = {d}"
+    note = "a measurement: OP = DP is judged by the trend row"
+    if embeddings != "gaussian":
+        name = f"OP/DP transition ratio, unit-norm embeddings, d = {d}"
+        note = "a measurement beside the Gaussian ratio (the law in the prediction is Gaussian)"
+    claim = Claim(name, description, measured, kind="comparison", quantity="ratio", note=note)
+    return claim, value, error
 
 
 def _log_ratio_trend(
@@ -719,7 +760,12 @@ def capacity_trend_claim(cells: Mapping[Cell, CellData]) -> Claim:
     """α_c → 1/2: the shift of each DP transition against its Crofton law, extrapolated."""
     dims, values, errors = [], [], []
     for cell, data in cells.items():
-        if cell.model != "decoupled" or cell.kappa != 1.0 or cell.method not in _OPTIMAL:
+        if (
+            cell.model != "decoupled"
+            or cell.kappa != 1.0
+            or cell.method not in _OPTIMAL
+            or cell.embeddings != "gaussian"
+        ):
             continue
         fit = cell_shift(data)
         if math.isfinite(fit.se):

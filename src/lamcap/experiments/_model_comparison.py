@@ -165,7 +165,7 @@ def generating_law(
         return probabilities, math.log(fits[0].p_c / fits[1].p_c)
     if law == "crofton":
         cell = denominator.cell
-        crofton = finite_size_law(cell.d, cell.kappa)
+        crofton = finite_size_law(cell.d, cell.kappa, embeddings=cell.embeddings)
         shifts = [
             shift_fit(*data.counts(), crofton, draws=0).delta for data in (numerator, denominator)
         ]

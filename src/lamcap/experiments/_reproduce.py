@@ -12,10 +12,12 @@ Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
   fitted transitions and the run's provenance (commit, workers, time).
 
 The quick plan runs d = 8–16 (decoupled and original problems), the Hebbian
-rule up to d = 64, κ ∈ {0.25, 0.5, 0.75} at d = 12 and the mechanism
-solutions at d = 8, 12, 16.  Its measured runtime is stated once, in
+rule up to d = 64, κ ∈ {0.25, 0.5, 0.75} at d = 12, the decoupled problem with
+unit-norm embeddings at d = 12 and 16 (docs/theory/unit-norm.md) and the
+mechanism solutions at d = 8, 12, 16.  Its measured runtime is stated once, in
 docs/howto/reproduce.md ("Runtime"); every report records its own.  The full
-plan (d = 16–64, 16 seeds per point) takes one to two days on 2 cores; point
+plan (d = 16–64, 16 seeds per point; unit-norm embeddings at d = 16, 32, 64
+for both problems) takes two to three days on 2 cores; point
 it at a Dask cluster with ``--scheduler tcp://host:8786`` (every worker needs
 the same lamcap).  Rerun the same command after any interruption: finished
 sweep instances are skipped.
@@ -132,6 +134,14 @@ QUICK = Plan(
             rounds=1,
             seed=SEED,
         ),
+        Sweep(
+            name="unit_norm",
+            dims=(12, 16),
+            embeddings=("sphere",),
+            seeds_per_point=8,
+            rounds=2,
+            seed=SEED,
+        ),
     ),
     mechanism_dims=(8, 12, 16),
     mechanism_seeds=8,
@@ -162,6 +172,15 @@ FULL = Plan(
             kappas=(0.25, 0.5, 0.75),
             seeds_per_point=10,
             rounds=2,
+            seed=SEED,
+        ),
+        Sweep(
+            name="unit_norm",
+            dims=(16, 32, 64),
+            models=("decoupled", "original"),
+            embeddings=("sphere",),
+            seeds_per_point=16,
+            rounds=3,
             seed=SEED,
         ),
     ),

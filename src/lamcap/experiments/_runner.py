@@ -68,7 +68,9 @@ _REFINE_PROBABILITIES = (0.2, 0.5, 0.8)
 def theory_guess(cell: Cell) -> float:
     """Theoretical transition used to start the bracket of ``cell``.
 
-    ``critical_p(d, κ)`` (docs/theory/capacity.md, docs/theory/rank.md) for the optimal solvers;
+    ``critical_p(d, κ)`` (docs/theory/capacity.md, docs/theory/rank.md) for the optimal solvers,
+    ``critical_p(d, embeddings="sphere")`` (docs/theory/unit-norm.md) for full-rank cells with
+    unit-norm embeddings (the Gaussian value before this release);
     for ``method="hebbian"`` the p at which the finite-d Hebbian law (P₁ exact, P(all) = P₁ⁿ a model)
     (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
     all associations with probability 1/2.  If the theory layer
@@ -81,6 +83,8 @@ def theory_guess(cell: Cell) -> float:
             return hebbian_transition(cell.d, finite=cell.model == "decoupled")
         from lamcap import critical_p  # noqa: PLC0415
 
+        if cell.embeddings == "sphere" and cell.rank == cell.d:
+            return float(critical_p(cell.d, embeddings="sphere"))
         return float(critical_p(cell.d, kappa=cell.rank / cell.d))
     except (ImportError, AttributeError):
         load = 0.25 if cell.method == "hebbian" else min(1.0, 2.0 * cell.rank / cell.d)

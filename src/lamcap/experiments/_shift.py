@@ -84,6 +84,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap.experiments._fitting import TransitionFit
+from lamcap.experiments._sweep import Cell
 
 _Z95 = 1.959963984540054
 _CHI2_95 = 3.841458820694124
@@ -261,28 +262,46 @@ def shift_fit(
 
 
 @functools.lru_cache(maxsize=128)
-def finite_size_law(d: int, kappa: float = 1.0, *, hebbian: bool = False) -> TransitionLaw:
+def finite_size_law(
+    d: int, kappa: float = 1.0, *, hebbian: bool = False, embeddings: str = "gaussian"
+) -> TransitionLaw:
     r"""The finite-size transition curve of a cell as a :class:`TransitionLaw` (cached).
 
     ``hebbian_recall_finite(p, d, all_associations=True)`` for the Hebbian
     rule (every one of the :math:`n = p` associations recalled; docs/theory/hebbian.md),
-    else the Crofton curve ``feasibility_probability(d, p, κ)``
-    (docs/theory/crofton.md; Gordon width below full rank), both of the
-    decoupled problem and both from arXiv:2605.10795.  Used as a shape only:
-    :func:`law_transition` fits its shift along :math:`\log p`.
+    else the Crofton curve ``feasibility_probability(d, p, κ, embeddings=embeddings)``
+    (docs/theory/crofton.md; Gordon width below full rank; unit-norm outputs
+    with ``embeddings="sphere"``, docs/theory/unit-norm.md), all of the
+    decoupled problem.  Used as a shape only: :func:`law_transition` fits its
+    shift along :math:`\log p`.  The Hebbian law is Gaussian only: with
+    ``hebbian=True`` any other ``embeddings`` raises ``ValueError``.
 
     Examples
     --------
     >>> round(finite_size_law(16).median(), 2)
     61.68
+    >>> round(finite_size_law(16, embeddings="sphere").median(), 2)
+    64.88
     """
     if hebbian:
+        if embeddings != "gaussian":
+            msg = f"embeddings must be 'gaussian' for the Hebbian law, got {embeddings!r}"
+            raise ValueError(msg)
         from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
 
         return TransitionLaw(lambda p: float(hebbian_recall_finite(p, d, all_associations=True)))
     from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
 
-    return TransitionLaw(lambda p: float(feasibility_probability(d, p, kappa=kappa)))
+    return TransitionLaw(
+        lambda p: float(feasibility_probability(d, p, kappa=kappa, embeddings=embeddings))
+    )
+
+
+def cell_law(cell: Cell) -> TransitionLaw:
+    """:func:`finite_size_law` of a sweep cell: its d, κ, embeddings, and Hebbian or not."""
+    return finite_size_law(
+        cell.d, cell.kappa, hebbian=cell.method == "hebbian", embeddings=cell.embeddings
+    )
 
 
 _FINE_STEP = 5e-4
