@@ -34,6 +34,7 @@ from lamcap.theory import _crofton as crofton
 from lamcap.theory import _hebbian as hebbian
 from lamcap.theory import _hinge_sums as hinge_sums
 from lamcap.theory import _margin as margin
+from lamcap.theory import _partial_recall as partial_recall
 from lamcap.theory import _rank as rank
 from lamcap.theory import _replica as replica
 from lamcap.theory import _spectrum as spectrum
@@ -114,6 +115,32 @@ CASES: dict[str, Case] = {
         {"d": [8, 12], "kappa": [0.5, 1.0]},
         dps=NO_ROUTE,
         bad=(({"d": 2.5}, r"d must be an integer >= 1, got 2\.5"),),
+    ),
+    "critical_p_accuracy": Case(
+        capacity.critical_p,
+        {"d": 12, "kappa": 1.0, "accuracy": 0.9},
+        {"d": [8, 12], "accuracy": [0.9, 1.0]},
+        dps=NO_ROUTE,
+        bad=(
+            (
+                {"accuracy": [0.9, 1.5]},
+                r"accuracy must contain finite values in \(0\.0, 1\.0\], got 1\.5 \(element 1\)",
+            ),
+        ),
+    ),
+    "recall_fraction": Case(
+        partial_recall.recall_fraction,
+        {"d": 12, "p": 60, "n": 60, "kappa": 1.0},
+        {"d": [8, 12], "p": [40, 60], "n": [30, 60], "kappa": [0.5, 1.0]},
+        bad=(({"n": [3, 0]}, r"n must contain integers >= 1, got 0 \(element 1\)"),),
+    ),
+    "information_per_parameter": Case(
+        partial_recall.information_per_parameter,
+        {"d": 12, "p": 60, "accuracy": 0.9, "n": 60},
+        {"d": [8, 12], "p": [40, 60], "accuracy": [0.5, 0.9], "n": [30, 60]},
+        bad=(
+            ({"accuracy": 0.0}, r"accuracy must contain finite values in \(0\.0, 1\.0\], got 0\.0"),
+        ),
     ),
     "statistical_dimension": Case(
         cone.statistical_dimension,

@@ -354,3 +354,21 @@ def test_information_with_the_predicted_fraction() -> None:
     assert float(lamcap.information_per_parameter(d, p)) == pytest.approx(
         float(lamcap.information_per_parameter(d, p, accuracy=f)), rel=1e-15
     )
+
+
+def _counting_bound(d: int, p: int, n: int) -> float:
+    """Bits per weight a d x d matrix can hold about n recall targets: log2 of the cells.
+
+    The recall pattern of W is constant on the cells of the n p^2 hyperplanes where two
+    scores tie; there are at most 2 sum_{k < d^2} binom(n p^2, k) <= 2 (e n p^2/d^2)^{d^2}.
+    """
+    return math.log2(math.e * n * p * p / d**2) + 1.0 / d**2
+
+
+def test_replica_symmetry_fails_the_counting_bound_at_huge_density() -> None:
+    # by Fano the RS fraction carries n I(f) bits; no d x d matrix holds more than the cells
+    d, p = 8, 50
+    for n in (100, 1000, 10**4):  # n / d^2 up to 160: inside the bound
+        assert float(lamcap.information_per_parameter(d, p, n=n)) < _counting_bound(d, p, n)
+    n = 10**6  # n / d^2 about 16 000: the replica-symmetric fraction is too high
+    assert float(lamcap.information_per_parameter(d, p, n=n)) > _counting_bound(d, p, n)
