@@ -167,6 +167,9 @@ def test_bad_input_names_argument_value_and_range(
         ({"learning_rate": 0.0}, "learning_rate"),
         ({"steps": 0}, "steps"),
         ({"batch_size": 7}, "batch_size"),
+        ({"stop_accuracy": 0.0}, "stop_accuracy"),
+        ({"stop_accuracy": 1.01}, "stop_accuracy"),
+        ({"stop_accuracy": float("nan")}, "stop_accuracy"),
     ],
 )
 def test_bad_training_options_are_rejected(arguments: dict[str, float], name: str) -> None:
@@ -188,3 +191,40 @@ def test_adam_cross_entropy_held_and_streamed_outputs_agree(
     assert held.verdict == streamed.verdict == "feasible"
     assert held.iterations == streamed.iterations
     np.testing.assert_allclose(streamed.weights, held.weights, rtol=1e-6, atol=1e-9)
+
+
+def test_adam_cross_entropy_stops_at_the_requested_accuracy() -> None:
+    # d = 8, n = p = 24 unit-norm associations sharing their outputs (the protocol of
+    # arXiv:2412.06538), which Adam recalls entirely after a few dozen steps
+    instance = make_instance(8, 24, model="original", embeddings="sphere", seed=1)
+    full = solve_adam_cross_entropy(instance, seed=0, steps=1000)
+    assert full.verdict == "feasible"
+    partial = solve_adam_cross_entropy(instance, seed=0, steps=1000, stop_accuracy=0.5)
+    recalled = int(np.count_nonzero(_direct_raw_margins(instance, partial.weights) > 0))
+    assert partial.details["recalled"] == recalled  # counted as the direct loop counts
+    assert partial.details["reached_accuracy"]
+    assert 12 <= recalled < 24  # half of them reached, and not everything
+    assert partial.verdict == "undecided"  # a partial recall proves nothing
+    assert partial.iterations < full.iterations  # the first step that reached it
+    check = verify(instance, partial)
+    assert check.consistent
+
+
+def test_adam_cross_entropy_reports_its_best_recall_when_it_fails() -> None:
+    # just beyond capacity (certified infeasible): the most recalled at any step is reported
+    instance = make_instance(8, 27, model="original", embeddings="sphere", seed=1)
+    result = solve_adam_cross_entropy(instance, seed=0, steps=200, stop_accuracy=0.99)
+    assert result.verdict == "undecided"
+    assert not result.details["reached_accuracy"]
+    recalled = int(np.count_nonzero(_direct_raw_margins(instance, result.weights) > 0))
+    assert result.details["recalled"] == recalled <= result.details["best_recalled"] < 27
+
+
+def test_adam_cross_entropy_stop_accuracy_one_is_the_default() -> None:
+    instance = make_instance(8, 16, seed=3)
+    default = solve_adam_cross_entropy(instance, seed=4, steps=50)
+    explicit = lamcap.solve(
+        instance, method="adam_ce", seed=4, options={"steps": 50, "stop_accuracy": 1.0}
+    )
+    np.testing.assert_array_equal(default.weights, explicit.weights)
+    assert default.iterations == explicit.iterations

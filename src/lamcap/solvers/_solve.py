@@ -29,14 +29,17 @@ METHODS: dict[str, str] = {
 _FULL_RANK_ONLY = ("cutting_plane", "full_lp")
 
 METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
-    "adam_ce": ("learning_rate", "steps", "batch_size"),
+    "adam_ce": ("learning_rate", "steps", "batch_size", "stop_accuracy"),
 }
 """Method name -> the keys ``options`` of :func:`solve` may hold for it (other methods: none).
 
 ``"adam_ce"``: ``learning_rate`` (``> 0``; default 3.0 for a full ``W``, 0.3 for
 the factors ``(Q, R)`` when ``rank < d``, tuned at d = 16-32, p = 0.9 p_c),
-``steps`` (maximum Adam steps, ``>= 1``, default 5000) and ``batch_size``
-(associations per step, in ``[1, n]``, default ``n``: full batch).
+``steps`` (maximum Adam steps, ``>= 1``, default 5000), ``batch_size``
+(associations per step, in ``[1, n]``, default ``n``: full batch) and
+``stop_accuracy`` (in ``(0, 1]``, default 1: stop once this fraction of the
+associations is recalled; below 1 the protocol of Nichani et al.,
+arXiv:2412.06538, docs/howto/nichani-protocol.md).
 """
 
 
@@ -172,8 +175,10 @@ def solve(
         ``method="adam_ce"`` (Adam on the softmax cross-entropy, the
         literature's protocol) takes ``learning_rate`` (default 3.0 for a full
         ``W``, 0.3 for ``(Q, R)`` below full rank: the tuned values),
-        ``steps`` (at most this many Adam steps, default 5000) and
-        ``batch_size`` (default ``n``, full batch), e.g.
+        ``steps`` (at most this many Adam steps, default 5000),
+        ``batch_size`` (default ``n``, full batch) and ``stop_accuracy``
+        (default 1; below 1 training stops once that fraction is recalled and
+        the result is ``"undecided"`` unless every association is), e.g.
         ``solve(instance, method="adam_ce", options={"learning_rate": 0.01,
         "steps": 20000})``.  Other methods take none; an unknown key raises
         ``ValueError`` naming the accepted ones.
