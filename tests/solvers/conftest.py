@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 import pytest
+from numba.core.dispatcher import Dispatcher
 
 from lamcap.problems import Instance
 from lamcap.solvers import FarkasCertificate, SolveResult
@@ -107,3 +109,27 @@ def independently_decided() -> Callable[[Instance, SolveResult], None]:
             raise AssertionError(message)
 
     return check
+
+
+def _interpret(monkeypatch: pytest.MonkeyPatch, *modules: ModuleType) -> None:
+    """Replace every numba dispatcher of ``modules`` by its ``py_func`` (for this test only)."""
+    for module in modules:
+        for name, value in list(vars(module).items()):
+            if isinstance(value, Dispatcher):
+                monkeypatch.setattr(module, name, value.py_func)
+
+
+@pytest.fixture
+def interpret(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``interpret(module, ...)``: the modules' kernels run as plain Python until the test ends.
+
+    The reference for a compiled kernel whose helpers numba inlines
+    (``inline="always"``): its ``py_func`` then calls the helpers' ``py_func``
+    too, so the whole call tree runs interpreted.  Call the compiled kernel
+    first (numba reads the module's globals when it compiles).
+    """
+
+    def interpret_modules(*modules: ModuleType) -> None:
+        _interpret(monkeypatch, *modules)
+
+    return interpret_modules

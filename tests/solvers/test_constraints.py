@@ -17,12 +17,14 @@ import pytest
 
 import lamcap
 from lamcap.problems import hebbian_weights, make_instance
+from lamcap.solvers import _constraints as constraints_module
 from lamcap.solvers import check_margins, solve
 from lamcap.solvers._certificates import checked_constraint_arrays
 from lamcap.solvers._constraints import (
     ScorePass,
     WorkingSet,
     _presort_below_sample,
+    _select,
     _smallest_to_front,
     _sort_by_level,
     at_raw_margin,
@@ -168,6 +170,69 @@ def test_presort_below_sample_moves_exactly_the_entries_below_its_pivot(kernel) 
     assert np.all(values[below:640] >= pivot)
     np.testing.assert_array_equal(original[labels], values)  # a permutation, labels follow
     np.testing.assert_array_equal(values[640:], original[640:])
+
+
+@pytest.mark.parametrize("kernel", [_select, _select.py_func])
+@pytest.mark.parametrize(("count", "k"), [(1, 0), (64, 0), (64, 9), (64, 63), (33, 16), (300, 77)])
+def test_select_puts_the_kth_smallest_at_k(kernel, count: int, k: int) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(count * 100 + k)
+    values = rng.integers(0, 10, size=count + 5).astype(float)  # many ties
+    labels = np.arange(count + 5, dtype=np.int64)
+    original = values.copy()
+    kernel(values, labels, count, k)
+    assert values[k] == np.sort(original[:count])[k]  # the pivot np.sort gave before
+    assert (
+        values[:k].max(initial=-math.inf)
+        <= values[k]
+        <= values[k + 1 : count].min(initial=math.inf)
+    )
+    np.testing.assert_array_equal(original[labels], values)  # a permutation, labels follow
+    np.testing.assert_array_equal(values[count:], original[count:])
+
+
+def test_select_compiled_moves_the_entries_as_its_py_func() -> None:
+    rng = np.random.default_rng(21)
+    for count in (2, 64, 65, 500):
+        values = np.round(rng.standard_normal(count), 1)  # ties
+        moved = []
+        for kernel in (_select, _select.py_func):
+            copy, labels = values.copy(), np.arange(count, dtype=np.int64)
+            kernel(copy, labels, count, count // 3)
+            moved.append((copy, labels))
+        np.testing.assert_array_equal(moved[0][0], moved[1][0])
+        np.testing.assert_array_equal(moved[0][1], moved[1][1])
+
+
+def _lowest_arguments(seed: int, rows: int, columns: int):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.standard_normal((rows, columns)), 2)  # ties between levels
+    norms2 = rng.uniform(0.5, 2.0, size=(rows, columns))
+    targets = rng.integers(0, columns, size=rows).astype(np.int64)
+    input_norms = rng.uniform(0.5, 2.0, size=rows)
+    member = rng.random((rows, columns)) < 0.1
+    return scores, norms2, targets, input_norms, member
+
+
+@pytest.mark.parametrize(
+    ("columns", "cuts", "raw"), [(20, 3, False), (300, 5, False), (300, 40, True)]
+)
+def test_lowest_constraints_equals_its_call_tree_run_as_python(
+    interpret, columns: int, cuts: int, raw: bool
+) -> None:  # type: ignore[no-untyped-def]
+    # the compiled pass inlines its helpers (the pivot selection, the sort, the normaliser)
+    arguments = _lowest_arguments(columns + cuts, 7, columns)
+    outcomes = []
+    for interpreted in (False, True):
+        if interpreted:  # every helper as Python from here on
+            interpret(constraints_module)
+        kernel = constraints_module.lowest_constraints
+        picked, levels = np.zeros(2 * 7 * cuts, dtype=np.int64), np.zeros(7 * cuts)
+        found = kernel(*arguments, 0.5, cuts, raw, True, picked, levels)
+        outcomes.append((found, picked, levels))
+    (found, picked, levels), (found_py, picked_py, levels_py) = outcomes
+    assert found == found_py  # counts and minima bit for bit
+    np.testing.assert_array_equal(picked, picked_py)
+    np.testing.assert_array_equal(levels, levels_py)
 
 
 @pytest.mark.parametrize("kernel", [normaliser, normaliser.py_func])

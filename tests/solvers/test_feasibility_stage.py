@@ -242,17 +242,52 @@ def _iterate(kernel, rows, unit_inputs, start, budget, calls, history=40):  # ty
 
 
 @pytest.mark.parametrize("model", ["decoupled", "original"])
-def test_lbfgs_iterations_compiled_sliced_and_python_agree(model: str) -> None:
+def test_lbfgs_iterations_compiled_sliced_and_python_agree(interpret, model: str) -> None:  # type: ignore[no-untyped-def]
     _, rows, unit_inputs, start = _stage_rows(model)
     whole = _iterate(_lbfgs_iterations, rows, unit_inputs, start, 40, 1)
     sliced = _iterate(_lbfgs_iterations, rows, unit_inputs, start, 1, 41)
     python = _iterate(_lbfgs_iterations.py_func, rows, unit_inputs, start, 40, 1)
+    interpret(stage_module)  # the whole loop as Python: its inlined helpers too
+    interpreted = _iterate(stage_module._lbfgs_iterations, rows, unit_inputs, start, 40, 1)
     assert whole[1][2] == _SEPARATED  # the working set of a feasible instance separates
     assert whole[1][0] > 2  # after some iterations: Hebbian alone does not
     assert np.all(whole[2] > 0)  # the levels of the returned point
     for other in (sliced, python):
         np.testing.assert_array_equal(other[1], whole[1])
         np.testing.assert_allclose(other[0], whole[0], rtol=1e-12, atol=1e-14)
+    # the compiled loss sums in SIMD order (fastmath), Python in index order
+    np.testing.assert_array_equal(interpreted[1], whole[1])
+    scale = float(np.abs(whole[0]).max())
+    np.testing.assert_allclose(interpreted[0], whole[0], rtol=1e-12, atol=1e-14 * scale)
+
+
+def _random_memory(rng: np.random.Generator, pairs: int, length: int) -> tuple[np.ndarray, ...]:
+    memory = _Memory(size=4, length=length)
+    memory.steps[:] = rng.standard_normal((4, length))
+    memory.changes[:] = memory.steps + 0.3 * rng.standard_normal((4, length))
+    memory.inverses[:] = 1.0 / np.einsum("kd,kd->k", memory.steps, memory.changes)
+    memory.ring[:] = (pairs, rng.integers(0, 4))
+    return memory.steps, memory.changes, memory.inverses, memory.ring
+
+
+@pytest.mark.parametrize("pairs", [0, 1, 4])
+def test_direction_and_memory_kernels_equal_their_python_call_trees(interpret, pairs: int) -> None:  # type: ignore[no-untyped-def]
+    # compiled, _descent_direction inlines lbfgs_direction (and _lbfgs_iterations both)
+    rng = np.random.default_rng(pairs)
+    arrays = _random_memory(rng, pairs, 9)
+    gradient, step = rng.standard_normal(9), rng.standard_normal(9)
+    change = step + 0.1 * rng.standard_normal(9)
+    outcomes = []
+    for interpreted in (False, True):
+        if interpreted:
+            interpret(stage_module)
+        direction_kernel, remember_kernel = stage_module._descent_direction, stage_module._remember
+        copies = tuple(array.copy() for array in arrays)
+        direction = direction_kernel(*copies, gradient)
+        remember_kernel(*copies, step, change)
+        outcomes.append((direction, *copies))
+    for compiled, python in zip(*outcomes, strict=True):
+        np.testing.assert_allclose(compiled, python, rtol=1e-13, atol=1e-15)
 
 
 def test_separate_returns_a_w_separating_its_working_set() -> None:

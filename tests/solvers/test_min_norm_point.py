@@ -5,21 +5,29 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
 from scipy.optimize import nnls
 
+from lamcap.solvers import _min_norm_point as min_norm_module
 from lamcap.solvers._min_norm_point import (
     FORWARD_BLOCK,
     OPTIMALITY_TOLERANCE,
     ZERO_TOLERANCE,
     CorralState,
+    _affine_minimiser,
     _append_many,
+    _argmin,
     _candidate_entries,
     _candidates,
     _delete,
     _forward_solve_many,
+    _largest_magnitude,
+    _normalise,
+    _point,
+    _squared_norm,
     _step_and_drop,
     _wolfe,
     cholesky_in_place,
@@ -231,16 +239,32 @@ def test_exhaustive_run_fills_the_corral(seed: int) -> None:
     assert np.linalg.norm(convex @ points) < 1e-14
 
 
+@pytest.mark.parametrize("interpreted", [False, True])
 @pytest.mark.parametrize("exhaustive", [False, True])
-def test_wolfe_kernel_matches_its_python_function(exhaustive: bool) -> None:
-    """The compiled kernel against its py_func on the same warm start (batch 1 and 3)."""
+def test_wolfe_kernel_matches_its_python_function(
+    interpret, exhaustive: bool, interpreted: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """The compiled kernel against its py_func on the same warm start (batch 1 and 3).
+
+    ``interpreted``: the py_func's helpers run as Python too (the compiled
+    kernel inlines most of them).
+    """
     points, weights = _nearly_zero_corral(8, 0)
     owners = np.zeros(points.shape[0], dtype=np.int64)
     inputs = np.array([[1.0]])
     tolerances = (0.0, 0.0) if exhaustive else (ZERO_TOLERANCE, OPTIMALITY_TOLERANCE)
+    compiled_state = CorralState.from_weights(points, owners, inputs, weights, 10)
+    _wolfe(points, owners, inputs, compiled_state.corral, compiled_state.weights,
+           compiled_state.factor, compiled_state.rows, compiled_state.solved, compiled_state.size,
+           1, np.empty(points.shape[0]), True, 3, *tolerances)  # fmt: skip
+    if interpreted:  # compiled above: numba reads the module's globals when it compiles
+        interpret(min_norm_module)
     for batch in (1, 3):
         outcomes = []
-        for kernel in (_wolfe, _wolfe.py_func):
+        for kernel in (
+            _wolfe,
+            min_norm_module._wolfe.py_func if not interpreted else min_norm_module._wolfe,
+        ):
             state = CorralState.from_weights(points, owners, inputs, weights, 10)
             levels = np.empty(points.shape[0])
             result = kernel(
@@ -421,3 +445,98 @@ def test_loaded_kernels_are_the_ones_the_solver_calls() -> None:
         timeout=600,
     ).stdout.splitlines()
     assert output[0] == output[1] == "[1, 1, 1]"
+
+
+@numba.njit
+def _reductions_as_before(values, k, matrix):  # type: ignore[no-untyped-def]
+    """numba's np.sum, np.max(np.abs(...)), np.argmin and np.sum(x * x): what the helpers replace."""
+    return (
+        np.sum(values[:k]),
+        np.max(np.abs(values[:k])),
+        np.argmin(values),
+        np.sum(matrix * matrix),
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reduction_helpers_are_the_numpy_reductions_they_replace_bit_for_bit(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(257) * np.exp(rng.uniform(-20.0, 20.0, size=257))
+    values[rng.integers(0, 257, size=5)] = values[3]  # ties for argmin
+    matrix = rng.standard_normal((9, 13)) * 1e3
+    k = int(rng.integers(1, 257))
+    total, largest, smallest, squares = _reductions_as_before(values, k, matrix)
+    for normalise, magnitude, argmin, squared in (
+        (_normalise, _largest_magnitude, _argmin, _squared_norm),
+        (_normalise.py_func, _largest_magnitude.py_func, _argmin.py_func, _squared_norm.py_func),
+    ):
+        normalised = values.copy()
+        normalise(normalised, k)
+        assert np.array_equal(normalised[:k], values[:k] / total)
+        assert np.array_equal(normalised[k:], values[k:])
+        assert magnitude(values, k) == largest
+        assert argmin(values) == smallest
+        assert squared(matrix) == squares
+
+
+def test_reduction_helpers_follow_numpy_on_nan_and_empty_input() -> None:
+    values = np.array([2.0, -5.0, np.nan, -7.0, np.nan])
+    for magnitude, argmin in (
+        (_largest_magnitude, _argmin),
+        (_largest_magnitude.py_func, _argmin.py_func),
+    ):
+        assert np.isnan(magnitude(values, 4))  # the first NaN, as np.max
+        assert magnitude(values, 2) == 5.0
+        assert argmin(values) == 2  # the first NaN's index, as np.argmin
+        assert argmin(np.array([3.0, 1.0, 1.0])) == 1
+        with pytest.raises(ValueError, match="zero-size"):
+            magnitude(values, 0)
+        with pytest.raises(ValueError, match="empty sequence"):
+            argmin(np.empty(0))
+
+
+def test_point_and_affine_minimiser_equal_their_py_funcs() -> None:
+    directions, owners, inputs = _points(5, 6, 4, 0.2, 3)
+    rng = np.random.default_rng(3)
+    corral = rng.permutation(directions.shape[0])[:7].astype(np.int64)
+    weights = rng.dirichlet(np.ones(7))
+    compiled = _point(directions, owners, inputs, corral, weights, 7)
+    python = _point.py_func(directions, owners, inputs, corral, weights, 7)
+    np.testing.assert_allclose(compiled, python, rtol=1e-13, atol=1e-15)
+    chosen = corral[:5]
+    expected = (directions[chosen] * weights[:5, None]).T @ inputs[owners[chosen]]
+    np.testing.assert_allclose(
+        _point(directions, owners, inputs, corral, weights, 5), expected, rtol=1e-13, atol=1e-15
+    )
+    augmented, factor, solved = _factored(rng.standard_normal((7, 12)), 7, 9)  # independent
+    for kernel in (_affine_minimiser, _affine_minimiser.py_func):
+        out = np.full(9, np.nan)
+        kernel(factor, np.arange(9, dtype=np.int64), solved, 7, out)
+        inverse_ones = np.linalg.solve(augmented[:7, :7], np.ones(7))
+        np.testing.assert_allclose(out[:7], inverse_ones / inverse_ones.sum(), rtol=1e-10)
+        assert np.isnan(out[7:]).all()
+
+
+def test_minor_cycles_equal_their_call_tree_run_as_python(interpret) -> None:  # type: ignore[no-untyped-def]
+    # compiled, _minor_cycles inlines the affine minimiser and the step (not _delete)
+    rng = np.random.default_rng(12)
+    points = rng.standard_normal((8, 9)) + 1.5  # off the origin: some points must leave
+    _, factor, solved = _factored(points, 8, 9)
+    weights = np.append(rng.dirichlet(np.ones(8)), 0.0)
+    outcomes = []
+    for interpreted in (False, True):
+        if interpreted:
+            interpret(min_norm_module)
+        kernel = min_norm_module._minor_cycles
+        f, z, w = factor.copy(), solved.copy(), weights.copy()
+        corral, rows, affine = np.arange(9), np.arange(9), np.empty(9)
+        size, stalled = kernel(f, rows, z, 8, corral, w, affine, np.int64(-1))
+        outcomes.append(
+            (size, stalled, corral[:size].copy(), w[:size].copy(), f[rows[:size], :size])
+        )
+    (size, stalled, corral, w, f), (size_py, stalled_py, corral_py, w_py, f_py) = outcomes
+    assert (size, stalled) == (size_py, stalled_py)
+    assert size < 8
+    np.testing.assert_array_equal(corral, corral_py)
+    np.testing.assert_allclose(w, w_py, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(f, f_py, rtol=1e-12, atol=1e-14)

@@ -279,7 +279,7 @@ def lowest_constraints(
         target = targets[b]
         target_score = scores[b, target]
         target_norm2 = norms2[b, target]
-        kept = np.int64(0)  # not the literal 0: numba would compile the callees for both
+        kept = int(0)  # noqa: UP018, RUF046 (numba: int64, not Literal[int](0), which compiles callees twice)
         for rho in range(columns):
             if rho == target:
                 continue

@@ -338,6 +338,12 @@ def _forward_rows(
         solved[i] = value / factor[row, i]
 
 
+# numpy's messages for empty reductions, as global constants: numba raises them
+# without compiling any string formatting
+_EMPTY_MAXIMUM = "zero-size array to reduction operation maximum which has no identity"
+_EMPTY_ARGMIN = "attempt to get argmin of an empty sequence"
+
+
 @numba.njit(cache=True, inline="always")
 def _normalise(values: NDArray[np.float64], k: int) -> None:
     """``values[:k] /= sum(values[:k])``, the sum taken left to right (as ``np.sum``)."""
@@ -352,12 +358,12 @@ def _normalise(values: NDArray[np.float64], k: int) -> None:
 def _largest_magnitude(values: NDArray[np.float64], k: int) -> float:
     """``np.max(np.abs(values[:k]))``: the first NaN if there is one, ValueError for ``k = 0``."""
     if k <= 0:
-        raise ValueError("zero-size array to reduction operation maximum which has no identity")
-    largest = abs(values[0])
+        raise ValueError(_EMPTY_MAXIMUM)
+    largest = float(abs(values[0]))
     if math.isnan(largest):
         return largest
     for i in range(1, k):
-        value = abs(values[i])
+        value = float(abs(values[i]))
         if math.isnan(value):
             return value
         if value > largest:  # noqa: PLR1730 (np.max's comparisons, NaN handled above)
@@ -555,7 +561,7 @@ def _minor_cycles(
     while True:
         _affine_minimiser(factor, rows, solved, k, affine)
         step = 1.0
-        blocking = np.int64(-1)  # not the literal -1: numba would compile _step_and_drop twice
+        blocking = int(-1)  # noqa: UP018, RUF046 (numba: int64, not Literal[int](-1), two compiles)
         for i in range(k):
             if affine[i] <= 0.0:
                 ratio = weights[i] / (weights[i] - affine[i])
@@ -575,7 +581,7 @@ def _minor_cycles(
 def _argmin(values: NDArray[np.float64]) -> int:
     """``np.argmin(values)`` (1-d): the first smallest entry, or the first NaN; ValueError if empty."""
     if values.shape[0] == 0:
-        raise ValueError("attempt to get argmin of an empty sequence")
+        raise ValueError(_EMPTY_ARGMIN)
     smallest = values[0]
     if math.isnan(smallest):
         return 0
@@ -641,7 +647,8 @@ def _wolfe(
     column = np.empty(capacity)
     affine = np.empty(capacity)
     if settle and k > 1:
-        k, _ = _minor_cycles(factor, rows, solved, k, corral, weights, affine, np.int64(-1))
+        none = int(-1)  # noqa: UP018, RUF046 (numba: int64, not Literal[int](-1), two compiles)
+        k, _ = _minor_cycles(factor, rows, solved, k, corral, weights, affine, none)
         _forward_rows(factor, rows, solved, 0, k)
     member = np.zeros(count, dtype=np.bool_)
     for c in range(k):
