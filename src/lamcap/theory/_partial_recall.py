@@ -247,6 +247,10 @@ def recall_fraction(
     docstring).  Where :math:`n\,\mathbb{E}[C_p] \le w_r^2` the result is 1 without the
     law, for any ``p``; otherwise ``p`` must be below :math:`2^{63}` (else ``ValueError``).
     About 0.1 s per distinct ``p`` (one :func:`lamcap.active_set_law`, cached).
+    The fraction alone is returned, no interval: the finite-:math:`n` order-statistics
+    version of the same picture has a spread, but at full recall it is wider than the
+    Crofton law (an identity for the Gaussian model), so it is not a finite-:math:`d` law
+    (docs/theory/partial-recall.md, "Finite n").
     Reference: arXiv:2605.10795 (the cone picture); docs/theory/partial-recall.md.
 
     Examples
