@@ -139,3 +139,46 @@ def test_dask_local_cluster_matches_process_pool(tmp_path: Path, trial: Any) -> 
     dask_rows = _rows(tmp_path / "dask.sqlite")
     assert len(dask_rows) == 18
     assert dask_rows == _rows(tmp_path / "pool.sqlite")
+
+
+_KILLED_PARENT = """
+import os, sys, time
+from lamcap.experiments._executors import open_executor
+
+with open_executor(workers=2) as executor:
+    futures = [executor.submit(time.sleep, 600) for _ in range(2)]
+    while not all(future.running() for future in futures):
+        time.sleep(0.01)
+    print(*(process.pid for process in executor._processes.values()), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_pool_workers_end_when_their_parent_is_killed() -> None:
+    # SIGKILL gives the parent no chance to end its workers: each must notice alone
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_PARENT], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # a zombie awaiting its reaper counts as ended
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+
+    deadline = time.monotonic() + 60.0
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in workers)

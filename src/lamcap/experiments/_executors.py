@@ -23,7 +23,9 @@ processes are terminated (SIGTERM, then SIGKILL after ``grace`` seconds) and
 joined before the exception leaves :func:`open_executor`, so no worker
 outlives the sweep and keeps solving an instance nobody will store; the
 runner has already stored every finished instance, so rerunning the sweep
-resumes it.  ``lamcap sweep`` turns this into a one-line message and exit
+resumes it.  A parent killed outright (SIGKILL) cannot do this: each worker
+then ends itself within a second (a watchdog thread that sees it has lost its
+parent).  ``lamcap sweep`` turns this into a one-line message and exit
 code 143 (SIGTERM) or 130 (SIGINT).
 
 Examples
@@ -260,7 +262,10 @@ def _process_pool(count: int, grace: float) -> Iterator[ProcessPoolExecutor]:
     context = multiprocessing.get_context("spawn")
     threads = max(1, default_workers() // count)
     pool = ProcessPoolExecutor(
-        max_workers=count, mp_context=context, initializer=_share_threads, initargs=(threads,)
+        max_workers=count,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(threads, os.getpid()),
     )
     try:
         yield pool
@@ -271,6 +276,24 @@ def _process_pool(count: int, grace: float) -> Iterator[ProcessPoolExecutor]:
     pool.shutdown(wait=True)
 
 
-def _share_threads(threads: int) -> None:
-    """Worker initialiser: numba threads per worker, before numba is imported there."""
+PARENT_POLL_SECONDS = 1.0
+"""How often a pool worker checks that the process that started it is still alive."""
+
+
+def _start_worker(threads: int, parent: int) -> None:
+    """Worker initialiser: numba threads per worker (before numba is imported there), and
+    a watchdog that ends the worker when its parent is gone.
+
+    A parent killed outright (SIGKILL, the out-of-memory killer) cannot end its
+    workers; the watchdog thread sees the worker adopted by another process and
+    exits within :data:`PARENT_POLL_SECONDS`, so no worker goes on solving an
+    instance nobody will store.
+    """
     os.environ.setdefault("NUMBA_NUM_THREADS", str(threads))
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
