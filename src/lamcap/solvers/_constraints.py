@@ -519,7 +519,10 @@ def score_pass(
         lowest_raw = _minimum(lowest_raw, block_raw)
         if count == 0:
             continue
-        rows, rhos = picked[: 2 * count : 2], picked[1 : 2 * count : 2]
+        # contiguous copies: a strided slice of one pair would be typed C-contiguous by numba,
+        # of more pairs A (any layout), and constraint_directions compiled for both
+        pairs = picked[: 2 * count].reshape(count, 2)
+        rows, rhos = np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
         found_mus.append(block.start + rows)
         found_rhos.append(rhos)
         found_levels.append(picked_levels[:count])
@@ -774,11 +777,25 @@ class WorkingSet:
         :math:`-(0 - \hat a_i^\top h_\mu)`, exactly).
         """
         if instance.model == "original":
-            shared = np.ascontiguousarray(instance.outputs(0))
+            shared = _read_only(np.ascontiguousarray(instance.outputs(0)))
             norms2 = np.einsum("pd,pd->p", shared, shared)
-            targets = np.ascontiguousarray(instance.targets)
+            targets = _read_only(np.ascontiguousarray(instance.targets))
             scales = 1.0 / normalisers(norms2[targets[self.mus]], norms2[self.rhos])
             return LossRows(self.offsets, shared, targets, self.rhos, scales)
-        zero_row = np.full(self.n, self.size, dtype=np.int64)
+        zero_row = _read_only(np.full(self.n, self.size, dtype=np.int64))
         rows = np.arange(self.size, dtype=np.int64)
-        return LossRows(self.offsets, self._rows, zero_row, rows, np.full(self.size, -1.0))
+        return LossRows(
+            self.offsets, _read_only(self._rows), zero_row, rows, np.full(self.size, -1.0)
+        )
+
+
+def _read_only(array: NDArray[Any]) -> NDArray[Any]:
+    """A read-only view of ``array`` (no copy).
+
+    The loss reads ``pool`` and ``target_rows`` only; passing them read-only for
+    both models (the original model's shared outputs are read-only already)
+    gives numba one signature of the loss to compile instead of two.
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view
