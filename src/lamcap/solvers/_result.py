@@ -85,10 +85,11 @@ class SolveResult:
         :attr:`Instance.digest <lamcap.problems.Instance.digest>` of the
         instance the verdict is about (``verify`` refuses another instance).
     compile_seconds : float
-        Wall-clock time spent compiling numba kernels during this solve: tens
-        of seconds on the first solves after an install (the compiled code is
-        cached on disk for later calls and processes; docs/getting-started.md),
-        0 afterwards.
+        Wall-clock time spent compiling numba kernels during this solve:
+        seconds on the first solves after an install (about 7 s of CPU for the
+        first feasible one, 13 s more for the first infeasible one; the
+        compiled code is cached on disk for later calls and processes;
+        docs/getting-started.md), 0 afterwards.
 
     Examples
     --------
