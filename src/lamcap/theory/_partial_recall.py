@@ -54,6 +54,9 @@ from lamcap.theory._capacity import (
     full_rank_width,
     interpolation_stencil,
 )
+from lamcap.theory._capacity import (
+    _grid_node as _capacity_grid_node,
+)
 
 FloatArray = NDArray[np.float64]
 
@@ -312,9 +315,8 @@ def _partial_load(p: float, accuracy: float) -> float:
 
 
 def _grid_node(j: int) -> int:
-    from lamcap.theory._capacity import _grid_node as node  # noqa: PLC0415
-
-    return node(j, _GRID_RATIO)
+    """Node ``j`` of the 1.05 grid of the interpolated laws (integers up to 20 first)."""
+    return _capacity_grid_node(j, _GRID_RATIO)
 
 
 def _last_node() -> int:
