@@ -26,6 +26,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from lamcap._numba_cache import ensure_numba_cache
+
+ensure_numba_cache()  # before any kernel is defined: numba needs a writable cache folder
+
 __version__ = "0.1.0"
 
 # Public name -> module that defines it.  Each layer owns its block.
