@@ -55,10 +55,11 @@ def test_cost_and_active_mean_match_monte_carlo(p: int, d: int) -> None:
 
 def test_finer_grids_agree_to_3e_9() -> None:
     for p, d in ((22, 8), (200, 48)):
-        coarse = un._distance_on_grid(p, d, 4096)
-        fine = un._distance_on_grid(p, d, 8192)
-        reference = (4.0 * fine - coarse) / 3.0
+        # nested grids with four times as many nodes (the step divided by 4)
+        reference = un._extrapolated(un._distance_on_grids(p, d, 4 * un._GRID))
         assert un.unit_norm_distance(p, d) == pytest.approx(reference, rel=3e-9)
+        active = un._extrapolated(un._active_on_grids(p, d, 4 * un._ACTIVE_GRID))
+        assert un.unit_norm_active_mean(p, d) == pytest.approx(active, rel=3e-9)
 
 
 def test_p2_is_half_for_any_variance_one_law() -> None:
