@@ -281,3 +281,58 @@ def test_adam_ce_settings_from_the_command_line(capsys: pytest.CaptureFixture[st
     assert "options for method 'cutting_plane': takes no options, got 'steps'" in (
         capsys.readouterr().err
     )
+
+
+def test_max_recall_prints_both_bounds_and_the_gap(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "--d", "3", "--p", "8", "--seed", "4", "--objective", "max-recall"]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: optimal" in out
+    assert "recalled: 6 <= best <= 6 of n = 8 associations" in out
+    assert "gap 0" in out
+    assert "upper bound: n - 2 disjoint subsets each proven jointly infeasible" in out
+
+
+def test_max_recall_json_and_saved_subsets_recheck(tmp_path: Path) -> None:
+    import contextlib
+    import io
+
+    target = tmp_path / "subsets.npz"
+    arguments = ["solve", "--d", "3", "--p", "8", "--seed", "4", "--objective", "max-recall"]
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        assert main([*arguments, "--json", "--save-certificate", str(target)]) == 0
+    summary = json.loads(stream.getvalue())
+    assert summary["objective"] == "max-recall"
+    assert (
+        summary["recall_lower"] <= summary["recall_upper"] == 8 - len(summary["infeasible_subsets"])
+    )
+    assert summary["recall_gap"] == summary["recall_upper"] - summary["recall_lower"]
+    assert len(summary["recalled"]) == summary["recall_lower"]
+    instance = make_instance(3, 8, seed=4)
+    saved = np.load(target)
+    assert str(saved["kind"]) == "max_recall_subsets"
+    for k, members in enumerate(summary["infeasible_subsets"]):
+        mine = saved["subset"] == k
+        certificate = FarkasCertificate(
+            saved["associations"][mine], saved["competitors"][mine], saved["alpha"][mine], 0.0
+        )
+        assert set(certificate.associations.tolist()) <= set(members)
+        assert certificate_bound(instance, certificate) <= FEASIBILITY_TOLERANCE
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--rank", "2"], "rank must equal d = 4 (None or 4) for objective='max_recall'"),
+        (["--method", "adam_ce"], "method must be one of ('auto', 'cutting_plane', 'full_lp')"),
+        (["--max-seconds", "0"], "max_seconds must be"),
+    ],
+)
+def test_max_recall_bad_input_exits_2_with_one_line(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["solve", "--d", "4", "--p", "5", "--objective", "max-recall"]
+    assert main([*base, *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error
+    assert error.count("\n") == 1

@@ -251,9 +251,12 @@ def test_malformed_duals_raise(dual: MarginDual, match: str) -> None:
     [
         (
             {"objective": "maxmargin"},
-            "objective must be one of ('feasible', 'max_margin'), got 'maxmargin'",
+            "objective must be one of ('feasible', 'max_margin', 'max_recall'), got 'maxmargin'",
         ),
-        ({"objective": None}, "objective must be one of ('feasible', 'max_margin'), got None"),
+        (
+            {"objective": None},
+            "objective must be one of ('feasible', 'max_margin', 'max_recall'), got None",
+        ),
         ({"tolerance": 0.0}, "tolerance must be a finite number in (0, 1), got 0.0"),
         ({"tolerance": -1e-3}, "tolerance must be a finite number in (0, 1), got -0.001"),
         ({"tolerance": 1.0}, "tolerance must be a finite number in (0, 1), got 1.0"),

@@ -6,6 +6,7 @@ Examples (shell)::
     lamcap solve --d 16 --p 60 --model original --seed 3 --json
     lamcap solve --d 16 --p 40 --rank 8 --max-seconds 60
     lamcap solve --d 16 --p 40 --objective max-margin --save W.npy --save-certificate dual.npz
+    lamcap solve --d 12 --p 60 --objective max-recall --max-seconds 60
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-OBJECTIVES = {"feasible": "feasible", "max-margin": "max_margin"}
+OBJECTIVES = {"feasible": "feasible", "max-margin": "max_margin", "max-recall": "max_recall"}
 """Command-line objective -> ``lamcap.solve(objective=...)``."""
 
 MARGIN_FORMULA = (
@@ -82,7 +83,9 @@ def register(subparsers: Any) -> None:
         choices=tuple(OBJECTIVES),
         help="feasible: stop at the first verified W (default); max-margin: the "
         "minimum-norm W with every raw margin >= --raw-margin, certified by a duality gap "
-        "(full rank, method auto or cutting_plane)",
+        "(full rank, method auto or cutting_plane); max-recall: the most associations one W "
+        "recalls, as certified bounds (a verified W, disjoint subsets proven infeasible) and "
+        "their gap (full rank, method auto, cutting_plane or full_lp)",
     )
     parser.add_argument(
         "--tolerance",
@@ -132,7 +135,9 @@ def register(subparsers: Any) -> None:
         help="write the certificate (numpy .npz) to this file; its folder must exist. "
         "infeasible: kind='farkas', associations, competitors, alpha, bound; max-margin: "
         "kind='max_margin_dual', associations, competitors, y, margin, dual_value, "
-        "primal_value, relative_gap",
+        "primal_value, relative_gap; max-recall: kind='max_recall_subsets', subset (which "
+        "subset each constraint's weight belongs to), associations, competitors, alpha, "
+        "bounds, recalled",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run_solve)
@@ -189,7 +194,40 @@ def _summary(result: Any, instance: Any, objective: str) -> dict[str, Any]:
             dual_value=_finite(details.get("dual_value")),
             primal_value=_finite(details.get("primal_value")),
         )
+    if objective == "max-recall":
+        subsets = result.infeasible_subsets
+        summary.update(
+            recall_lower=result.recall_lower,
+            recall_upper=result.recall_upper,
+            recall_gap=result.recall_gap,
+            fraction_lower=result.recall_lower / instance.n,
+            fraction_upper=result.recall_upper / instance.n,
+            recalled=None if result.recalled is None else result.recalled.tolist(),
+            infeasible_subsets=[subset.associations.tolist() for subset in subsets],
+            upper_exact=bool(details.get("upper_exact", False)),
+            start=details.get("start"),
+            solves=details.get("solves", 0),
+        )
     return summary
+
+
+def _print_recall(instance: Any, summary: dict[str, Any]) -> None:
+    """The two bounds of --objective max-recall, their gap and what they rest on."""
+    lower, upper, n = summary["recall_lower"], summary["recall_upper"], instance.n
+    print(
+        f"recalled: {lower} <= best <= {upper} of n = {n} associations "
+        f"(fraction {lower / n:.4g} to {upper / n:.4g}; gap {summary['recall_gap']})"
+    )
+    print(
+        f"lower bound: W recalls {lower} associations, each verified (normalised margin above "
+        "1e-9 and its rounding error)"
+    )
+    sizes = [len(subset) for subset in summary["infeasible_subsets"]]
+    kind = "exact" if summary["upper_exact"] else "at normalised margin above 1e-9"
+    print(
+        f"upper bound: n - {len(sizes)} disjoint subsets each proven jointly infeasible "
+        f"(Farkas certificates, {kind}; sizes {sizes})"
+    )
 
 
 def _save_weights(path: Path, result: Any, d: int) -> tuple[bool, str]:
@@ -210,8 +248,21 @@ def _save_certificate(path: Path, result: Any) -> tuple[bool, str]:
 
     certificate = result.certificate
     dual = result.details.get("dual")
-    if result.verdict == "infeasible" and certificate is not None:
+    subsets = getattr(result, "infeasible_subsets", ())
+    if result.recall_lower is not None and subsets:
         arrays: dict[str, Any] = {
+            "kind": np.array("max_recall_subsets"),
+            "subset": np.concatenate(
+                [np.full(s.certificate.alpha.size, k) for k, s in enumerate(subsets)]
+            ),
+            "associations": np.concatenate([s.certificate.associations for s in subsets]),
+            "competitors": np.concatenate([s.certificate.competitors for s in subsets]),
+            "alpha": np.concatenate([s.certificate.alpha for s in subsets]),
+            "bounds": np.array([s.certificate.epsilon for s in subsets]),
+            "recalled": result.recalled,
+        }
+    elif result.verdict == "infeasible" and certificate is not None:
+        arrays = {
             "kind": np.array("farkas"),
             "associations": certificate.associations,
             "competitors": certificate.competitors,
@@ -263,6 +314,8 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
     )
     print(f"verdict: {result.verdict}")
     print(f"proven: {result.proven}")
+    if summary["objective"] == "max-recall":
+        _print_recall(instance, summary)
     print(
         f"min normalised margin: {result.min_margin:.6g} (dimensionless: {MARGIN_FORMULA}; "
         f"float64, accurate to {_margin_precision(result, instance):.1e})"

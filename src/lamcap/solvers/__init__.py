@@ -38,7 +38,13 @@ from lamcap.solvers._cutting_plane import CuttingPlaneOptions, solve_cutting_pla
 from lamcap.solvers._full_lp import solve_full_lp
 from lamcap.solvers._infeasibility import InfeasibilityProof, prove_infeasible
 from lamcap.solvers._optimality import MarginDual, OptimalityGap, optimality_gap
-from lamcap.solvers._result import OBJECTIVES, VERDICTS, SolveResult
+from lamcap.solvers._result import (
+    OBJECTIVES,
+    RECALL_VERDICTS,
+    VERDICTS,
+    InfeasibleSubset,
+    SolveResult,
+)
 from lamcap.solvers._solve import METHOD_OPTIONS, METHODS, solve
 from lamcap.solvers._two_layer import solve_rank_constrained
 from lamcap.solvers._verification import Verification, verify
@@ -48,10 +54,12 @@ __all__ = [
     "METHODS",
     "METHOD_OPTIONS",
     "OBJECTIVES",
+    "RECALL_VERDICTS",
     "VERDICTS",
     "CuttingPlaneOptions",
     "FarkasCertificate",
     "InfeasibilityProof",
+    "InfeasibleSubset",
     "MarginCheck",
     "MarginDual",
     "OptimalityGap",

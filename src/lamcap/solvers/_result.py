@@ -17,6 +17,16 @@ that all of them obey the same rules (module :mod:`lamcap.solvers._certificates`
   above ``certificate.epsilon``, which does not exclude smaller positive
   margins);
 * ``"undecided"`` otherwise (time limit, no convergence, rank-constrained failure).
+
+With ``objective="max_recall"`` (:mod:`lamcap.solvers._max_recall`) the
+question is how many associations one ``W`` can recall, and the result holds
+two certified bounds on that number instead: :attr:`SolveResult.recalled`
+(verified association by association, the lower bound) and
+:attr:`SolveResult.infeasible_subsets` (disjoint sets of associations, each
+with a Farkas certificate, the upper bound).  Its verdict is one of
+:data:`RECALL_VERDICTS`: ``"optimal"`` when the bounds meet, ``"bounded"``
+when something beyond the trivial bounds ``0 <= recalled <= n`` is proven,
+``"undecided"`` otherwise.
 """
 
 from __future__ import annotations
@@ -41,14 +51,58 @@ from lamcap.solvers._certificates import (
 from lamcap.solvers._constraints import at_raw_margin
 from lamcap.solvers._infeasibility import prove_infeasible
 
-OBJECTIVES = ("feasible", "max_margin")
+OBJECTIVES = ("feasible", "max_margin", "max_recall")
 """Accepted ``objective`` values of :func:`~lamcap.solvers.solve`: ``"feasible"`` stops at the
-first verified ``W``, ``"max_margin"`` seeks the minimum-norm ``W`` (certified gap)."""
+first verified ``W``, ``"max_margin"`` seeks the minimum-norm ``W`` (certified gap),
+``"max_recall"`` the largest number of associations one ``W`` recalls (certified bounds)."""
 
 VERDICTS = ("feasible", "infeasible", "undecided")
+"""Verdicts of the objectives ``"feasible"`` and ``"max_margin"``."""
+
+RECALL_VERDICTS = ("optimal", "bounded", "undecided")
+"""Verdicts of ``objective="max_recall"``: ``"optimal"`` iff the certified lower and upper
+bounds on the number of recalled associations are equal, ``"bounded"`` iff either is
+better than the trivial one (0 and n), ``"undecided"`` otherwise."""
+
+Verdict = Literal["feasible", "infeasible", "undecided", "optimal", "bounded"]
 
 Weights = NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]
 """``W`` (d x d), or ``(Q, R)`` (each d x r, r the rank) meaning ``W = Q @ R.T``."""
+
+
+@dataclass(frozen=True, eq=False)
+class InfeasibleSubset:
+    r"""A set of associations that no ``W`` recalls all at once, with its Farkas certificate.
+
+    The upper bound of ``objective="max_recall"``: every ``W`` misses at least
+    one association of the set, so :math:`k` disjoint such sets leave at most
+    :math:`n - k` associations recalled.  The certificate's constraints all
+    belong to associations of the set; its bound
+    :math:`\varepsilon \le 10^{-9}` (recomputed when the result was built,
+    :func:`~lamcap.solvers._certificates.certificate_bound`) proves that no
+    ``W`` has a normalised margin above :math:`\varepsilon` on every
+    constraint of the set, hence that no ``W`` recalls the whole set in
+    lamcap's verified sense (margin above :math:`10^{-9}`); with
+    ``certificate.exact``, that no ``W`` recalls it at all (margins
+    :math:`> 0`).
+
+    Attributes
+    ----------
+    associations : ndarray of int64
+        The associations of the set (sorted indices of the instance).
+    certificate : FarkasCertificate
+        Weights on constraints of these associations only (indices of the
+        instance, not of the subset).
+
+    Examples
+    --------
+    >>> cert = FarkasCertificate(np.array([2, 5]), np.array([1, 0]), np.array([1.0, 1.0]), 0.0)
+    >>> InfeasibleSubset(np.array([2, 5]), cert).associations.tolist()
+    [2, 5]
+    """
+
+    associations: NDArray[np.int64]
+    certificate: FarkasCertificate
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,8 +111,10 @@ class SolveResult:
 
     Attributes
     ----------
-    verdict : {"feasible", "infeasible", "undecided"}
-        Decided by :func:`build_result` from the two checks below.
+    verdict : {"feasible", "infeasible", "undecided", "optimal", "bounded"}
+        Decided by :func:`build_result` from the two checks below
+        (``objective="max_recall"``: one of :data:`RECALL_VERDICTS`, from the
+        recall bounds below).
     weights : ndarray (d, d), pair (Q, R) of (d, m) arrays, or None
         The best weights found (also for ``"undecided"``, when there are any).
     min_margin : float
@@ -90,6 +146,18 @@ class SolveResult:
         first feasible one, 13 s more for the first infeasible one; the
         compiled code is cached on disk for later calls and processes;
         docs/getting-started.md), 0 afterwards.
+    recalled : ndarray of int64 or None
+        ``objective="max_recall"`` only (None otherwise): the associations
+        ``weights`` recalls, each verified as a feasible ``W`` is (the check
+        of :func:`~lamcap.solvers.check_margins` on these associations alone).
+    recall_lower, recall_upper : int or None
+        ``objective="max_recall"`` only: certified bounds on the largest
+        number of associations one ``W`` recalls; ``recall_lower`` is
+        ``len(recalled)``, ``recall_upper`` is ``n`` minus the number of
+        :attr:`infeasible_subsets`.
+    infeasible_subsets : tuple of InfeasibleSubset
+        ``objective="max_recall"`` only: disjoint sets of associations, each
+        proven jointly unrecallable by its Farkas certificate.
 
     Examples
     --------
@@ -100,7 +168,7 @@ class SolveResult:
     ('feasible', True)
     """
 
-    verdict: Literal["feasible", "infeasible", "undecided"]
+    verdict: Verdict
     weights: Weights | None
     min_margin: float
     certificate: FarkasCertificate | None
@@ -110,6 +178,17 @@ class SolveResult:
     details: Mapping[str, Any] = field(default_factory=dict)
     instance_digest: str = ""
     compile_seconds: float = 0.0
+    recalled: NDArray[np.int64] | None = None
+    recall_lower: int | None = None
+    recall_upper: int | None = None
+    infeasible_subsets: tuple[InfeasibleSubset, ...] = ()
+
+    @property
+    def recall_gap(self) -> int | None:
+        """``recall_upper - recall_lower`` (``objective="max_recall"``; None otherwise)."""
+        if self.recall_lower is None or self.recall_upper is None:
+            return None
+        return self.recall_upper - self.recall_lower
 
     @property
     def proven(self) -> str:
@@ -118,6 +197,8 @@ class SolveResult:
         ``"infeasible"`` says whether it is exact (:math:`\\gamma^* \\le 0`) or
         only :math:`\\gamma^* \\le \\varepsilon`.
         """
+        if self.recall_lower is not None and self.recall_upper is not None:
+            return recall_statement(self)
         return statement(self.verdict, self.min_margin, self.certificate)
 
 
@@ -146,6 +227,32 @@ def statement(verdict: str, margin: float, certificate: FarkasCertificate | None
         f"above {certificate.epsilon:.3g} (Farkas certificate on {constraints}); exact "
         "infeasibility (gamma* <= 0) is not proven"
     )
+
+
+def recall_statement(result: SolveResult) -> str:
+    """The claim of a max-recall result in words: both bounds and what they rest on.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> result = SolveResult("undecided", None, math.nan, None, 0, 0.0, "cutting_plane",
+    ...                      recall_lower=0, recall_upper=3)
+    >>> recall_statement(result)
+    'nothing beyond 0 <= recalled <= 3'
+    """
+    lower, upper = result.recall_lower, result.recall_upper
+    if result.verdict == "undecided":
+        return f"nothing beyond 0 <= recalled <= {upper}"
+    subsets = result.infeasible_subsets
+    exact = all(subset.certificate.exact for subset in subsets)
+    claim = f"W recalls {lower} associations (each verified); at most {upper} can be recalled"
+    if subsets:
+        kind = "exact" if exact else "at normalised margin above 1e-9 (bounded certificates)"
+        claim += (
+            f": every W misses at least one association of each of {len(subsets)} disjoint "
+            f"subsets (Farkas certificates, {kind})"
+        )
+    return claim + (" - optimal" if lower == upper else f" - gap {result.recall_gap}")
 
 
 def _rechecked(instance: Instance, certificate: FarkasCertificate) -> FarkasCertificate | None:

@@ -241,6 +241,10 @@ def solve(
         instance, rank=rank, raw_margin=raw_margin, max_seconds=max_seconds, seed=seed
     )
     method = check_choice("method", method, ("auto", *METHODS))
+    if objective == "max_recall":
+        return _solve_max_recall(
+            instance, rank_value, method, raw_margin_value, seconds, seed_value, options
+        )
     if method == "auto":
         method = "cutting_plane" if rank_value == instance.d else "two_layer"
     if method in _FULL_RANK_ONLY and rank_value != instance.d:
@@ -265,24 +269,90 @@ def solve(
             )
             raise ValueError(msg)
         arguments.update(objective=objective, tolerance=tolerance)
-    needed, available = score_pass_bytes(instance.d, instance.n, instance.p), available_memory()
-    if needed > available:  # not even one pass over the constraints fits: undecided, not killed
-        reason = (
-            f"one score pass over n = {instance.n} associations with p = {instance.p} outputs "
-            f"needs {format_bytes(needed)} of memory, but {format_bytes(available)} are available"
-        )
-        details = {
-            "stopped": "memory",
-            "reason": reason,
-            "memory_bytes": needed,
-            "available_memory_bytes": available,
-        }
-        return build_result(instance, None, method=method, details=details)
+    refused = _memory_refusal(instance)
+    if refused is not None:
+        return build_result(instance, None, method=method, details=refused)
     from numba.core import event  # noqa: PLC0415 - numba loads with the first solve
 
     compiling: list[float] = []
     with event.install_timer("numba:compile", compiling.append):
         result = _method_function(method)(instance, **arguments)
+    compile_seconds = float(sum(compiling))
+    return dataclasses.replace(
+        result,
+        seconds=max(0.0, result.seconds - compile_seconds),
+        compile_seconds=compile_seconds,
+    )
+
+
+def _memory_refusal(instance: Instance) -> dict[str, Any] | None:
+    """``details`` of an undecided result when one score pass does not fit in memory, else None."""
+    needed, available = score_pass_bytes(instance.d, instance.n, instance.p), available_memory()
+    if needed <= available:
+        return None
+    reason = (
+        f"one score pass over n = {instance.n} associations with p = {instance.p} outputs "
+        f"needs {format_bytes(needed)} of memory, but {format_bytes(available)} are available"
+    )
+    return {
+        "stopped": "memory",
+        "reason": reason,
+        "memory_bytes": needed,
+        "available_memory_bytes": available,
+    }
+
+
+def _solve_max_recall(
+    instance: Instance,
+    rank: int,
+    method: str,
+    raw_margin: float,
+    seconds: float | None,
+    seed: int,
+    options: Mapping[str, Any] | None,
+) -> SolveResult:
+    """``objective="max_recall"``: checks, the memory guard, then :mod:`lamcap.solvers._max_recall`."""
+    from lamcap.solvers._max_recall import (  # noqa: PLC0415 - imports this module
+        MAX_RECALL_METHODS,
+        check_recall_options,
+        recall_result,
+        solve_max_recall,
+    )
+
+    if rank != instance.d:
+        msg = (
+            f"rank must equal d = {instance.d} (None or {instance.d}) for "
+            f"objective='max_recall', got {rank}"
+        )
+        raise ValueError(msg)
+    if method not in MAX_RECALL_METHODS:
+        msg = (
+            f"method must be one of {MAX_RECALL_METHODS} for objective='max_recall' (a "
+            f"certified full-rank solver, run on subsets of the associations), got {method!r}"
+        )
+        raise ValueError(msg)
+    method = "cutting_plane" if method == "auto" else method
+    start, shrink = check_recall_options(options)
+    refused = _memory_refusal(instance)
+    if refused is not None:
+        return recall_result(
+            instance, None, [], raw_margin=raw_margin, method=method, details=refused
+        )
+    from numba.core import event  # noqa: PLC0415 - numba loads with the first solve
+
+    compiling: list[float] = []
+    with event.install_timer("numba:compile", compiling.append):
+        result = solve_max_recall(
+            instance,
+            method=method,
+            solver=_method_function(method),
+            trainer=_method_function("adam_ce"),
+            raw_margin=raw_margin,
+            max_seconds=seconds,
+            seed=seed,
+            start=start,
+            shrink=shrink,
+        )
     compile_seconds = float(sum(compiling))
     return dataclasses.replace(
         result,

@@ -52,8 +52,9 @@ class Verification:
     ----------
     valid : bool
         True iff a verdict is proven (``bool(verification)``).
-    verdict : {"feasible", "infeasible", "undecided"}
-        The verdict proven; ``"undecided"`` when nothing is.
+    verdict : {"feasible", "infeasible", "undecided", "optimal", "bounded"}
+        The verdict proven; ``"undecided"`` when nothing is (``"optimal"`` and
+        ``"bounded"``: a result of ``objective="max_recall"``).
     reason : str
         Why nothing is proven (empty when ``valid``): the claims that do not
         re-check, or which associations the weights fail and by how much.
@@ -176,7 +177,87 @@ def _exactness_problems(instance: Instance, certificate: FarkasCertificate) -> l
     ]
 
 
+def _verify_recall(instance: Instance, result: SolveResult) -> Verification:
+    """A max-recall result: the recalled set, every infeasible subset and the verdict, again."""
+    from lamcap.solvers._max_recall import subset_instance  # noqa: PLC0415
+
+    reasons: list[str] = []
+    digest = getattr(result, "instance_digest", "")
+    if digest and digest != instance.digest:
+        reasons.append("the result was built for another instance (its digest differs)")
+    recalled = np.asarray(result.recalled if result.recalled is not None else [], dtype=np.int64)
+    check: MarginCheck | None = None
+    if recalled.size != result.recall_lower:
+        reasons.append(f"recall_lower {result.recall_lower} is not len(recalled) = {recalled.size}")
+    if recalled.size:
+        if result.weights is None or np.unique(recalled).size != recalled.size:
+            reasons.append("recalled associations without weights, or repeated")
+        else:
+            try:
+                check = check_margins(subset_instance(instance, recalled), result.weights)
+            except (ValueError, IndexError) as error:
+                reasons.append(f"recalled set or weights are malformed: {error}")
+            else:
+                if not check.verified:
+                    reasons.append(
+                        f"the recalled associations are not verified: {check.describe()}"
+                    )
+    used: set[int] = set()
+    bound = -math.inf
+    for index, subset in enumerate(result.infeasible_subsets):
+        members = {int(mu) for mu in np.asarray(subset.associations).tolist()}
+        certificate = subset.certificate
+        try:
+            value = certificate_bound(instance, certificate)
+        except ValueError as error:
+            reasons.append(f"infeasible subset {index}: certificate is malformed: {error}")
+            continue
+        bound = max(bound, value)
+        named = {int(mu) for mu in certificate.associations[certificate.alpha > 0]}
+        if value > FEASIBILITY_TOLERANCE:
+            reasons.append(
+                f"infeasible subset {index}: bound {value:.3g} > {FEASIBILITY_TOLERANCE:.0e}"
+            )
+        if not named <= members:
+            reasons.append(f"infeasible subset {index}: certificate names other associations")
+        if members & used:
+            reasons.append(f"infeasible subset {index} is not disjoint from the ones before it")
+        used |= members
+        reasons += _exactness_problems(instance, certificate)
+    upper = instance.n - len(result.infeasible_subsets)
+    if result.recall_upper != upper:
+        reasons.append(f"recall_upper {result.recall_upper} is not n - subsets = {upper}")
+    lower = int(recalled.size)
+    expected = (
+        "optimal"
+        if lower == upper
+        else "bounded"
+        if lower > 0 or upper < instance.n
+        else "undecided"
+    )
+    if result.verdict != expected:
+        reasons.append(
+            f"verdict {result.verdict!r} but the bounds {lower} and {upper} give {expected!r}"
+        )
+    consistent = not reasons
+    valid = consistent and expected != "undecided"
+    if consistent and not valid:
+        reasons.append("the result is undecided: it proves nothing")
+    return Verification(
+        valid=valid,
+        verdict=expected if valid else "undecided",
+        reason="; ".join(reasons),
+        proven=result.proven if valid else "",
+        consistent=consistent,
+        min_margin=math.nan if check is None else check.min_margin,
+        bound=bound if result.infeasible_subsets else math.inf,
+        margins=check,
+    )
+
+
 def _verify_result(instance: Instance, result: SolveResult) -> Verification:
+    if result.recall_lower is not None:
+        return _verify_recall(instance, result)
     reasons: list[str] = []
     digest = getattr(result, "instance_digest", "")
     if digest and digest != instance.digest:
@@ -264,6 +345,13 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
     ``"undecided"`` result, for weights that fail some association, and for
     any claim that does not re-check; :attr:`Verification.reason` then says
     why, e.g. which associations fail and by how much.
+
+    A result of ``objective="max_recall"`` is re-checked as a whole: its
+    recalled associations by :func:`~lamcap.solvers.check_margins` on them
+    alone, every infeasible subset's certificate (bound, associations,
+    disjointness, exactness), both bounds and the verdict; ``min_margin`` is
+    then that of the recalled associations and ``bound`` the largest of the
+    subsets' bounds.
 
     Parameters
     ----------

@@ -1,0 +1,613 @@
+r"""The best recall fraction: how many associations one ``W`` can recall, with certified bounds.
+
+Beyond capacity no ``W`` recalls every association; ``objective="max_recall"``
+of :func:`lamcap.solve` asks for the largest set that one ``W`` recalls,
+
+.. math::
+
+    R^* = \max_W \#\{\mu :\ (u_{t(\mu)} - u_\rho)^\top W e_\mu > 0
+    \ \ \forall \rho \ne t(\mu)\},
+
+and answers with two bounds that are checked, not trusted
+(arXiv:2605.10795 for the constraints; docs/theory/partial-recall.md for the
+theory; docs/solvers-at-scale.md, section "Recall below 100%", for a
+demonstration):
+
+* **lower bound** :math:`R_- \le R^*`: a ``W`` and the associations it recalls,
+  each verified as :func:`~lamcap.solvers.check_margins` verifies a feasible
+  ``W`` (normalised margin above :math:`10^{-9}` and its proven rounding
+  error), on those associations alone (:func:`recalled_associations`);
+* **upper bound** :math:`R^* \le R_+ = n - k`: :math:`k` disjoint sets of
+  associations :math:`S_1, \dots, S_k`, each with a Farkas certificate
+  (:class:`~lamcap.solvers._result.InfeasibleSubset`) proving that no ``W``
+  recalls all of :math:`S_j`, so every ``W`` misses at least one association of
+  each.  A certificate whose bound :math:`\varepsilon \le 10^{-9}` is not
+  proven exact (``certificate.exact`` false) excludes only recall at a
+  normalised margin above :math:`\varepsilon`, i.e. lamcap's verified
+  recall; ``details["upper_exact"]`` says whether every certificate is exact
+  (then :math:`R_+` bounds exact recall too).
+
+Both are found with the certified feasibility solver on sub-instances of the
+associations (:func:`subset_instance`; method ``"cutting_plane"`` or
+``"full_lp"``):
+
+* the upper bound (:func:`_disjoint_infeasible_subsets`): solve the remaining
+  associations; when infeasible, take the associations in the support of the
+  certificate, shrink them with a deletion filter (drop one association, solve
+  again; when still infeasible keep the new, smaller support, else keep the
+  association; the associations least used by the certificate are tried
+  first) to a set minimal under deletion, set it aside and continue until the
+  remainder is feasible or the time is up;
+* the lower bound (:func:`_lower_bound`): a start set, then greedy
+  re-insertion of every other association that stays compatible (solve the set
+  plus that association; associations the current ``W`` already recalls join
+  without a solve); the start gets at most half of the lower bound's time, and
+  the associations the Hebbian ``W`` recalls replace it when they are more (or
+  when it found nothing in time).  Start sets (``options={"start": ...}``):
+
+  - ``"farkas"`` drops, one at a time, the association carrying the largest
+    part of the Farkas certificate of the current set until it is feasible;
+  - ``"adam"`` takes the associations that Adam on the softmax cross-entropy
+    (``method="adam_ce"``) recalls;
+  - ``"l1"`` those recalled by the ``W`` of an iteratively reweighted
+    :math:`\ell_1` LP (HiGHS): minimise :math:`\sum_\mu c_\mu \xi_\mu`
+    subject to :math:`\hat a_i^\top \operatorname{vec} W \ge 1 - \xi_{\mu(i)}`,
+    :math:`\xi \ge 0`, with the mean normalised constraint level fixed to 1
+    (the problem is homogeneous: without it :math:`W = 0` is optimal) and
+    :math:`c_\mu = 1/(\xi_\mu + 0.05)` from the previous round (three rounds;
+    dense rows, :math:`n(p-1)d^2 \le 5\times10^6` numbers);
+  - ``"auto"`` (default): ``"l1"`` where its rows fit, else ``"farkas"``.
+
+  Compared at d = 12 and 16, p = 1.2 and 1.5 :math:`p_c`, n = p, both models
+  (``measurements/solvers_at_scale_recall.py --starts farkas adam l1``,
+  docs/measurements/solvers_at_scale_recall_strategies.csv): at d = 12
+  ``"l1"`` reached the largest lower bound on all four instances (44, 41, 47, 44
+  against 43, 41, 44, 0 for ``"farkas"``, whose drops ran out of time at
+  load 1.5, and 44, 41, 46, 43 for ``"adam"``).
+
+Cost: each solve is one call of the feasibility solver on at most ``n``
+associations; the Farkas start needs about :math:`n - R_-` of them, the
+re-insertion as many, the deletion filter about :math:`|S_j|` per set.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lamcap._validation import check_choice, check_flag
+from lamcap.problems import Instance, hebbian_weights
+from lamcap.solvers._certificates import (
+    FEASIBILITY_TOLERANCE,
+    FarkasCertificate,
+    certificate_bound,
+    check_margins,
+    constraint_margins,
+    margin_error,
+)
+from lamcap.solvers._constraints import at_raw_margin
+from lamcap.solvers._result import InfeasibleSubset, SolveResult, Verdict
+
+MAX_RECALL_METHODS = ("auto", "cutting_plane", "full_lp")
+"""Methods ``objective="max_recall"`` accepts: the certified full-rank solvers it runs on subsets."""
+
+MAX_RECALL_OPTIONS = ("start", "shrink")
+"""Keys of ``options`` with ``objective="max_recall"``: ``start`` (one of :data:`STARTS`,
+default ``"auto"``) and ``shrink`` (bool, default True: the deletion filter)."""
+
+STARTS = ("auto", "farkas", "adam", "l1")
+"""Start sets of the lower bound (module docstring)."""
+
+_L1_ROUNDS = 3
+_L1_FLOOR = 0.05
+_L1_MAX_ENTRIES = 5_000_000  # dense constraint rows of the l1 start (n (p - 1) d^2 numbers)
+
+Indices = NDArray[np.int64]
+
+
+def subset_instance(instance: Instance, associations: Indices) -> Instance:
+    """The instance restricted to ``associations`` (their inputs, outputs and targets, in order).
+
+    The same numbers: a constraint of association ``k`` of the subset is
+    constraint ``associations[k]`` of ``instance``, bit for bit.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> instance = make_instance(4, 3, n=5, seed=0)
+    >>> part = subset_instance(instance, np.array([4, 1]))
+    >>> part.n, bool(np.array_equal(part.outputs(0), instance.outputs(4)))
+    (2, True)
+    """
+    chosen = np.asarray(associations, dtype=np.int64)
+    outputs = instance.output_block(chosen) if instance.model == "decoupled" else None
+    shared = instance.outputs(0) if instance.model == "original" else None
+    return Instance.from_arrays(
+        instance.inputs[chosen],
+        np.asarray(outputs if shared is None else shared),
+        instance.targets[chosen],
+        model=instance.model,
+        embeddings=None if instance.embeddings == "given" else instance.embeddings,
+    )
+
+
+def recalled_associations(instance: Instance, W: Any) -> Indices:
+    r"""The associations ``W`` recalls, each verified: the lower bound of ``max_recall``.
+
+    .. math::
+
+        \{\mu :\ \min_{\rho \ne t(\mu)} \tilde\gamma_{\mu\rho}(W) > \max(10^{-9}, \delta_W)\}
+
+    (normalised margins :math:`\tilde\gamma` recomputed in float64,
+    :math:`\delta_W` their proven rounding error;
+    :mod:`lamcap.solvers._certificates`).  The candidates are then confirmed
+    by the very check a feasible ``W`` passes,
+    :func:`~lamcap.solvers.check_margins` on the sub-instance of these
+    associations; should it disagree, the associations it names are removed
+    and it is run again, so nothing is counted that the check does not accept.
+    ``W`` is a ``d x d`` array.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance, hebbian_weights
+    >>> instance = make_instance(48, 3, n=2, seed=0)
+    >>> recalled_associations(instance, hebbian_weights(instance)).tolist()
+    [0, 1]
+    >>> recalled_associations(instance, -hebbian_weights(instance)).tolist()
+    []
+    """
+    margins = constraint_margins(instance, W)
+    threshold = max(FEASIBILITY_TOLERANCE, margin_error(instance.d))
+    rows = np.arange(instance.n)
+    margins[rows, instance.targets] = np.inf
+    good = np.all(np.isfinite(margins) | (margins == np.inf), axis=1)
+    good &= np.min(np.where(np.isnan(margins), -np.inf, margins), axis=1) > threshold
+    chosen = rows[good].astype(np.int64)
+    while chosen.size:
+        check = check_margins(subset_instance(instance, chosen), W)
+        if check.verified:
+            return chosen
+        failing = {mu for mu, _, _ in check.worst}
+        if not failing:
+            return np.empty(0, dtype=np.int64)
+        chosen = np.delete(chosen, sorted(failing))
+    return chosen
+
+
+class _Runner:
+    """Calls of the feasibility solver on subsets, within one deadline; counts them."""
+
+    def __init__(
+        self,
+        instance: Instance,
+        solver: Callable[..., SolveResult],
+        deadline: float,
+        seed: int,
+        trainer: Callable[..., SolveResult] | None = None,
+    ) -> None:
+        self.instance, self.solver, self.deadline, self.seed = instance, solver, deadline, seed
+        self.trainer = trainer
+        self.solves = 0
+
+    def remaining(self, deadline: float | None = None) -> float:
+        return min(self.deadline, deadline or math.inf) - time.perf_counter()
+
+    def solve(self, associations: Indices, deadline: float | None = None) -> SolveResult | None:
+        """The solver's result on the subset, or None when no time is left."""
+        left = self.remaining(deadline)
+        if left <= 0:
+            return None
+        self.solves += 1
+        return self.solver(
+            subset_instance(self.instance, associations),
+            rank=self.instance.d,
+            raw_margin=1.0,
+            max_seconds=None if math.isinf(left) else left,
+            seed=self.seed,
+        )
+
+
+def _certificate_mass(
+    instance: Instance, associations: Indices, certificate: FarkasCertificate
+) -> NDArray[np.float64]:
+    r"""Per association of the subset, its share :math:`\sum_\rho \alpha_{\mu\rho}\|e_\mu\|\nu_{\mu\rho}` of the certificate."""
+    local = certificate.associations
+    targets, rivals = instance.constraint_outputs(associations[local], certificate.competitors)
+    scale = np.sqrt(np.einsum("kd,kd->k", targets, targets) + np.einsum("kd,kd->k", rivals, rivals))
+    norms = np.linalg.norm(instance.inputs[associations[local]], axis=1)
+    mass = np.zeros(associations.size)
+    np.add.at(mass, local, certificate.alpha * scale * norms)
+    return mass
+
+
+def _support(associations: Indices, certificate: FarkasCertificate) -> Indices:
+    used = np.unique(certificate.associations[certificate.alpha > 0])
+    return associations[used]
+
+
+def _mapped(associations: Indices, certificate: FarkasCertificate) -> FarkasCertificate:
+    """A sub-instance's certificate in the indices of the instance (the same constraints)."""
+    keep = certificate.alpha > 0
+    return FarkasCertificate(
+        associations[certificate.associations[keep]],
+        certificate.competitors[keep].copy(),
+        certificate.alpha[keep].copy(),
+        certificate.epsilon,
+        certificate.exact,
+    )
+
+
+def _shrunk(
+    runner: _Runner, subset: Indices, certificate: FarkasCertificate, deadline: float
+) -> tuple[Indices, FarkasCertificate]:
+    """Deletion filter: drop associations while the rest stays proven infeasible."""
+    mass = _certificate_mass(runner.instance, subset, _local(subset, certificate))
+    order = subset[np.argsort(mass, kind="stable")]
+    for mu in order.tolist():
+        if mu not in subset or subset.size <= 1:
+            continue
+        trial = subset[subset != mu]
+        result = runner.solve(trial, deadline)
+        if result is None:
+            break
+        if result.verdict == "infeasible" and result.certificate is not None:
+            subset, certificate = (
+                _support(trial, result.certificate),
+                _mapped(trial, result.certificate),
+            )
+    return subset, certificate
+
+
+def _local(subset: Indices, certificate: FarkasCertificate) -> FarkasCertificate:
+    """A certificate in the instance's indices, in the indices of ``subset`` (sorted)."""
+    return FarkasCertificate(
+        np.searchsorted(subset, certificate.associations).astype(np.int64),
+        certificate.competitors,
+        certificate.alpha,
+        certificate.epsilon,
+        certificate.exact,
+    )
+
+
+def _disjoint_infeasible_subsets(
+    runner: _Runner, shrink: bool, deadline: float
+) -> tuple[list[InfeasibleSubset], Indices | None, Any]:
+    """Disjoint infeasible sets; and the remainder with its ``W`` when it was found feasible."""
+    remaining = np.arange(runner.instance.n, dtype=np.int64)
+    found: list[InfeasibleSubset] = []
+    while remaining.size:
+        result = runner.solve(remaining, deadline)
+        if result is None or result.verdict == "undecided":
+            return found, None, None
+        if result.verdict == "feasible":
+            return found, remaining, result.weights
+        assert result.certificate is not None  # infeasible
+        subset = _support(remaining, result.certificate)
+        certificate = _mapped(remaining, result.certificate)
+        if shrink:
+            subset, certificate = _shrunk(runner, subset, certificate, deadline)
+        found.append(InfeasibleSubset(subset, certificate))
+        remaining = np.setdiff1d(remaining, subset)
+    return found, remaining, None
+
+
+def _farkas_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
+    """Drop the association with the largest certificate share until the rest is feasible."""
+    kept = np.arange(runner.instance.n, dtype=np.int64)
+    while kept.size:
+        result = runner.solve(kept, deadline)
+        if result is None:
+            return np.empty(0, dtype=np.int64), None
+        if result.verdict == "feasible":
+            return kept, result.weights
+        if result.verdict == "infeasible" and result.certificate is not None:
+            mass = _certificate_mass(runner.instance, kept, result.certificate)
+            kept = np.delete(kept, int(np.argmax(mass)))
+        else:  # undecided on this subset: no certificate to choose by
+            return np.empty(0, dtype=np.int64), None
+    return kept, None
+
+
+def _adam_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
+    left = runner.remaining(deadline)
+    if left <= 0 or runner.trainer is None:
+        return np.empty(0, dtype=np.int64), None
+    trained = runner.trainer(
+        runner.instance,
+        rank=runner.instance.d,
+        raw_margin=1.0,
+        max_seconds=None if math.isinf(left) else left,
+        seed=runner.seed,
+    )
+    assert isinstance(trained.weights, np.ndarray)  # full rank
+    return recalled_associations(runner.instance, trained.weights), trained.weights
+
+
+def _l1_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
+    import scipy.sparse  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+    from scipy.optimize import linprog as scipy_linprog  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
+    instance = runner.instance
+    d, n = instance.d, instance.n
+    if instance.constraint_count * d * d > _L1_MAX_ENTRIES:
+        msg = (
+            f"options start='l1' builds n (p - 1) d^2 = {instance.constraint_count * d * d} "
+            f"dense entries, at most {_L1_MAX_ENTRIES} accepted: use start='farkas'"
+        )
+        raise ValueError(msg)
+    mus = np.repeat(np.arange(n, dtype=np.int64), instance.p)
+    rhos = np.tile(np.arange(instance.p, dtype=np.int64), n)
+    mus, rhos = mus[rhos != instance.targets[mus]], rhos[rhos != instance.targets[mus]]
+    targets, rivals = instance.constraint_outputs(mus, rhos)
+    rows = ((targets - rivals)[:, :, None] * instance.inputs[mus][:, None, :]).reshape(-1, d * d)
+    rows /= np.linalg.norm(rows, axis=1)[:, None]  # vec((u_t - u_rho) e_mu^T), unit length
+    count = rows.shape[0]
+    slack = scipy.sparse.csr_matrix((np.ones(count), (np.arange(count), mus)), shape=(count, n))
+    system = scipy.sparse.hstack([-scipy.sparse.csr_matrix(rows), -slack]).tocsr()
+    mean_level = np.concatenate([rows.sum(axis=0), np.zeros(n)])[None, :]
+    bounds = [(None, None)] * (d * d) + [(0.0, None)] * n
+    linprog: Any = scipy_linprog  # HiGHS; the sparse system is outside scipy-stubs' overloads
+    costs = np.ones(n)
+    best: tuple[Indices, Any] = (np.empty(0, dtype=np.int64), None)
+    for _ in range(_L1_ROUNDS):
+        left = runner.remaining(deadline)
+        if left <= 0:
+            break
+        solved = linprog(
+            np.concatenate([np.zeros(d * d), costs]),
+            A_ub=system,
+            b_ub=-np.ones(count),
+            A_eq=mean_level,
+            b_eq=[float(count)],
+            bounds=bounds,
+            method="highs",
+            options={"time_limit": min(left, 1e6)},
+        )
+        if solved.status != 0:
+            break
+        weights = np.asarray(solved.x[: d * d]).reshape(d, d)
+        recalled = recalled_associations(instance, weights)
+        if recalled.size > best[0].size:
+            best = (recalled, weights)
+        costs = 1.0 / (np.asarray(solved.x[d * d :]) + _L1_FLOOR)
+    return best
+
+
+def _inserted(runner: _Runner, kept: Indices, weights: Any, deadline: float) -> tuple[Indices, Any]:
+    """Greedy re-insertion: every other association that stays compatible joins the set."""
+    instance = runner.instance
+    if weights is None:
+        return kept, weights
+    kept = np.union1d(kept, recalled_associations(instance, weights))
+    margins = constraint_margins(instance, weights)
+    margins[np.arange(instance.n), instance.targets] = np.inf
+    lowest = np.nan_to_num(margins.min(axis=1), nan=-np.inf)
+    candidates = np.setdiff1d(np.arange(instance.n), kept)
+    for mu in candidates[np.argsort(-lowest[candidates], kind="stable")].tolist():
+        if mu in kept:
+            continue
+        trial = np.union1d(kept, [mu])
+        result = runner.solve(trial, deadline)
+        if result is None:
+            break
+        if result.verdict == "feasible":
+            weights = result.weights
+            kept = np.union1d(trial, recalled_associations(instance, weights))
+    return kept, weights
+
+
+def resolved_start(instance: Instance, start: str) -> str:
+    """``start``, with ``"auto"`` resolved: ``"l1"`` when its dense LP fits, else ``"farkas"``.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> resolved_start(make_instance(4, 6, seed=0), "auto")
+    'l1'
+    """
+    if start != "auto":
+        return start
+    fits = instance.constraint_count * instance.d * instance.d <= _L1_MAX_ENTRIES
+    return "l1" if fits else "farkas"
+
+
+def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices, Any]:
+    """Start set (at most half the time), then re-insertion; the Hebbian ``W`` as a floor."""
+    starts = {"farkas": _farkas_start, "adam": _adam_start, "l1": _l1_start}
+    began = time.perf_counter()
+    half = began + (deadline - began) / 2 if math.isfinite(deadline) else deadline
+    kept, weights = starts[start](runner, half)
+    floor = hebbian_weights(runner.instance)
+    recalled = recalled_associations(runner.instance, floor)
+    if weights is None or recalled.size > kept.size:
+        kept, weights = recalled, floor
+    return _inserted(runner, kept, weights, deadline)
+
+
+def check_recall_options(options: Mapping[str, Any] | None) -> tuple[str, bool]:
+    """``(start, shrink)`` from ``options`` of ``objective="max_recall"``, or ValueError by name.
+
+    Examples
+    --------
+    >>> check_recall_options({"start": "adam"})
+    ('adam', True)
+    >>> check_recall_options(None)
+    ('auto', True)
+    """
+    options = dict(options or {})
+    unknown = [key for key in options if key not in MAX_RECALL_OPTIONS]
+    if unknown:
+        msg = f"options for objective 'max_recall': takes only {MAX_RECALL_OPTIONS}, got {unknown[0]!r}"
+        raise ValueError(msg)
+    start = check_choice("start", options.get("start", "auto"), STARTS)
+    shrink = check_flag("shrink", options.get("shrink", True))
+    return start, shrink
+
+
+def recall_result(
+    instance: Instance,
+    weights: Any,
+    subsets: list[InfeasibleSubset],
+    *,
+    raw_margin: float,
+    method: str,
+    iterations: int = 0,
+    seconds: float = 0.0,
+    details: Mapping[str, Any] | None = None,
+) -> SolveResult:
+    r"""The :class:`~lamcap.solvers.SolveResult` of ``objective="max_recall"``, checked from scratch.
+
+    ``weights`` (``d x d`` or None) are rescaled so that their smallest raw
+    margin over the associations they recall is ``raw_margin``, then the
+    recalled set is recomputed (:func:`recalled_associations`); every subset's
+    certificate bound is recomputed on the instance
+    (:func:`~lamcap.solvers._certificates.certificate_bound`), and a subset
+    is kept only when the bound is :math:`\le 10^{-9}`, its constraints
+    belong to its associations and it is disjoint from the subsets kept
+    before it.  Then
+
+    .. math::
+
+        R_- = |\text{recalled}| \le R^* \le R_+ = n - \#\text{subsets},
+
+    and the verdict is ``"optimal"`` iff :math:`R_- = R_+`, ``"bounded"`` iff
+    :math:`R_- > 0` or :math:`R_+ < n`, else ``"undecided"``.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance, hebbian_weights
+    >>> instance = make_instance(48, 3, n=2, seed=0)
+    >>> result = recall_result(instance, hebbian_weights(instance), [], raw_margin=1.0,
+    ...                        method="cutting_plane")
+    >>> result.verdict, result.recall_lower, result.recall_upper
+    ('optimal', 2, 2)
+    """
+    recalled = np.empty(0, dtype=np.int64)
+    margin = math.nan
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        recalled = recalled_associations(instance, weights)
+        if recalled.size:
+            weights = at_raw_margin(subset_instance(instance, recalled), weights, raw_margin)
+            recalled = recalled_associations(instance, weights)
+        margin = check_margins(instance, weights).min_margin
+    kept: list[InfeasibleSubset] = []
+    used: set[int] = set()
+    for subset in subsets:
+        members = {int(mu) for mu in subset.associations}
+        certificate = subset.certificate
+        try:
+            bound = certificate_bound(instance, certificate)
+        except ValueError:
+            continue
+        named = {int(mu) for mu in certificate.associations[certificate.alpha > 0]}
+        if bound > FEASIBILITY_TOLERANCE or not named <= members or members & used:
+            continue
+        used |= members
+        stored = FarkasCertificate(
+            certificate.associations,
+            certificate.competitors,
+            certificate.alpha,
+            bound,
+            certificate.exact,
+        )
+        kept.append(InfeasibleSubset(np.asarray(subset.associations, dtype=np.int64), stored))
+    lower, upper = int(recalled.size), instance.n - len(kept)
+    verdict: Verdict = "undecided"
+    if lower == upper:
+        verdict = "optimal"
+    elif lower > 0 or upper < instance.n:
+        verdict = "bounded"
+    return SolveResult(
+        verdict=verdict,
+        weights=weights,
+        min_margin=margin,
+        certificate=None,
+        iterations=int(iterations),
+        seconds=float(seconds),
+        method=method,
+        details={
+            **dict(details or {}),
+            "upper_exact": all(subset.certificate.exact for subset in kept),
+        },
+        instance_digest=instance.digest,
+        recalled=recalled,
+        recall_lower=lower,
+        recall_upper=upper,
+        infeasible_subsets=tuple(kept),
+    )
+
+
+def solve_max_recall(
+    instance: Instance,
+    *,
+    method: str,
+    solver: Callable[..., SolveResult],
+    trainer: Callable[..., SolveResult] | None = None,
+    raw_margin: float,
+    max_seconds: float | None,
+    seed: int,
+    start: str = "auto",
+    shrink: bool = True,
+) -> SolveResult:
+    r"""Certified bounds on the largest number of associations one ``W`` recalls.
+
+    .. math::
+
+        R_- = |\{\mu \text{ recalled by } W\}| \;\le\; R^* \;\le\; R_+ = n - k
+
+    (module docstring; called by :func:`lamcap.solve` with
+    ``objective="max_recall"``, which checks the arguments).  ``solver`` is
+    the method function run on the subsets (``method`` its name:
+    ``"cutting_plane"`` or ``"full_lp"``), ``trainer`` Adam on the
+    cross-entropy for ``start="adam"`` (the registry's functions, passed in by
+    :func:`lamcap.solve`: this module imports no method module).
+    With ``max_seconds`` the lower bound gets the first half (and what it
+    leaves), the upper bound the rest; each returns what it has reached.
+    ``details``: ``"start"``, ``"shrink"``, ``"solves"``, ``"lower_seconds"``,
+    ``"upper_seconds"``, ``"stopped"`` (``"time"`` or None) and
+    ``"upper_exact"``.
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> from lamcap.solvers._cutting_plane import solve_cutting_plane
+    >>> result = solve_max_recall(make_instance(4, 6, seed=0), method="cutting_plane",
+    ...                           solver=solve_cutting_plane, raw_margin=1.0,
+    ...                           max_seconds=None, seed=0)
+    >>> result.recall_lower <= result.recall_upper, result.verdict in ("optimal", "bounded")
+    (True, True)
+    """
+    started = time.perf_counter()
+    deadline = math.inf if max_seconds is None else started + max_seconds
+    runner = _Runner(instance, solver, deadline, seed, trainer)
+    half = math.inf if max_seconds is None else started + max_seconds / 2
+    start = resolved_start(instance, start)
+    kept, weights = _lower_bound(runner, start, half)
+    lower_seconds = time.perf_counter() - started
+    subsets, remainder, remainder_weights = _disjoint_infeasible_subsets(runner, shrink, deadline)
+    if remainder is not None and remainder_weights is not None and remainder.size > kept.size:
+        weights = remainder_weights  # the feasible remainder recalls more than the start
+    stopped = "time" if time.perf_counter() > deadline else None
+    return recall_result(
+        instance,
+        weights,
+        subsets,
+        raw_margin=raw_margin,
+        method=method,
+        iterations=runner.solves,
+        seconds=time.perf_counter() - started,
+        details={
+            "start": start,
+            "shrink": shrink,
+            "solves": runner.solves,
+            "lower_seconds": lower_seconds,
+            "upper_seconds": time.perf_counter() - started - lower_seconds,
+            "stopped": stopped,
+        },
+    )
