@@ -16,7 +16,10 @@ Run ``python benchmarks/bench_theory.py``.  Rows (lamcap vs the naive alternativ
 A last block times both cold calls again in fresh Python processes (import of
 lamcap included), next to the figures measured the same way before the all-k
 ``active_set_law`` and the transition-width panels of ``statistical_dimension``
-(commit 5c8a797, the same busy machine).
+(commit 5c8a797, the same busy machine).  The unit-norm law (``embeddings="sphere"``)
+is timed the same way, in CPU seconds, against the route before the tail table, the
+nested grids and the wider panels (commit 44e5cfc): a transition window at d = 16 and
+one p near the transition at d = 64.
 
 Timings are wall-clock on a shared machine: treat them as noisy.
 """
@@ -213,6 +216,42 @@ def _bench_fresh_processes() -> None:
         _row(name, alone, before, f"with imports and setup {total:.2f} s; before: commit 5c8a797")
 
 
+_UNIT_NORM_CALLS = {
+    "sphere law d=16, p = 40..89 (50 p)": (
+        (
+            "from lamcap import feasibility_probability; import numpy as np; "
+            "feasibility_probability(16, np.arange(40, 90))"  # the Gaussian side, warm
+        ),
+        "feasibility_probability(16, np.arange(40, 90), embeddings='sphere')",
+        22.7,
+    ),
+    "sphere law d=64, p = 582": (
+        "from lamcap import statistical_dimension",
+        "statistical_dimension(582, d=64, embeddings='sphere')",
+        0.69,
+    ),
+}
+
+
+def _fresh_process_cpu_seconds(setup: str, call: str) -> float:
+    """CPU seconds of ``call`` alone in a new interpreter, after ``setup``."""
+    script = (
+        f"import time; {setup}; t = time.process_time(); {call}; print(time.process_time() - t)"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return float(output[-1])
+
+
+def _bench_unit_norm() -> None:
+    print(
+        f"{'unit-norm law, fresh process':<44} {'now CPU s':>11} {'before':>12} {'ratio':>9}  notes"
+    )
+    for name, (setup, call, before) in _UNIT_NORM_CALLS.items():
+        _row(name, _fresh_process_cpu_seconds(setup, call), before, "before: commit 44e5cfc")
+
+
 def main() -> None:
     print(f"{'benchmark':<44} {'lamcap s':>11} {'naive s':>12} {'ratio':>9}  notes")
     _bench_capacity_float()
@@ -220,6 +259,7 @@ def main() -> None:
     _bench_feasibility()
     _bench_critical_p()
     _bench_fresh_processes()
+    _bench_unit_norm()
 
 
 if __name__ == "__main__":
