@@ -89,7 +89,7 @@ def test_adam_ce_is_tunable_from_solve() -> None:
     # issue 23: the literature's protocol took its learning rate and steps only privately
     from lamcap.solvers import METHOD_OPTIONS
 
-    assert METHOD_OPTIONS["adam_ce"] == ("learning_rate", "steps", "batch_size")
+    assert METHOD_OPTIONS["adam_ce"] == ("learning_rate", "steps", "batch_size", "stop_accuracy")
     instance = make_instance(8, 10, seed=0)
     default = solve(instance, method="adam_ce")
     assert default.verdict == "feasible"
