@@ -338,3 +338,41 @@ def test_spectrum_claims_carry_the_fitted_laws_error() -> None:
     assert claim.test == "t ± model error"
     assert claim.standard_errors == pytest.approx((math.hypot(sampling, model),))
     assert claim.z == pytest.approx((ratios.mean() - float(value)) / math.hypot(sampling, model))
+
+
+def _unit_norm_claims(truth: str, seeds: int) -> dict[str, object]:
+    """Claims of decoupled and original cells with unit-norm embeddings at d = 12 and 16,
+    drawn from the law of ``truth`` embeddings."""
+    from lamcap.experiments._analysis import transition_rows
+    from lamcap.experiments._shift import finite_size_law
+
+    rng = np.random.default_rng(1)
+    cells = {}
+    for d, ps in ((12, range(36, 50, 2)), (16, range(56, 74, 2))):
+        law = finite_size_law(d, 1.0, embeddings=truth)
+        for model in ("decoupled", "original"):
+            cell = Cell(d, 1.0, model, "auto", "sphere")
+            cells[cell] = _cell_data(cell, law, list(ps), seeds, rng)
+    return {c.claim: c for c in judge(build_claims(cells, transition_rows(cells), []))}
+
+
+@pytest.mark.slow  # the unit-norm law at about 140 values of p
+def test_unit_norm_transitions_are_judged_against_the_unit_norm_law() -> None:
+    claims = _unit_norm_claims("sphere", 40)
+    claim = claims["DP capacity, unit-norm embeddings: transition p, d = 16"]
+    assert claim.verdict != "inconsistent"  # type: ignore[attr-defined]
+    assert "critical_p(d, embeddings='sphere') = 64.85" in claim.note  # type: ignore[attr-defined]
+    # a unit-norm pair gives an OP/DP measurement row, never the Gaussian trend claim
+    ratio = claims["OP/DP transition ratio, unit-norm embeddings, d = 16"]
+    assert ratio.verdict == "comparison (not judged)"  # type: ignore[attr-defined]
+    assert not any(name.startswith("OP/DP transition ratio, d =") for name in claims)
+
+
+@pytest.mark.slow
+def test_unit_norm_claim_detects_data_that_follow_the_gaussian_law() -> None:
+    # the Gaussian law sits 4.9% below the unit-norm law at d = 16: with 40 instances a
+    # point the unit-norm claim must call such data inconsistent, and say the shift
+    claims = _unit_norm_claims("gaussian", 40)
+    claim = claims["DP capacity, unit-norm embeddings: transition p, d = 16"]
+    assert claim.verdict == "inconsistent"  # type: ignore[attr-defined]
+    assert "shift -" in claim.note  # type: ignore[attr-defined]
