@@ -23,9 +23,11 @@ demonstration):
   recalls all of :math:`S_j`, so every ``W`` misses at least one association of
   each.  A certificate whose bound :math:`\varepsilon \le 10^{-9}` is not
   proven exact (``certificate.exact`` false) excludes only recall at a
-  normalised margin above :math:`\varepsilon`, i.e. lamcap's verified
-  recall; ``details["upper_exact"]`` says whether every certificate is exact
-  (then :math:`R_+` bounds exact recall too).
+  normalised margin above :math:`\varepsilon`; it is kept when
+  :math:`\varepsilon \le 10^{-9} - \delta_W(d)` (:func:`subset_tolerance`),
+  which excludes lamcap's verified recall; ``details["upper_exact"]`` says
+  whether every certificate is exact (then :math:`R_+` bounds exact recall
+  too).
 
 Both are found with the certified feasibility solver on sub-instances of the
 associations (:func:`subset_instance`; method ``"cutting_plane"`` or
@@ -91,6 +93,7 @@ from lamcap.solvers._certificates import (
     margin_error,
 )
 from lamcap.solvers._constraints import at_raw_margin
+from lamcap.solvers._infeasibility import prove_infeasible
 from lamcap.solvers._result import InfeasibleSubset, SolveResult, Verdict
 
 MAX_RECALL_METHODS = ("auto", "cutting_plane", "full_lp")
@@ -449,6 +452,29 @@ def check_recall_options(options: Mapping[str, Any] | None) -> tuple[str, bool]:
     return start, shrink
 
 
+def subset_tolerance(d: int) -> float:
+    r"""Largest bound of a certificate not proven exact that still excludes verified recall.
+
+    .. math::
+
+        arepsilon_{\max} = 10^{-9} - \delta_W(d)
+
+    A verified association has computed normalised margins above
+    :math:`\max(10^{-9}, \delta_W)`, so exact margins above
+    :math:`10^{-9} - \delta_W` (:func:`~lamcap.solvers._certificates.margin_error`);
+    a certificate proving :math:`\gamma^*_S \le arepsilon < 10^{-9} - \delta_W`
+    on the constraints of a set :math:`S` therefore leaves at least one
+    association of :math:`S` unverified for every ``W``.  An exact certificate
+    (:math:`\gamma^*_S \le 0`) needs no such margin.
+
+    Examples
+    --------
+    >>> 1e-9 - subset_tolerance(64) < 1e-12
+    True
+    """
+    return FEASIBILITY_TOLERANCE - margin_error(d)
+
+
 def recall_result(
     instance: Instance,
     weights: Any,
@@ -466,10 +492,11 @@ def recall_result(
     margin over the associations they recall is ``raw_margin``, then the
     recalled set is recomputed (:func:`recalled_associations`); every subset's
     certificate bound is recomputed on the instance
-    (:func:`~lamcap.solvers._certificates.certificate_bound`), and a subset
-    is kept only when the bound is :math:`\le 10^{-9}`, its constraints
-    belong to its associations and it is disjoint from the subsets kept
-    before it.  Then
+    (:func:`~lamcap.solvers._certificates.certificate_bound`), a claim of
+    exactness is proven again (:func:`~lamcap.solvers.prove_infeasible`), and
+    a subset is kept only when its certificate is exact or its bound is at
+    most :func:`subset_tolerance`, its constraints belong to its
+    associations and it is disjoint from the subsets kept before it.  Then
 
     .. math::
 
@@ -506,15 +533,14 @@ def recall_result(
         except ValueError:
             continue
         named = {int(mu) for mu in certificate.associations[certificate.alpha > 0]}
-        if bound > FEASIBILITY_TOLERANCE or not named <= members or members & used:
+        exact = certificate.exact is True and prove_infeasible(instance, certificate).proven
+        if not (exact or bound <= subset_tolerance(instance.d)):
+            continue
+        if not named <= members or members & used:
             continue
         used |= members
         stored = FarkasCertificate(
-            certificate.associations,
-            certificate.competitors,
-            certificate.alpha,
-            bound,
-            certificate.exact,
+            certificate.associations, certificate.competitors, certificate.alpha, bound, exact
         )
         kept.append(InfeasibleSubset(np.asarray(subset.associations, dtype=np.int64), stored))
     lower, upper = int(recalled.size), instance.n - len(kept)

@@ -77,14 +77,16 @@ class InfeasibleSubset:
     The upper bound of ``objective="max_recall"``: every ``W`` misses at least
     one association of the set, so :math:`k` disjoint such sets leave at most
     :math:`n - k` associations recalled.  The certificate's constraints all
-    belong to associations of the set; its bound
-    :math:`\varepsilon \le 10^{-9}` (recomputed when the result was built,
+    belong to associations of the set; its bound :math:`\varepsilon`
+    (recomputed when the result was built,
     :func:`~lamcap.solvers._certificates.certificate_bound`) proves that no
     ``W`` has a normalised margin above :math:`\varepsilon` on every
-    constraint of the set, hence that no ``W`` recalls the whole set in
-    lamcap's verified sense (margin above :math:`10^{-9}`); with
-    ``certificate.exact``, that no ``W`` recalls it at all (margins
-    :math:`> 0`).
+    constraint of the set.  With ``certificate.exact`` no ``W`` recalls the
+    whole set at all (margins :math:`> 0`); otherwise
+    :math:`\varepsilon \le 10^{-9} - \delta_W(d)`
+    (:func:`~lamcap.solvers._max_recall.subset_tolerance`) and no ``W``
+    recalls it in lamcap's verified sense (arXiv:2605.10795;
+    docs/solvers-at-scale.md, "Recall below 100%").
 
     Attributes
     ----------

@@ -158,10 +158,26 @@ def solve(
         Cholesky factorisation and minor cycles, seconds at d = 64).
     seed : int, optional
         For randomised methods (default 0).
-    objective : {"feasible", "max_margin"}
+    objective : {"feasible", "max_margin", "max_recall"}
         ``"feasible"`` (default): stop at the first verified ``W``.
         ``"max_margin"``: the minimum-norm ``W`` above (full rank, method
-        ``"auto"`` or ``"cutting_plane"``).
+        ``"auto"`` or ``"cutting_plane"``).  ``"max_recall"``: certified
+        bounds on the largest number of associations one ``W`` recalls,
+
+        .. math::
+
+            R_- \le \max_W \#\{\mu : (u_t - u_\rho)^\top W e_\mu > 0
+            \ \forall \rho \ne t(\mu)\} \le R_+,
+
+        :math:`R_-` from a ``W`` whose recalled associations are each
+        verified, :math:`R_+ = n - k` from :math:`k` disjoint sets of
+        associations each proven jointly infeasible by a Farkas certificate
+        (:mod:`lamcap.solvers._max_recall`; docs/solvers-at-scale.md, "Recall
+        below 100%").  Full rank only (``rank`` None or ``d``), method
+        ``"auto"``, ``"cutting_plane"`` or ``"full_lp"`` (the certified solver
+        run on subsets); ``options`` may hold ``start`` (``"auto"``,
+        ``"farkas"``, ``"adam"``, ``"l1"``) and ``shrink`` (bool).  With
+        ``max_seconds`` the bounds reached by then are returned.
     tolerance : float
         In ``(0, 1)``, for ``objective="max_margin"``: the run stops once the
         certified relative gap :math:`g = (P - D)/P` between the primal value
@@ -217,6 +233,12 @@ def solve(
         result.details["dual"])`` recomputes :math:`P` (a full pass) and
         :math:`D` (from the dual weights).  An infeasible instance gets
         ``"infeasible"`` with its certificate, as for the default objective.
+        With ``objective="max_recall"`` the verdict is ``"optimal"`` (the
+        bounds meet), ``"bounded"`` (either beats the trivial 0 and ``n``) or
+        ``"undecided"`` (also for the memory guard, with the same
+        ``details``), and the result holds ``recalled``, ``recall_lower``,
+        ``recall_upper``, ``recall_gap`` and ``infeasible_subsets``
+        (:class:`~lamcap.solvers.SolveResult`).
 
     Examples
     --------
@@ -235,6 +257,10 @@ def solve(
     >>> best = lamcap.solve(instance, objective="max_margin", tolerance=1e-6)
     >>> best.verdict, best.details["gap_reached"], round(best.details["raw_min_margin"], 9)
     ('feasible', True, 1.0)
+    >>> crowded = lamcap.make_instance(3, 8, seed=4)  # beyond capacity
+    >>> most = lamcap.solve(crowded, objective="max_recall")
+    >>> most.verdict, most.recall_lower, most.recall_upper, len(most.infeasible_subsets)
+    ('optimal', 6, 6, 2)
     """
     objective, tolerance = _check_objective(objective, tolerance)
     instance, rank_value, raw_margin_value, seconds, seed_value = check_method_arguments(

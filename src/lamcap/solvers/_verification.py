@@ -179,7 +179,7 @@ def _exactness_problems(instance: Instance, certificate: FarkasCertificate) -> l
 
 def _verify_recall(instance: Instance, result: SolveResult) -> Verification:
     """A max-recall result: the recalled set, every infeasible subset and the verdict, again."""
-    from lamcap.solvers._max_recall import subset_instance  # noqa: PLC0415
+    from lamcap.solvers._max_recall import subset_instance, subset_tolerance  # noqa: PLC0415
 
     reasons: list[str] = []
     digest = getattr(result, "instance_digest", "")
@@ -214,9 +214,10 @@ def _verify_recall(instance: Instance, result: SolveResult) -> Verification:
             continue
         bound = max(bound, value)
         named = {int(mu) for mu in certificate.associations[certificate.alpha > 0]}
-        if value > FEASIBILITY_TOLERANCE:
+        if not certificate.exact and value > subset_tolerance(instance.d):
             reasons.append(
-                f"infeasible subset {index}: bound {value:.3g} > {FEASIBILITY_TOLERANCE:.0e}"
+                f"infeasible subset {index}: bound {value:.3g} > {subset_tolerance(instance.d):.3g}"
+                " and not exact"
             )
         if not named <= members:
             reasons.append(f"infeasible subset {index}: certificate names other associations")
