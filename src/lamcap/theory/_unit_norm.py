@@ -42,10 +42,13 @@ FFTs (each power's transform serves its square and the product).  The error is
 :math:`O(h^2)`; two nested grids, :math:`N = 512` and :math:`1023` (half the step: the
 coarse nodes are fine nodes, and one evaluation of the scores' law serves both), and
 Richardson extrapolation :math:`(4\,\text{fine} - \text{coarse})/3` leave a relative
-error below ``3e-10`` for p up to :math:`10^6` (``4e-10`` at :math:`p = 10^7`), against grids
-four times finer at d = 4-4096.  :math:`\mathbb{E}|A|`, whose integrand :math:`F_z`
-is less smooth, uses :math:`N = 1024, 2047`, with the same error.  The precision stated
-is relative error below ``3e-9``, checked also against the exact values
+error below ``3e-10`` near the transition (d = 4-4096, against grids four times finer
+and panels four times narrower), below ``1e-9`` up to :math:`p = 1000\,p_c(d)`; far
+beyond it grows (``3e-8`` at d = 64, :math:`p = 10^9`).  :math:`\mathbb{E}|A|`, whose
+integrand :math:`F_z` is less smooth, uses :math:`N = 1024, 2047`: below ``3e-10``
+near the transition, ``1.5e-9`` up to :math:`100\,p_c` (at d = 4, ``4e-9`` at
+:math:`1000\,p_c`).  The precision stated is relative error below ``3e-9``, checked
+also against the exact values
 :math:`C_2 = 1/2` and :math:`C_3 = \mathbb{E}|A|_3 = 5/6` (any symmetric law of
 variance one), mpmath and the previous route (tests/theory/test_unit_norm_route.py).
 
@@ -57,8 +60,11 @@ entire (values by ``betainc``, derivatives in closed form), with the interpolati
 error bounded by :math:`10^{-16}` (:func:`_hermite_bound`).
 
 The outer :math:`\ell` integral uses 20-point Gauss-Legendre panels from the top down,
-at most 2 wide above the level where :math:`(p-1)P(z > \ell) = 10^{-3}` and at most
-0.5 wide below it, where the integrand bends (:func:`_level_panels`); the top panel in
+at most 2 wide above the level where :math:`(p-1)P(z > \ell) = 10^{-3}` and below it,
+where the integrand bends, at most 0.5 and at most :math:`6/(1 + m)` wide, :math:`m` the
+mean-field number of active competitors (the bend sharpens as it grows: narrower than
+0.5 when :math:`m > 11`, far above the transition or near it at d of about 1000 and
+more; :func:`_level_panels`); the top panel in
 :math:`s` with :math:`\ell = b - (b-a)s^2`, for the end of the support at small d.  It
 stops below a panel where the rest is provably below ``1e-18``
 (:math:`\mathbb{E}(\ell - T_\ell)_+` decreases as :math:`\ell` decreases).
@@ -96,6 +102,8 @@ _NEGLIGIBLE = 1e-18
 _GAUSS_NODES, _GAUSS_WEIGHTS = np.polynomial.legendre.leggauss(20)
 #: Widest panel of the outer integrals above the kink of the integrand, and within and below it.
 _WIDE_PANEL, _NARROW_PANEL = 2.0, 0.5
+#: Narrow panels are also at most this many over (1 + the mean-field active count) wide.
+_KINK_WIDTHS = 6.0
 #: The kink begins where the expected number of competitors above the level reaches this.
 _KINK_COMPETITORS = 1e-3
 
@@ -393,18 +401,38 @@ def _kink_level(p: int, d: int) -> float:
     return root * (2.0 * x - 1.0)
 
 
+def _mean_field_active(p: int, d: int) -> float:
+    r"""Mean-field active count :math:`m = (p-1)P(z > \hat\ell)`, :math:`\hat\ell = (p-1)\mathbb{E}(z - \hat\ell)_+`.
+
+    :math:`\hat\ell` solves :math:`\ell = \mathbb{E}T_\ell` (bisection on
+    :math:`[0, \sqrt d]`; :math:`\mathbb{E}(z - \ell)_+ = G(-\ell)`).  Near
+    :math:`\hat\ell` the slope of :math:`\ell - T_\ell` is about :math:`1 + m` and
+    :math:`T_\ell` varies by at least 1, so the kink is about :math:`1/(1 + m)` wide.
+    """
+    low, high = 0.0, math.sqrt(d)
+    for _ in range(50):
+        middle = 0.5 * (low + high)
+        if (p - 1) * float(_put(np.array([-middle]), d)[0]) > middle:
+            low = middle
+        else:
+            high = middle
+    return (p - 1) * float(score_cdf(-low, d))
+
+
 def _level_panels(p: int, d: int, upper: float) -> list[tuple[float, float]]:
     """Panel ends on :math:`[-\\sqrt d, u]`, top panel first.
 
-    At most ``_WIDE_PANEL`` wide above :func:`_kink_level`, at most ``_NARROW_PANEL``
-    below it; the top panel at least ``_NARROW_PANEL`` wide, so that the panel below
-    it stays clear of the end of the support (singular for small d, see
-    :func:`_panel_rule`).
+    At most ``_WIDE_PANEL`` wide above :func:`_kink_level`, below it at most
+    ``_NARROW_PANEL`` and at most ``_KINK_WIDTHS`` kink widths
+    (:func:`_mean_field_active`; narrower when :math:`m > 11`); the top
+    panel at least as wide as a narrow one, so that the panel below it stays clear of
+    the end of the support (singular for small d, see :func:`_panel_rule`).
     """
     lower = -math.sqrt(d)
-    split = max(lower, min(upper - _NARROW_PANEL, _kink_level(p, d)))
+    narrow = min(_NARROW_PANEL, _KINK_WIDTHS / (1.0 + _mean_field_active(p, d)))
+    split = max(lower, min(upper - narrow, _kink_level(p, d)))
     edges = [upper]
-    for low, high, width in ((split, upper, _WIDE_PANEL), (lower, split, _NARROW_PANEL)):
+    for low, high, width in ((split, upper, _WIDE_PANEL), (lower, split, narrow)):
         if high > low:
             count = math.ceil((high - low) / width)
             edges.extend(np.linspace(high, low, count + 1)[1:].tolist())
