@@ -193,14 +193,15 @@ def test_l1_start_refuses_large_instances():
     from lamcap.solvers import _max_recall
 
     instance = make_instance(4, 10, seed=0)
-    original = _max_recall._L1_MAX_ENTRIES
+    original = _max_recall._L1_MAX_ENTRIES, _max_recall._L1_AUTO_ENTRIES
     try:
-        _max_recall._L1_MAX_ENTRIES = 10
+        _max_recall._L1_MAX_ENTRIES = _max_recall._L1_AUTO_ENTRIES = 10
         with pytest.raises(ValueError, match="start='l1'"):
             lamcap.solve(instance, objective="max_recall", options={"start": "l1"})
-        assert _max_recall.resolved_start(instance, "auto") == "farkas"
+        assert _max_recall.resolved_start(instance, "auto") == "adam"
+        assert _max_recall.resolved_start(instance, "farkas") == "farkas"
     finally:
-        _max_recall._L1_MAX_ENTRIES = original
+        _max_recall._L1_MAX_ENTRIES, _max_recall._L1_AUTO_ENTRIES = original
 
 
 def test_recalled_associations_only_counts_verified_ones(loop_levels):

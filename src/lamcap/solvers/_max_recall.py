@@ -58,14 +58,20 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
     (the problem is homogeneous: without it :math:`W = 0` is optimal) and
     :math:`c_\mu = 1/(\xi_\mu + 0.05)` from the previous round (three rounds;
     dense rows, :math:`n(p-1)d^2 \le 5\times10^6` numbers);
-  - ``"auto"`` (default): ``"l1"`` where its rows fit, else ``"farkas"``.
+  - ``"auto"`` (default): ``"l1"`` when :math:`n(p-1)d^2 \le 10^6` (d = 12 up
+    to 1.5 :math:`p_c`), else ``"adam"``.
 
-  Compared at d = 12 and 16, p = 1.2 and 1.5 :math:`p_c`, n = p, both models
-  (``measurements/solvers_at_scale_recall.py --starts farkas adam l1``,
-  docs/measurements/solvers_at_scale_recall_strategies.csv): at d = 12
-  ``"l1"`` reached the largest lower bound on all four instances (44, 41, 47, 44
-  against 43, 41, 44, 0 for ``"farkas"``, whose drops ran out of time at
-  load 1.5, and 44, 41, 46, 43 for ``"adam"``).
+  Compared at d = 12 and 16, p = n = 1.2 and 1.5 :math:`p_c`, both models, one
+  seed, 120 s per instance on a shared 2-core machine, before the start's
+  time was capped (``measurements/solvers_at_scale_recall.py --starts farkas
+  adam l1``; docs/measurements/solvers_at_scale_recall_strategies.csv),
+  lower bounds (decoupled and original at 1.2, then at 1.5 :math:`p_c`) at
+  d = 12: ``"l1"`` 44, 41, 47, 44; ``"adam"`` 44, 41, 46, 43;
+  ``"farkas"`` 43, 41, 44, 0 (its drops used the whole time); at d = 16:
+  ``"adam"`` 67, 69, 75, 71; ``"farkas"`` 68, 67, 74, 72; ``"l1"`` 0, 24, 0,
+  31 (its LP of 1.4 to 2.1 million entries did not finish in time).  Hence
+  ``"auto"``; the Hebbian floor and the time cap now keep any start from
+  ending with nothing.
 
 Cost: each solve is one call of the feasibility solver on at most ``n``
 associations; the Farkas start needs about :math:`n - R_-` of them, the
@@ -109,6 +115,7 @@ STARTS = ("auto", "farkas", "adam", "l1")
 _L1_ROUNDS = 3
 _L1_FLOOR = 0.05
 _L1_MAX_ENTRIES = 5_000_000  # dense constraint rows of the l1 start (n (p - 1) d^2 numbers)
+_L1_AUTO_ENTRIES = 1_000_000  # "auto" picks l1 up to here (d = 12 at 1.5 p_c), adam above
 
 Indices = NDArray[np.int64]
 
@@ -340,7 +347,7 @@ def _l1_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
     if instance.constraint_count * d * d > _L1_MAX_ENTRIES:
         msg = (
             f"options start='l1' builds n (p - 1) d^2 = {instance.constraint_count * d * d} "
-            f"dense entries, at most {_L1_MAX_ENTRIES} accepted: use start='farkas'"
+            f"dense entries, at most {_L1_MAX_ENTRIES} accepted: use start='adam' or 'farkas'"
         )
         raise ValueError(msg)
     mus = np.repeat(np.arange(n, dtype=np.int64), instance.p)
@@ -405,7 +412,7 @@ def _inserted(runner: _Runner, kept: Indices, weights: Any, deadline: float) -> 
 
 
 def resolved_start(instance: Instance, start: str) -> str:
-    """``start``, with ``"auto"`` resolved: ``"l1"`` when its dense LP fits, else ``"farkas"``.
+    """``start``, with ``"auto"`` resolved: ``"l1"`` for a small dense LP, else ``"adam"``.
 
     Examples
     --------
@@ -415,8 +422,8 @@ def resolved_start(instance: Instance, start: str) -> str:
     """
     if start != "auto":
         return start
-    fits = instance.constraint_count * instance.d * instance.d <= _L1_MAX_ENTRIES
-    return "l1" if fits else "farkas"
+    small = instance.constraint_count * instance.d * instance.d <= _L1_AUTO_ENTRIES
+    return "l1" if small else "adam"
 
 
 def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices, Any]:
