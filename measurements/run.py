@@ -154,6 +154,16 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             "solvers_at_scale_memory.py --dims 96 --models decoupled --seeds 0",
             "solvers_at_scale_proof.py solve --d 96 --factor 1.07 --seed 0 --out {work}/d96.npz",
             "solvers_at_scale_proof.py prove {work}/d96.npz",
+            (
+                "solvers_at_scale_recall.py --dims 12 16 --loads 1.2 1.5 --seeds 4 --starts l1"
+                f" --max-seconds 120 --csv {OUT}/solvers_at_scale_recall.csv"
+            ),
+            f"solvers_at_scale_recall.py --summary {OUT}/solvers_at_scale_recall.csv",
+            (
+                "solvers_at_scale_recall.py --dims 12 16 --loads 1.2 1.5 --seeds 1"
+                " --starts farkas adam l1 --max-seconds 120"
+                f" --csv {OUT}/solvers_at_scale_recall_strategies.csv"
+            ),
         ],
     ),
     "unit-norm": (

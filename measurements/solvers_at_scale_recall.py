@@ -127,9 +127,10 @@ def summarise(sources: list[str]) -> None:
             rows += list(csv.DictReader(handle))
     keys = sorted({(int(r["d"]), r["model"], float(r["load"]), r["start"]) for r in rows})
     print(
-        "| d | model | p | start | instances | fraction_lower | fraction_upper | adam_fraction | seconds |"
+        "| d | model | p | start | instances | fraction_lower | fraction_upper | adam_fraction "
+        "| seconds | adam_seconds |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for d, model, load, start in keys:
         group = [
             r
@@ -143,7 +144,7 @@ def summarise(sources: list[str]) -> None:
         print(
             f"| {d} | {model} | {group[0]['p']} ({load:g} p_c) | {start} | {len(group)} | "
             f"{mean('fraction_lower'):.3f} | {mean('fraction_upper'):.3f} | "
-            f"{mean('adam_fraction'):.3f} | {mean('seconds'):.0f} |"
+            f"{mean('adam_fraction'):.3f} | {mean('seconds'):.0f} | {mean('adam_seconds'):.0f} |"
         )
 
 
