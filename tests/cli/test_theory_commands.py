@@ -72,6 +72,25 @@ def test_critical_p_at_an_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["accuracy"] == 1.0
 
 
+def test_unit_norm_laws_from_the_shell(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "critical-p", "--d", "8", "64", "--embeddings", "sphere", "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record["parameters"]["embeddings"] == "sphere"
+    values = [r["critical_p"] for r in record["results"]]
+    assert values == [float(lamcap.critical_p(d, embeddings="sphere")) for d in (8, 64)]
+    code, out, _ = _run(capsys, "feasibility", "--d", "12", "--p", "42", "--embeddings", "sphere")
+    assert code == 0
+    value = float(out.splitlines()[1].split()[-1])
+    assert value == float(lamcap.feasibility_probability(12, 42, embeddings="sphere"))
+    # recall below 100% has no unit-norm law: refused in one line, not answered wrongly
+    code, _, err = _run(
+        capsys, "critical-p", "--d", "8", "--embeddings", "sphere", "--accuracy", "0.99"
+    )
+    assert code == 2
+    assert "accuracy must be 1 with embeddings='sphere'" in err
+
+
 def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "feasibility", "--d", "3", "--p", "2", "--n", "18")
     assert code == 0

@@ -26,7 +26,7 @@ import mpmath
 import numpy as np
 
 from lamcap._sizes import check_memory
-from lamcap._validation import check_integer
+from lamcap._validation import EMBEDDINGS, check_integer
 
 
 def parse_integer_range(name: str, text: str) -> list[int]:
@@ -140,15 +140,18 @@ def _critical_p(arguments: argparse.Namespace) -> int:
 
     kappa = _parse_real("kappa", arguments.kappa)
     dimensions = [value for text in arguments.d for value in parse_integer_range("d", text)]
+    embeddings = arguments.embeddings
     if arguments.accuracy is None:
-        values = np.atleast_1d(critical_p(np.array(dimensions), kappa))
+        values = np.atleast_1d(critical_p(np.array(dimensions), kappa, embeddings=embeddings))
         rows = [[d, kappa, float(value)] for d, value in zip(dimensions, values, strict=True)]
-        parameters = {"d": dimensions, "kappa": kappa}
+        parameters = {"d": dimensions, "kappa": kappa, "embeddings": embeddings}
         return _emit(arguments, ["d", "kappa", "critical_p"], rows, parameters)
     accuracy = _parse_real("accuracy", arguments.accuracy)
-    values = np.atleast_1d(critical_p(np.array(dimensions), kappa, accuracy=accuracy))
+    values = np.atleast_1d(
+        critical_p(np.array(dimensions), kappa, accuracy=accuracy, embeddings=embeddings)
+    )
     rows = [[d, kappa, accuracy, float(value)] for d, value in zip(dimensions, values, strict=True)]
-    parameters = {"d": dimensions, "kappa": kappa, "accuracy": accuracy}
+    parameters = {"d": dimensions, "kappa": kappa, "accuracy": accuracy, "embeddings": embeddings}
     return _emit(arguments, ["d", "kappa", "accuracy", "critical_p"], rows, parameters)
 
 
@@ -159,7 +162,11 @@ def _feasibility(arguments: argparse.Namespace) -> int:
     kappa = _parse_real("kappa", arguments.kappa)
     outputs = parse_integer_range("p", arguments.p)
     n = None if arguments.n is None else _parse_integer("n", arguments.n, 1)
-    values = np.atleast_1d(feasibility_probability(d, np.array(outputs), n=n, kappa=kappa))
+    values = np.atleast_1d(
+        feasibility_probability(
+            d, np.array(outputs), n=n, kappa=kappa, embeddings=arguments.embeddings
+        )
+    )
     rows = [
         [d, q, q if n is None else n, kappa, float(value)]
         for q, value in zip(outputs, values, strict=True)
@@ -168,7 +175,7 @@ def _feasibility(arguments: argparse.Namespace) -> int:
         arguments,
         ["d", "p", "n", "kappa", "feasibility_probability"],
         rows,
-        {"d": d, "p": outputs, "n": n, "kappa": kappa},
+        {"d": d, "p": outputs, "n": n, "kappa": kappa, "embeddings": arguments.embeddings},
     )
 
 
@@ -232,4 +239,11 @@ def register(subparsers: Any) -> None:
 
 def _add_kappa_and_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kappa", default="1.0", help="rank ratio in (0, 1] (default 1)")
+    parser.add_argument(
+        "--embeddings",
+        default="gaussian",
+        choices=EMBEDDINGS,
+        help="gaussian: entries N(0, 1/d); sphere: unit-norm outputs, the law of "
+        "docs/theory/unit-norm.md (full rank; default gaussian)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
