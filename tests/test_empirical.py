@@ -83,3 +83,31 @@ def test_normalized_scores_recover_projection_with_any_scale_and_offset():
 def test_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_rows_of_different_spread_need_their_own_units():
+    # a memory's rows have different competitor spreads (|W e_mu| varies): each row
+    # divided by its own known spread recovers the law; one pooled spread does not
+    from lamcap.empirical import normalized_score_rows
+
+    rng = np.random.default_rng(3)
+    g = rng.standard_normal((4000, 50))
+    optimal = project_onto_cone(g)[0]
+    spreads = rng.lognormal(sigma=0.4, size=4000)
+    exact_mean = score_law(50).target.mean()
+    target, competitors, _ = normalized_score_rows(
+        optimal * spreads[:, None], 0, row_spread=spreads
+    )
+    np.testing.assert_allclose(target, optimal[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(competitors, optimal[:, 1:], rtol=1e-12)
+    assert abs(target.mean() - exact_mean) < 0.03
+    pooled, _, _ = normalized_score_rows(optimal * spreads[:, None], 0)
+    assert abs(pooled.mean() - exact_mean) > 0.1  # the pooled units are off
+
+
+@pytest.mark.parametrize("row_spread", [[1.0, 0.0], [1.0], [1.0, float("nan")], [-1.0, 2.0]])
+def test_bad_row_spread_is_refused(row_spread):
+    from lamcap.empirical import normalized_score_rows
+
+    with pytest.raises(ValueError, match="row_spread"):
+        normalized_score_rows(np.ones((2, 3)) + np.eye(2, 3), 0, row_spread=row_spread)

@@ -170,14 +170,23 @@ def empirical_spectrum(
 
 
 def normalized_score_rows(
-    score_matrix: ArrayLike, targets: ArrayLike
+    score_matrix: ArrayLike, targets: ArrayLike, *, row_spread: ArrayLike | None = None
 ) -> tuple[FloatArray, FloatArray, float]:
-    r"""Target and competitor scores in competitor-spread units: lamcap's one estimator.
+    r"""Target and competitor scores in competitor-spread units.
 
-    Each row is centred at the median of its competitor scores and all rows are
-    divided by the pooled competitor spread :math:`\hat\sigma` (median absolute
-    deviation / 0.6745), the estimator of :func:`normalized_scores`; the mechanism
-    samples (:mod:`lamcap.experiments._mechanism`) use it too.
+    Without ``row_spread`` (a bare score matrix): each row is centred at the
+    median of its competitor scores and all rows are divided by the pooled
+    competitor spread :math:`\hat\sigma` (median absolute deviation / 0.6745), the
+    estimator of :func:`normalized_scores`.  Pooling assumes every row has the
+    same spread; a memory's rows do not (:math:`\|W e_\mu\|` varies), and then the
+    pooled units are off for each row (for the Hebbian memory at d = 16, p = 58
+    the mean target comes out 13% high).  With ``row_spread`` (shape ``(n,)``, the
+    known spread of each row's competitor scores, e.g. :math:`\|W e_\mu\|/\sqrt d`
+    for outputs with covariance :math:`I/d`, Gaussian or unit-norm) each row is
+    divided by its own spread and not centred (such competitors have mean 0):
+    the exact units of :mod:`lamcap.theory._scores` and
+    :mod:`lamcap.theory._hebbian`, which the mechanism samples
+    (:mod:`lamcap.experiments._mechanism`) use.
 
     Returns
     -------
@@ -210,6 +219,12 @@ def normalized_score_rows(
     mask[np.arange(rows), target_index] = False
     competitors = scores[mask].reshape(rows, p - 1)
     target = scores[np.arange(rows), target_index]
+    if row_spread is not None:
+        spreads = check_finite_array("row_spread", row_spread)
+        if spreads.shape != (rows,) or not np.all(spreads > 0):
+            msg = f"row_spread must be {rows} positive numbers (one per row), got {spreads!r}"
+            raise ValueError(msg)
+        return target / spreads, competitors / spreads[:, None], float(np.median(spreads))
     centre = np.median(competitors, axis=1)
     deviations = competitors - centre[:, None]
     spread = float(np.median(np.abs(deviations))) * _MAD_TO_SIGMA

@@ -24,12 +24,14 @@ measured therefore matters, and every sample says which one it holds
   compare with ``singular_value_density(s, κ)``, and their fourth-moment ratio
   :math:`E[s^4]/E[s^2]^2` (:meth:`lamcap.empirical.EmpiricalSpectrum.moment_ratio`);
 * the *normalised* scores of W and of the Hebbian matrix of the same instance:
-  each row centred at its competitors' median and divided by the pooled
-  competitor spread :math:`\hat\sigma` (:func:`lamcap.empirical.normalized_score_rows`,
-  the estimator of :func:`lamcap.normalized_scores`; until issue 24 this module
-  divided by :math:`\|W e_\mu\|/\sqrt d` instead), the units of
+  each row divided by its competitors' exact spread :math:`\|W e_\mu\|/\sqrt d`
+  (outputs with covariance :math:`I/d`; ``row_spread`` of
+  :func:`lamcap.empirical.normalized_score_rows`), the units of
   :mod:`lamcap.theory._scores` and :mod:`lamcap.theory._hebbian`, split into
-  target and competitors, and the per-matrix mean target score.
+  target and competitors, and the per-matrix mean target score.  (Between
+  issue 24 and this fix the rows were divided by one pooled MAD spread, which is
+  off for every row because :math:`\|W e_\mu\|` varies: the quick reproduction
+  then called both score claims at d = 16 inconsistent, 13–15% high.)
 
 :func:`collect_solutions` pools the trials of one (d, κ, p, solution) run on
 any executor (instance seeds derived like the sweeps', so the same instances
@@ -41,6 +43,7 @@ instances (:mod:`lamcap.experiments._claims`).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -128,7 +131,10 @@ def solution_trial(task: Task, solution: str | None = None) -> dict[str, Any]:
     record["singular_values"] = spectrum.singular_values
     record["ratio"] = spectrum.moment_ratio()
     for prefix, matrix in (("", weights), ("hebbian_", hebbian_weights(instance))):
-        target, competitors, _ = normalized_score_rows(scores(instance, matrix), instance.targets)
+        spread = np.linalg.norm(instance.inputs @ matrix.T, axis=1) / math.sqrt(task.d)
+        target, competitors, _ = normalized_score_rows(
+            scores(instance, matrix), instance.targets, row_spread=spread
+        )
         record[prefix + "target"], record[prefix + "competitors"] = target, competitors.ravel()
         record[prefix + "target_mean"] = float(np.mean(target))
     return record
