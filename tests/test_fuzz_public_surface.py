@@ -209,12 +209,7 @@ def _targets() -> list[Target]:
 TARGETS = _targets()
 
 #: (function, parameter): what it does today.  Strict xfails: a fix must remove its entry.
-KNOWN_DEFECTS: dict[tuple[str, str], str] = {
-    ("hinge_sum_cdf", "threshold"): "threshold=1e308: 'invalid value in add' warning (inf - inf)",
-    ("free_entropy", "density"): "density=1e308: overflow warning in the energetic product",
-    ("free_entropy", "margin"): "margin=1e100 and beyond: overflow warning squaring the margin",
-    ("singular_value_moment", "order"): "order=1e12: overflow warning in s**order",
-}
+KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 
 
 # --------------------------------------------------------------------------

@@ -122,3 +122,42 @@ def test_target_level_against_projection(p: int, margin: float) -> None:
 def test_bad_input(call: object, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         call()  # type: ignore[operator]
+
+
+# --------------------------------------------------------------------------
+# thresholds far above the Gaussians (issue 23: threshold=1e308 overflowed)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("threshold", [40.0, 1e10, 1e160, 1e307, 1e308])
+@pytest.mark.parametrize("count", [1, 10, 10**300], ids=["1", "10", "1e300"])
+def test_vanishing_hinges_give_phi_of_x_exactly(threshold: float, count: int) -> None:
+    # Phi(x) Phi(y)^n <= F(x) <= Phi(x): Phi(x) at 50 digits is the reference (to the
+    # few ulps of scipy's ndtr)
+    xs = [-3.0, 0.5, 8.0]
+    values = hinge_sum_cdf(xs, threshold, count)
+    with mpmath.workdps(50):
+        for x, value in zip(xs, values, strict=True):
+            assert value == pytest.approx(float(mpmath.ncdf(x)), rel=1e-15, abs=0.0)
+    precise = hinge_sum_cdf(0.5, threshold, count, dps=30)
+    with mpmath.workdps(50):
+        assert abs(precise - mpmath.ncdf(0.5)) < mpmath.mpf(10) ** -30
+
+
+def test_vanishing_hinges_branch_joins_the_inversion() -> None:
+    # just below the switch (n Q(y) ~ 1e-15) the inversion runs; it agrees with Phi(x)
+    threshold = 8.0
+    inverted = float(hinge_sum_cdf(0.5, threshold, 10**3))
+    assert inverted == pytest.approx(float(stats.norm.cdf(0.5)), abs=1e-12)
+    assert sum_cdf(np.array([0.5]), np.array([1e308]), 10)[0] == stats.norm.cdf(0.5)
+
+
+@pytest.mark.filterwarnings("error")
+def test_hinge_position_beyond_float64() -> None:
+    # threshold - shift = +2e308: the hinges vanish, -2e308: refused by name
+    assert hinge_sum_cdf(0.5, 1e308, 3, shift=-1e308) == pytest.approx(stats.norm.cdf(0.5))
+    with pytest.raises(
+        ValueError, match=r"threshold - shift must be >= -1\.8e\+308.*shift=1e\+308"
+    ):
+        hinge_sum_cdf(0.5, -1e308, 3, shift=1e308)
+    assert hinge_sum_cdf(0.5, -1e308, 0, shift=1e308) == pytest.approx(stats.norm.cdf(0.5))

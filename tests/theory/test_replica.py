@@ -158,3 +158,55 @@ def test_bad_input() -> None:
         solve_saddle_point(0.1, 1)
     with pytest.raises(ValueError, match=r"density must contain finite values >= 0.0"):
         solve_saddle_point(-0.1, 3)
+
+
+# --------------------------------------------------------------------------
+# huge margins and densities (issue 23: margin=1e100 and density=1e308 overflowed)
+
+
+@pytest.mark.parametrize("margin", [30.0, 50.0, 1000.0])
+@pytest.mark.parametrize("q", [0.3, 0.5, 0.999])
+def test_perceptron_free_entropy_at_large_margins_matches_gardner(margin: float, q: float) -> None:
+    # the kink far outside [-14, 14] once left one 28-wide panel: 3% low at margin 1000
+    stability = margin / math.sqrt(2.0)
+    reference = _gardner_free_entropy(q, 1.0, stability)
+    assert float(free_entropy(q, 1.0, 2, margin=margin)) == pytest.approx(reference, rel=1e-10)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("p", [2, 50])
+@pytest.mark.parametrize("q", [0.0, 0.5, 1.0 - 2.0**-53])
+def test_free_entropy_up_to_the_largest_margin_is_the_quadratic_limit(p: int, q: float) -> None:
+    # all competitors active: E dist(sqrt(q) z - m e_t, K_0)^2 = (p-1)/p m^2 + q (p-1) and
+    # log P = -dist^2/(2(1-q)) + O(p log m): the closed form to 1e-90 relative at m = 1e50
+    margin, density = replica.MAX_MARGIN, 0.1
+    delta = 1.0 - q
+    entropic = 0.5 * (math.log(delta) + q / delta)
+    limit = entropic - density * (p - 1) / p * margin**2 / (2.0 * delta)
+    assert float(free_entropy(q, density, p, margin=margin)) == pytest.approx(limit, rel=1e-12)
+
+
+@pytest.mark.filterwarnings("error")
+def test_margin_beyond_the_largest_is_refused_by_name() -> None:
+    for margin in (1e51, 1e100, 1e308):
+        with pytest.raises(
+            ValueError, match=r"margin must contain finite values in \[0\.0, 1e\+50\]"
+        ):
+            free_entropy(0.5, 0.1, 50, margin=margin)
+        with pytest.raises(ValueError, match=r"margin .*1e\+50"):
+            energetic_term(0.5, 2, margin=margin)
+
+
+@pytest.mark.filterwarnings("error")
+def test_density_whose_free_entropy_leaves_float64_is_refused_with_the_bound() -> None:
+    q = 0.9
+    energetic = float(energetic_term(q, 2))  # Gardner, exact: about -3.2
+    entropic = 0.5 * (math.log(1.0 - q) + q / (1.0 - q))
+    bound = (np.finfo(np.float64).max - abs(entropic)) / abs(energetic)
+    assert float(free_entropy(q, 0.999 * bound, 2)) == pytest.approx(
+        entropic + 0.999 * bound * energetic, rel=1e-14
+    )
+    with pytest.raises(ValueError, match=r"density must be <= .* got 1e\+308"):
+        free_entropy(q, 1e308, 2)
+    with pytest.raises(ValueError, match=r"density must be <= .*p=50.* got 1e\+308"):
+        free_entropy(0.5, [0.1, 1e308], 50)

@@ -7,6 +7,7 @@ import itertools
 import math
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
@@ -15,6 +16,7 @@ from lamcap.geometry import project_onto_cone
 from lamcap.theory._capacity import critical_p
 from lamcap.theory._cone import active_set_law, statistical_dimension
 from lamcap.theory._margin import max_margin
+from lamcap.theory._rank import threshold_angle
 from lamcap.theory._scores import score_law
 from lamcap.theory._spectrum import (
     sample_singular_values,
@@ -619,3 +621,65 @@ def test_finite_size_density_tends_to_quarter_circle():
 def test_finite_size_density_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --------------------------------------------------------------------------
+# large orders (issue 23: order=1e12 overflowed in s**order)
+
+
+def _raw_moment_reference(kappa: float, order: int) -> mpmath.mpf:
+    """Raw E[s^k] by mpmath quadrature at 40 digits, the peak of width k^(-1/2) at pi/2 split out."""
+    with mpmath.workdps(40):
+        low = threshold_angle(kappa, dps=40)
+        width = min(1 / mpmath.sqrt(order + 1), (mpmath.pi / 2 - low) / 2)
+        cuts = [
+            mpmath.pi / 2 - width * j for j in (64, 16, 4, 1) if mpmath.pi / 2 - width * j > low
+        ]
+        integral = mpmath.quad(
+            lambda t: (2 * mpmath.sin(t)) ** order * 4 * mpmath.cos(t) ** 2 / mpmath.pi,
+            [low, *cuts, mpmath.pi / 2],
+        )
+        return integral / kappa
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("kappa", [1.0, 0.5, 0.1])
+@pytest.mark.parametrize("order", [3, 100, 1000])
+def test_moments_at_large_orders_are_correctly_rounded(kappa: float, order: int) -> None:
+    with mpmath.workdps(40):  # Frobenius: E s^2 = 1
+        raw = _raw_moment_reference(kappa, order)
+        reference = raw / _raw_moment_reference(kappa, 2) ** (mpmath.mpf(order) / 2)
+    assert float(singular_value_moment(order, kappa)) == pytest.approx(float(reference), rel=3e-16)
+    assert float(singular_value_moment(order, kappa, normalization="raw")) == pytest.approx(
+        float(raw), rel=3e-16
+    )
+
+
+@pytest.mark.filterwarnings("error")
+def test_second_moment_stays_one_at_tiny_kappa() -> None:
+    # the cut angle within (3 pi kappa / 4)^(1/3) of pi/2: cos^2 taken from mpmath
+    for kappa in (1e-12, 1e-20, 1e-300):
+        assert float(singular_value_moment(2, kappa)) == pytest.approx(1.0, rel=1e-15)
+
+
+@pytest.mark.filterwarnings("error")
+def test_order_whose_moment_leaves_float64_is_refused_with_the_largest_order() -> None:
+    # quarter circle on [0, 2]: E s^k = 2^k Gamma(k/2 + 1/2) / (sqrt(pi) Gamma(k/2 + 2))
+    def log_moment(k: int) -> float:
+        return (
+            k * math.log(2.0)
+            + math.lgamma(k / 2 + 0.5)
+            - 0.5 * math.log(math.pi)
+            - math.lgamma(k / 2 + 2)
+        )
+
+    largest = max(k for k in range(1000, 1100) if log_moment(k) < math.log(np.finfo(float).max))
+    assert largest == 1038
+    assert float(singular_value_moment(largest)) == pytest.approx(math.exp(log_moment(largest)))
+    for order in (largest + 1, 10**12, 1e308):
+        with pytest.raises(
+            ValueError, match=r"order must be an integer in \[0, 1038\] for kappa=1\.0"
+        ):
+            singular_value_moment(order)
+    with pytest.raises(ValueError, match=r"order must be an integer in \[0, 1787\] for kappa=0\.5"):
+        singular_value_moment([2, 10**12], 0.5)

@@ -66,7 +66,7 @@ from lamcap._cone_kernel import (
     log_tail_bounds,
     mgf_tables,
 )
-from lamcap._validation import check_dps, check_finite_array, check_integer_array
+from lamcap._validation import check_dps, check_finite_array, check_integer_array, plain
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
 from lamcap.theory._precision import working_dps
 
@@ -170,6 +170,20 @@ def log_cf_excess(t: FloatArray, y: FloatArray) -> ComplexArray:
 LogCf = Callable[[FloatArray, FloatArray], ComplexArray]
 
 
+def vanishing_hinges(y: FloatArray, count: int, log_tol: float) -> NDArray[np.bool_]:
+    r"""Where :math:`n\,Q(y) \le e^{\text{log\_tol}}`: there :math:`P(V \le x) = \Phi(x)` to that relative error.
+
+    With :math:`S = \sum_{i \le n} (Z_i - y)_+ \ge 0` independent of :math:`g`,
+    :math:`\Phi(x)\,P(S = 0) \le P(g + S \le x) \le \Phi(x)` and
+    :math:`P(S > 0) \le n\,Q(y)` (union bound), so the relative error of
+    :math:`\Phi(x)` is at most :math:`n\,Q(y)`.  This decides every threshold
+    far above the Gaussians (:math:`y \gtrsim 40` for any float64 count, up to
+    :math:`y = +\infty`) without evaluating :math:`y^2` or :math:`\lambda y`,
+    which overflow from :math:`y \approx 10^{154}`.  ``count >= 1``.
+    """
+    return np.asarray(special.log_ndtr(-y) + math.log(count) <= log_tol, dtype=bool)
+
+
 def sum_cdf(
     x: FloatArray,
     y: FloatArray,
@@ -187,6 +201,14 @@ def sum_cdf(
     y = np.asarray(y, dtype=np.float64).ravel()
     if count == 0:
         return special.ndtr(x)  # type: ignore[no-any-return,unused-ignore]
+    if kind == "hinge":  # hinges that vanish to the tolerance: Phi(x) (vanishing_hinges)
+        vanish = vanishing_hinges(y, count, log_tol)
+        if np.any(vanish):
+            result = np.asarray(special.ndtr(x), dtype=np.float64)
+            rest = np.flatnonzero(~vanish)
+            if rest.size:
+                result[rest] = sum_cdf(x[rest], y[rest], count, kind=kind, log_tol=log_tol)
+            return result
     log_cf, log_mgf = (
         (log_cf_hinge, log_mgf_hinge) if kind == "hinge" else (log_cf_excess, log_mgf_excess)
     )
@@ -453,9 +475,24 @@ def sum_cdf_mp_many(
         log_mgf = log_mgf_hinge if kind == "hinge" else log_mgf_excess
         x_float = np.array([float(v) for v in xs])
         y_float = np.array([float(v) for v in ys])
-        log_below, log_above = log_tail_bounds(x_float, y_float, count, log_mgf)
-        results = [mpmath.mpf(0) if b < log_tol else mpmath.mpf(1) for b in log_below]
-        pending = np.flatnonzero((log_below >= log_tol) & (log_above >= log_tol))
+        if kind == "hinge":
+            decided = vanishing_hinges(y_float, count, log_tol)
+        else:
+            decided = np.zeros(len(xs), dtype=bool)
+        rest = np.flatnonzero(~decided)
+        log_below = np.zeros(len(xs))
+        log_above = np.zeros(len(xs))
+        if rest.size:
+            log_below[rest], log_above[rest] = log_tail_bounds(
+                x_float[rest], y_float[rest], count, log_mgf
+            )
+        results = [
+            mpmath.ncdf(xs[i])  # the hinges vanish (vanishing_hinges)
+            if decided[i]
+            else mpmath.mpf(0 if log_below[i] < log_tol else 1)
+            for i in range(len(xs))
+        ]
+        pending = rest[(log_below[rest] >= log_tol) & (log_above[rest] >= log_tol)]
         if pending.size == 0:
             return results
         half_period = float(
@@ -505,11 +542,16 @@ def hinge_sum_cdf(
     Parameters
     ----------
     x, threshold : array_like
-        Finite reals.
+        Finite reals.  Far above the Gaussians (where :math:`n\,Q(\theta - s)` is
+        below ``1e-17``, or ``10**-(dps + 5)`` with ``dps``: :math:`\theta - s \gtrsim 40`)
+        the hinges vanish and the value is :math:`\Phi(x)` to that relative error,
+        up to ``threshold=1e308``.
     count : int or array_like of int
         :math:`n \ge 0` (``0`` gives :math:`\Phi(x)`).
     shift : float or array_like, optional
-        :math:`s`, any finite real.  All four arguments broadcast together.
+        :math:`s`, any finite real; with ``count >= 1``, ``threshold - shift`` must be
+        at least ``-1.8e308`` (the float64 range; ``ValueError`` otherwise).  All four
+        arguments broadcast together.
     dps : int, optional
         Return mpmath numbers accurate to about ``dps`` digits (absolute).
 
@@ -539,6 +581,16 @@ def hinge_sum_cdf(
         check_integer_array("count", count, minimum=0),
         check_finite_array("shift", shift),
     )
+    with np.errstate(over="ignore"):  # +inf: the hinges vanish, Phi(x) exactly (sum_cdf)
+        hinges = threshold_array - shifts
+    deep = (hinges == -np.inf) & (counts > 0)
+    if np.any(deep):
+        where = tuple(int(i) for i in np.argwhere(deep)[0])
+        msg = (
+            "threshold - shift must be >= -1.8e+308 (the hinge position is a float64), got "
+            f"threshold={plain(threshold_array[where])}, shift={plain(shifts[where])}"
+        )
+        raise ValueError(msg)
     digits = check_dps(dps)
     if digits is not None:
 
@@ -546,7 +598,7 @@ def hinge_sum_cdf(
             return sum_cdf_mp(x_value, mpmath.mpf(threshold_value) - mpmath.mpf(s), n, dps=digits)
 
         return elementwise(one, x_array, threshold_array, counts, shifts, dps=digits)
-    hinges = threshold_array - shifts  # one inversion per distinct count:
+    # one inversion per distinct count:
     return float_result(grouped(lambda n, u, y: sum_cdf(u, y, n), [counts], x_array, hinges))
 
 

@@ -109,6 +109,19 @@ def _check_margin(margin: ArrayLike) -> FloatArray:
     return check_finite_array("margin", margin, minimum=0.0)
 
 
+#: Largest margin of the energetic term (score units).  Up to it every step stays far
+#: inside float64 at every q < 1 (|G| ~ (p-1) m^2 / (2p(1-q)) <= 1e117, arguments
+#: m / sqrt(1-q) <= 1e58); no density above ~1e-100 holds such a margin (a_c ~ 1/m^2).
+MAX_MARGIN = 1e50
+
+
+def _check_energetic_margin(margin: ArrayLike) -> FloatArray:
+    return check_finite_array("margin", margin, minimum=0.0, maximum=MAX_MARGIN)
+
+
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
 def _check_samples(samples: Any) -> int:
     return check_integer("samples", samples, minimum=16)
 
@@ -411,10 +424,15 @@ def _controlled_mean(
 _LEGENDRE_NODES, _LEGENDRE_WEIGHTS = np.polynomial.legendre.leggauss(20)
 
 
+#: Panel breaks every 0.5 on [-14, 14]: the Gaussian weight is resolved wherever the kink is
+#: (far outside, at margins beyond ~20, the geometric breaks alone left panels 28 wide).
+_BASE_BREAKS = np.linspace(-14.0, 14.0, 57)
+
+
 def _kink_panels(kink: float, width: float) -> tuple[FloatArray, FloatArray]:
     """Gauss-Legendre nodes/weights on [-14, 14] (in u), refined geometrically around ``kink``."""
     offsets = width * np.geomspace(0.25, 1e13, 60)
-    breaks = np.concatenate([kink - offsets[::-1], [kink], kink + offsets])
+    breaks = np.concatenate([kink - offsets[::-1], [kink], kink + offsets, _BASE_BREAKS])
     breaks = np.unique(np.clip(breaks, -14.0, 14.0))
     middle = 0.5 * (breaks[1:] + breaks[:-1])
     half = 0.5 * np.diff(breaks)
@@ -441,7 +459,14 @@ def _perceptron_expectations(deltas: FloatArray, margin: float) -> tuple[FloatAr
         gaussian = weights * np.exp(-0.5 * nodes**2) / math.sqrt(2.0 * math.pi)
         x = (root_q * nodes - stability) / root_delta
         log_cdf = special.log_ndtr(x)
-        ratio = np.exp(-0.5 * x**2 - _LOG_SQRT_2PI - log_cdf)
+        # phi/Phi = sqrt(2/pi) / erfcx(-x/sqrt2) for x < 0: no x^2 to cancel (which lost
+        # x^2 * 1e-16 in the exponent and overflowed at margins ~ 1e9 sqrt(1 - q))
+        negative = np.minimum(x, 0.0)
+        ratio = np.where(
+            x < 0.0,
+            math.sqrt(2.0 / math.pi) / special.erfcx(-negative / _SQRT2),
+            np.exp(-0.5 * np.maximum(x, 0.0) ** 2 - _LOG_SQRT_2PI - np.maximum(log_cdf, -1.0)),
+        )
         log_terms[j] = gaussian @ log_cdf
         displacements[j] = delta * (gaussian @ ratio**2)
     return log_terms, displacements
@@ -484,14 +509,17 @@ def energetic_term(
     :math:`\kappa_G = m/\sqrt2` the stability); Monte Carlo over ``samples`` quenched draws
     (fixed ``seed``, control variate) for :math:`p \ge 3`, relative error about
     1e-3 at 512 samples (docs/theory/replica.md).  ``q``, ``p`` and ``margin``
-    broadcast; a scalar result is a ``numpy.float64``.
+    (at most ``1e50``, :data:`MAX_MARGIN`; ``ValueError`` beyond) broadcast; a scalar
+    result is a ``numpy.float64``.
 
     Examples
     --------
     >>> f"{float(energetic_term(0.0, 2)):.6f}"  # log P(xi in K) = log(1/2)
     '-0.693147'
     """
-    overlap, outputs, margins = broadcast(_check_overlap(q), _check_p(p), _check_margin(margin))
+    overlap, outputs, margins = broadcast(
+        _check_overlap(q), _check_p(p), _check_energetic_margin(margin)
+    )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
     return float_result(
@@ -540,12 +568,16 @@ def free_entropy(
     q : float or array_like
         Overlap between two typical solutions, in [0, 1).
     density : float or array_like
-        :math:`a = n / d^2 \ge 0`.
+        :math:`a = n / d^2 \ge 0`, up to :math:`(1.8 \cdot 10^{308} - |\text{entropic}|)/|G(q)|`,
+        where :math:`|\Phi|` reaches the float64 maximum; beyond, ``ValueError``
+        gives that bound.
     p : int or array_like of int
         Number of outputs, >= 2.
     margin : float or array_like, optional
-        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).  ``q``,
-        ``density``, ``p`` and ``margin`` broadcast together.
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units), at most
+        ``1e50`` (:data:`MAX_MARGIN`; ``ValueError`` beyond: the energetic term grows
+        like :math:`-(p-1)m^2/(2p(1-q))` and no density above ~1e-100 holds such a
+        margin).  ``q``, ``density``, ``p`` and ``margin`` broadcast together.
     samples : int, optional
         Number of quenched Monte Carlo draws of :math:`z` (used for p >= 3).
     seed : int, optional
@@ -563,7 +595,7 @@ def free_entropy(
     '-0.846574'
     """
     overlap, densities, outputs, margins = broadcast(
-        _check_overlap(q), _check_density(density), _check_p(p), _check_margin(margin)
+        _check_overlap(q), _check_density(density), _check_p(p), _check_energetic_margin(margin)
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
@@ -580,6 +612,17 @@ def _free_entropy(
     """Phi(q; a, p) at 1-d ``overlap`` and ``density`` for one ``p`` and ``margin``."""
     energetic = _energetic(overlap, p, margin, samples, seed)
     entropic = 0.5 * (np.log(1.0 - overlap) + overlap / (1.0 - overlap))
+    # |entropic| <= 2e16 and G < 0 finite: refuse where a G would leave the float64 range
+    bound = (_FLOAT_MAX - np.abs(entropic)) / np.maximum(np.abs(energetic), 1.0)
+    beyond = density > bound
+    if np.any(beyond):
+        i = int(np.flatnonzero(beyond)[0])
+        msg = (
+            f"density must be <= {bound[i]:.4g} at q={plain(overlap[i])}, p={format_integer(p)}, "
+            f"margin={plain(margin)} (the free entropy a G(q) = {plain(density[i])} * "
+            f"{energetic[i]:.6g} is beyond the float64 range), got {plain(density[i])}"
+        )
+        raise ValueError(msg)
     return entropic + density * energetic
 
 
