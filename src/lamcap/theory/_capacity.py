@@ -383,7 +383,7 @@ def critical_p(
         interpolation in :math:`\log p` between integers; full rank, ``d >= 4``;
         a few seconds per ``d``).  Status: model with measured error: against
         certified decoupled unit-norm sweeps (docs/measurements/capacity.csv) the
-        measured :math:`p_c` lies within 0.3% of it at d = 12-32, inside every 95%
+        measured :math:`p_c` lies within 0.6% of it at d = 12-64, inside every 95%
         interval, and 2.7% above it at d = 8 (docs/theory/unit-norm.md).
 
     Returns

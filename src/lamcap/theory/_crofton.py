@@ -276,8 +276,8 @@ def feasibility_probability(
         :math:`C_p(d)` the unit-norm cost ``statistical_dimension(p, d=d,
         embeddings="sphere")`` (non-integer :math:`D` as for ``kappa``), so its
         centre is where :math:`n\,C_p(d) = d^2` and its relative width the
-        Gaussian one.  Status: model with measured error (centre: within 0.3% of
-        the certified decoupled unit-norm transitions at d = 12-32, 2.7% below at
+        Gaussian one.  Status: model with measured error (centre: within 0.6% of
+        the certified decoupled unit-norm transitions at d = 12-64, 2.7% below at
         d = 8), width not measured; docs/theory/unit-norm.md.
 
     Returns
