@@ -52,6 +52,15 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             ),
         ],
     ),
+    "nichani_protocol": (
+        "docs/howto/nichani-protocol.md",
+        [
+            "nichani_protocol.py --dims 8 11 16 22 32 45 64 --seeds 5",
+            "nichani_protocol.py --budget-check 4",
+            f"nichani_protocol.py --summary {OUT}/nichani_protocol.csv",
+            f"nichani_protocol.py --plot {OUT}/nichani_protocol.png",
+        ],
+    ),
     "unit_norm": (
         "docs/theory/unit-norm.md",
         [

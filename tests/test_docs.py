@@ -352,10 +352,27 @@ def _check_precision(space: dict[str, Any], printed: list[str], _sample: Sampler
     assert printed == [exact] == ["0.44686539693902700905674486222"]
 
 
+def _check_nichani_protocol(space: dict[str, Any], printed: list[str], _sample: Sampler) -> None:
+    import lamcap
+
+    found, critical = printed[0].split()
+    d, n = 8, int(found)
+    assert n == space["found"]
+    assert d <= n <= d * d // 2
+    assert critical == f"{float(lamcap.critical_p(8, embeddings='sphere')):.1f}"
+    # the success at the answer, recounted by a loop over the associations
+    instance = lamcap.make_instance(d, n, model="original", embeddings="sphere", seed=n)
+    options = {"learning_rate": 1000.0, "steps": 4096, "stop_accuracy": 0.99}
+    result = lamcap.solve(instance, method="adam_ce", seed=0, options=options)
+    recalled = int(np.sum(_raw_margins(instance, result.weights).min(axis=1) > 0))
+    assert recalled >= 0.99 * n
+
+
 #: What each page's snippets print, checked against an independent computation.
 SNIPPET_CHECKS: dict[str, Callable[[dict[str, Any], list[str], Sampler], None]] = {
     "getting-started.md": _check_getting_started,
     "howto/job-arrays.md": _check_job_arrays,
+    "howto/nichani-protocol.md": _check_nichani_protocol,
     "howto/own-embeddings.md": _check_own_embeddings,
     "howto/own-weights.md": _check_own_weights,
     "howto/precision.md": _check_precision,
