@@ -248,13 +248,17 @@ def normalized_scores(
 
     Each row is centred at the median of its competitor scores and all rows
     are divided by the pooled competitor spread :math:`\hat\sigma` (median
-    absolute deviation / 0.6745; :func:`normalized_score_rows`, the one estimator
-    lamcap uses).  Both statistics are unchanged by the
-    projection onto :math:`K_m`, which only moves the top competitors, so for
-    an optimal memory the result is distributed as :math:`\Pi_{K_m}(g)`
+    absolute deviation / 0.6745; :func:`normalized_score_rows`).  Both statistics
+    are unchanged by the projection onto :math:`K_m`, which only moves the top
+    competitors, so when every row has the same competitor spread the result is
+    distributed as :math:`\Pi_{K_m}(g)` for an optimal memory
     (docs/theory/mechanism.md) up to the estimation error of :math:`\hat\sigma` (a
     downward bias of order :math:`1/p` from centring each row at its own
-    median: about 1% at ``p = 100``, 6% at ``p = 30``).
+    median: about 1% at ``p = 100``, 6% at ``p = 30``).  A memory whose rows have
+    different spreads (:math:`\|W e_\mu\|` varies) is not in one unit after
+    pooling: divide each row by its own known spread instead
+    (``normalized_score_rows(..., row_spread=)``; the Hebbian memory's mean target at
+    d = 16, p = 58 is 13% high with pooling).
 
     Parameters
     ----------
