@@ -55,11 +55,16 @@ def instance_seed(d: int, n: int, seed: int) -> int:
     return int(np.random.SeedSequence([2412, 6538, d, n, seed]).generate_state(1)[0])
 
 
-def train(d: int, n: int, seed: int, steps: int = STEPS) -> dict[str, object]:
-    """Train one instance with the protocol's settings; its best recall over the steps."""
-    instance = lamcap.make_instance(
+def protocol_instance(d: int, n: int, seed: int) -> lamcap.Instance:
+    """The fresh instance the bisection trains at (d, N, seed): unit norm, identity targets."""
+    return lamcap.make_instance(
         d, n, model="original", embeddings="sphere", seed=instance_seed(d, n, seed)
     )
+
+
+def train(d: int, n: int, seed: int, steps: int = STEPS) -> dict[str, object]:
+    """Train one instance with the protocol's settings; its best recall over the steps."""
+    instance = protocol_instance(d, n, seed)
     started = time.process_time()
     result = lamcap.solve(
         instance,
@@ -154,10 +159,7 @@ def budget_check(path: Path, out: Path, factor: int) -> None:
         if row["all_recalled"] or answer < 0 or n > 1.03 * answer or (d, n, seed) in done:
             continue
         longer = train(d, n, seed, steps=factor * STEPS)
-        instance = lamcap.make_instance(
-            d, n, model="original", embeddings="sphere", seed=instance_seed(d, n, seed)
-        )
-        longer["certified"] = lamcap.solve(instance, max_seconds=600.0).verdict
+        longer["certified"] = lamcap.solve(protocol_instance(d, n, seed), max_seconds=600.0).verdict
         with out.open("a") as stream:
             stream.write(json.dumps(longer) + "\n")
         print(

@@ -618,7 +618,7 @@ def _pairs(
             or cell.embeddings != embeddings
         ):
             continue
-        other = cells.get(Cell(cell.d, cell.kappa, "decoupled", cell.method, embeddings))
+        other = cells.get(dataclasses.replace(cell, model="decoupled"))
         if other is not None:
             pairs.append((cell.d, data, other))
     return sorted(pairs, key=lambda pair: pair[0])
