@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lamcap
-from lamcap.problems import Instance, make_instance
+from lamcap.problems import Instance, hebbian_weights, make_instance
 from lamcap.solvers import RECALL_VERDICTS, prove_infeasible, verify
 from lamcap.solvers._max_recall import (
     recall_result,
@@ -109,7 +109,7 @@ def test_tiny_instances_against_brute_force(d, p, n, model, seed, loop_levels, d
     _independently_certified(dense_farkas_bound, instance, result)
 
 
-@pytest.mark.parametrize("start", ["farkas", "adam", "l1"])
+@pytest.mark.parametrize("start", ["farkas", "adam", "l1", "hinge"])
 def test_every_start_gives_certified_bounds(start, loop_levels, dense_farkas_bound):
     instance = make_instance(4, 8, n=10, seed=5)
     result = lamcap.solve(instance, objective="max_recall", options={"start": start})
@@ -198,7 +198,7 @@ def test_l1_start_refuses_large_instances():
         _max_recall._L1_MAX_ENTRIES = _max_recall._L1_AUTO_ENTRIES = 10
         with pytest.raises(ValueError, match="start='l1'"):
             lamcap.solve(instance, objective="max_recall", options={"start": "l1"})
-        assert _max_recall.resolved_start(instance, "auto") == "adam"
+        assert _max_recall.resolved_start(instance, "auto") == "hinge"
         assert _max_recall.resolved_start(instance, "farkas") == "farkas"
     finally:
         _max_recall._L1_MAX_ENTRIES, _max_recall._L1_AUTO_ENTRIES = original
@@ -302,3 +302,55 @@ def test_verify_of_an_undecided_max_recall_result_proves_nothing():
     assert result.verdict == "undecided"
     assert not check
     assert check.consistent
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_hinge_loss_gradient_against_finite_differences(model):
+    from lamcap.solvers._max_recall import _HingeLoss
+
+    instance = make_instance(5, 9, n=7, model=model, seed=3)
+    loss = _HingeLoss(instance)
+    rng = np.random.default_rng(0)
+    loss.weights = rng.uniform(0.5, 2.0, instance.n)
+    flat = rng.standard_normal(instance.d**2)
+    value, gradient = loss(flat)
+    assert value > 0
+    step = 1e-6
+    for k in rng.choice(instance.d**2, 8, replace=False).tolist():
+        shift = np.zeros_like(flat)
+        shift[k] = step
+        central = (loss(flat + shift)[0] - loss(flat - shift)[0]) / (2 * step)
+        assert central == pytest.approx(gradient[k], rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_hinge_loss_counts_violations_by_hand(model):
+    """The loss at unit weights against margins from the plain loops of conftest."""
+    from lamcap.solvers._max_recall import _HingeLoss
+
+    instance = make_instance(4, 6, n=5, model=model, seed=2)
+    W = np.random.default_rng(1).standard_normal((4, 4))
+    expected = 0.0
+    for mu in range(instance.n):
+        e, outputs, t = instance.inputs[mu], instance.outputs(mu), instance.targets[mu]
+        violations = []
+        for rho in range(instance.p):
+            if rho == t:
+                continue
+            level = (outputs[t] - outputs[rho]) @ W @ e
+            scale = np.linalg.norm(e) * math.sqrt(
+                outputs[t] @ outputs[t] + outputs[rho] @ outputs[rho]
+            )
+            violations.append(max(0.0, 1.0 - math.sqrt(instance.d) * level / scale))
+        expected += sum(v**16 for v in violations) ** (2 / 16)
+    assert _HingeLoss(instance)(W.ravel())[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_hinge_start_beyond_capacity_recalls_most(loop_levels, dense_farkas_bound):
+    instance = make_instance(8, 30, model="decoupled", seed=0)  # 1.6 p_c(8)
+    result = lamcap.solve(instance, objective="max_recall", options={"start": "hinge"})
+    assert result.details["start"] == "hinge"
+    assert result.recall_lower >= 0.7 * instance.n  # the Hebbian W recalls far fewer
+    assert result.recall_lower > recalled_associations(instance, hebbian_weights(instance)).size
+    _independently_recalled(loop_levels, instance, result)
+    _independently_certified(dense_farkas_bound, instance, result)

@@ -1,0 +1,291 @@
+"""Best recall fraction against load: certified bounds, Adam/CE and the RS law.
+
+The data of docs/measurements/recall-fraction.md.  For each instance
+``make_instance(d, round(load * critical_p(d)), model=..., seed=...)`` (n = p, Gaussian
+embeddings) it runs
+
+* ``lamcap.solve(instance, objective="max_recall", options={"start": "hinge"})`` within
+  ``--max-seconds`` (per d): a W whose recalled associations are verified one by one (the
+  lower bound) and disjoint infeasible sets with Farkas certificates (the upper bound);
+* ``lamcap.solve(instance, method="adam_ce")`` (Adam on the softmax cross-entropy, the
+  literature's protocol, default settings) and counts the associations its W recalls with
+  the same verification,
+
+one row per instance in ``--instances`` (appended to and resumed: an interrupted run
+loses at most the instance it was on).  ``--summary`` writes the means over seeds per
+(d, model, p) to ``--csv`` (columns ``d,model,embeddings,p,fraction_lower,
+fraction_upper,adam_fraction,instances``, then the load, standard errors over seeds and
+the replica-symmetric prediction ``lamcap.recall_fraction``) and draws ``--figure``::
+
+    OPENBLAS_NUM_THREADS=1 python measurements/recall_fraction.py --dims 16 32
+    python measurements/recall_fraction.py --summary
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import lamcap
+from lamcap.problems import Instance, make_instance
+from lamcap.solvers._max_recall import recalled_associations
+
+INSTANCE_COLUMNS = [
+    "d",
+    "model",
+    "embeddings",
+    "load",
+    "p",
+    "seed",
+    "start",
+    "recall_lower",
+    "recall_upper",
+    "fraction_lower",
+    "fraction_upper",
+    "adam_fraction",
+    "verdict",
+    "upper_exact",
+    "subsets",
+    "solves",
+    "seconds",
+    "adam_seconds",
+]
+SUMMARY_COLUMNS = [
+    "d",
+    "model",
+    "embeddings",
+    "p",
+    "fraction_lower",
+    "fraction_upper",
+    "adam_fraction",
+    "instances",
+    "load",
+    "fraction_lower_se",
+    "adam_fraction_se",
+    "rs_fraction",
+]
+MAX_SECONDS = {16: 20.0, 32: 45.0, 64: 120.0}
+
+
+def measure_instance(
+    instance: Instance, *, load: float, seed: int, start: str, max_seconds: float
+) -> dict[str, Any]:
+    """One row: the certified bounds of ``max_recall`` and Adam's verified recall."""
+    began = time.perf_counter()
+    trained = lamcap.solve(instance, method="adam_ce", seed=seed)
+    adam_recalled = recalled_associations(instance, trained.weights).size
+    adam_seconds = time.perf_counter() - began
+    began = time.perf_counter()
+    result = lamcap.solve(
+        instance,
+        objective="max_recall",
+        max_seconds=max_seconds,
+        seed=seed,
+        options={"start": start},
+    )
+    return {
+        "d": instance.d,
+        "model": instance.model,
+        "embeddings": instance.embeddings,
+        "load": load,
+        "p": instance.p,
+        "seed": seed,
+        "start": start,
+        "recall_lower": result.recall_lower,
+        "recall_upper": result.recall_upper,
+        "fraction_lower": result.recall_lower / instance.n,
+        "fraction_upper": result.recall_upper / instance.n,
+        "adam_fraction": adam_recalled / instance.n,
+        "verdict": result.verdict,
+        "upper_exact": result.details["upper_exact"],
+        "subsets": len(result.infeasible_subsets),
+        "solves": result.details.get("solves", 0),
+        "seconds": round(time.perf_counter() - began, 2),
+        "adam_seconds": round(adam_seconds, 2),
+    }
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def measure(arguments: argparse.Namespace) -> None:
+    path = Path(arguments.instances)
+    done = {(r["d"], r["model"], r["load"], r["seed"]) for r in _rows(path)}
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, INSTANCE_COLUMNS)
+        if new:
+            writer.writeheader()
+        for d in arguments.dims:
+            for load in arguments.loads:
+                p = round(load * lamcap.critical_p(d))
+                for seed in range(arguments.seeds):
+                    for model in arguments.models:
+                        if (str(d), model, str(load), str(seed)) in done:
+                            continue
+                        instance = make_instance(d, p, model=model, seed=seed)
+                        row = measure_instance(
+                            instance,
+                            load=load,
+                            seed=seed,
+                            start=arguments.start,
+                            max_seconds=arguments.max_seconds or MAX_SECONDS.get(d, 120.0),
+                        )
+                        writer.writerow(row)
+                        handle.flush()
+                        print(row, flush=True)
+
+
+def _standard_error(values: np.ndarray) -> float:
+    if values.size < 2:
+        return float("nan")
+    return float(np.std(values, ddof=1) / np.sqrt(values.size))
+
+
+def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """Means and standard errors over seeds per (d, model, p), with the RS prediction."""
+    keys = sorted({(int(r["d"]), r["model"], int(r["p"])) for r in rows})
+    table = []
+    for d, model, p in keys:
+        group = [r for r in rows if (int(r["d"]), r["model"], int(r["p"])) == (d, model, p)]
+
+        def values(column: str, group: list[dict[str, str]] = group) -> np.ndarray:
+            return np.array([float(r[column]) for r in group])
+
+        count = len(group)
+        table.append(
+            {
+                "d": d,
+                "model": model,
+                "embeddings": group[0]["embeddings"],
+                "p": p,
+                "fraction_lower": round(float(values("fraction_lower").mean()), 5),
+                "fraction_upper": round(float(values("fraction_upper").mean()), 5),
+                "adam_fraction": round(float(values("adam_fraction").mean()), 5),
+                "instances": count,
+                "load": round(p / lamcap.critical_p(d), 4),
+                "fraction_lower_se": round(_standard_error(values("fraction_lower")), 5),
+                "adam_fraction_se": round(_standard_error(values("adam_fraction")), 5),
+                "rs_fraction": round(float(lamcap.recall_fraction(d, p)), 5),
+            }
+        )
+    return table
+
+
+def draw(table: list[dict[str, Any]], figure: Path) -> None:
+    import matplotlib as mpl  # noqa: PLC0415
+
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    dims = sorted({row["d"] for row in table})
+    fig, axes = plt.subplots(1, len(dims), figsize=(4.2 * len(dims), 3.8), sharey=True)
+    axes = np.atleast_1d(axes)
+    for axis, d in zip(axes, dims, strict=True):
+        pc = lamcap.critical_p(d)
+        loads = np.linspace(1.0, 2.05, 200)
+        axis.plot(
+            loads,
+            lamcap.recall_fraction(d, np.round(loads * pc)),
+            "k-",
+            lw=1.2,
+            label="RS law (recall_fraction)",
+        )
+        styles = {"decoupled": ("C0", "o"), "original": ("C3", "s")}
+        for model, (colour, marker) in styles.items():
+            part = [row for row in table if row["d"] == d and row["model"] == model]
+            if not part:
+                continue
+            x = np.array([row["p"] / pc for row in part])
+            axis.errorbar(
+                x,
+                [row["fraction_lower"] for row in part],
+                yerr=[row["fraction_lower_se"] for row in part],
+                color=colour,
+                marker=marker,
+                ms=4,
+                lw=1,
+                capsize=2,
+                label=f"{model}: certified lower bound",
+            )
+            axis.plot(
+                x,
+                [row["fraction_upper"] for row in part],
+                color=colour,
+                ls=":",
+                marker=marker,
+                mfc="none",
+                ms=4,
+                lw=1,
+                label=f"{model}: certified upper bound",
+            )
+            axis.errorbar(
+                x,
+                [row["adam_fraction"] for row in part],
+                yerr=[row["adam_fraction_se"] for row in part],
+                color=colour,
+                ls="--",
+                marker=marker,
+                mfc="white",
+                ms=4,
+                lw=1,
+                capsize=2,
+                alpha=0.7,
+                label=f"{model}: Adam/CE",
+            )
+        axis.set_title(f"d = {d}  (p_c = {pc:.1f})")
+        axis.set_xlabel("load p / p_c")
+        axis.grid(alpha=0.3)
+    axes[0].set_ylabel("fraction of associations recalled")
+    axes[0].set_ylim(0.0, 1.02)
+    axes[-1].legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(figure, dpi=130)
+
+
+def summarise(arguments: argparse.Namespace) -> None:
+    table = summary_rows(_rows(Path(arguments.instances)))
+    with Path(arguments.csv).open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, SUMMARY_COLUMNS)
+        writer.writeheader()
+        writer.writerows(table)
+    draw(table, Path(arguments.figure))
+    for row in table:
+        print(row)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dims", type=int, nargs="+", default=[16, 32])
+    parser.add_argument("--loads", type=float, nargs="+", default=[1.0, 1.1, 1.25, 1.5, 2.0])
+    parser.add_argument("--models", nargs="+", default=["decoupled", "original"])
+    parser.add_argument("--seeds", type=int, default=8)
+    parser.add_argument("--start", default="hinge")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="per max_recall solve (default: 20 s at d = 16, 45 at 32, 120 at 64)",
+    )
+    parser.add_argument("--instances", default="docs/measurements/recall_fraction_instances.csv")
+    parser.add_argument("--csv", default="docs/measurements/recall_fraction.csv")
+    parser.add_argument("--figure", default="docs/measurements/recall_fraction.png")
+    parser.add_argument("--summary", action="store_true", help="write the summary and figure")
+    arguments = parser.parse_args()
+    if arguments.summary:
+        summarise(arguments)
+    else:
+        measure(arguments)
+
+
+if __name__ == "__main__":
+    main()
