@@ -38,6 +38,8 @@ import csv
 import json
 import math
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -99,11 +101,41 @@ def succeeded(row: dict[str, object], threshold: float) -> bool:
     return int(row["best_recalled"]) >= math.ceil(threshold * int(row["n"]) - 1e-9)  # type: ignore[call-overload]
 
 
-def bisection(d: int, seed: int, threshold: float, runs: dict, path: Path | None) -> int:  # type: ignore[type-arg]
+def certify(d: int, n: int, seed: int, max_seconds: float) -> dict[str, object]:
+    """lamcap's solver on the same instance: certified bounds on the most associations recalled.
+
+    ``best_recalled`` is the lower bound of ``objective="max_recall"`` (a W whose recalled
+    associations are verified one by one), ``recall_upper`` its certified upper bound.
+    """
+    instance = protocol_instance(d, n, seed)
+    started = time.process_time()
+    result = lamcap.solve(instance, objective="max_recall", max_seconds=max_seconds, seed=seed)
+    return {
+        "d": d,
+        "n": n,
+        "seed": seed,
+        "best_recalled": int(result.recall_lower),
+        "recall_upper": int(result.recall_upper),
+        "all_recalled": result.recall_lower == n,
+        "max_seconds": max_seconds,
+        "cpu_seconds": round(time.process_time() - started, 2),
+    }
+
+
+def bisection(
+    d: int,
+    seed: int,
+    threshold: float,
+    runs: dict,  # type: ignore[type-arg]
+    path: Path | None,
+    measure: Callable[[int, int, int], dict[str, object]] = train,
+) -> int:
     """Largest N that succeeded, by the protocol's bisection between d and d**2 / 2.
 
-    Trains the missing instances and appends them to ``path``; with ``path=None``
-    uses stored runs only and returns -1 if the bisection needs one that is missing.
+    Measures the missing instances with ``measure(d, N, seed)`` (Adam by default,
+    :func:`certify` for lamcap's solver) and appends them to ``path``; with
+    ``path=None`` uses stored runs only and returns -1 if the bisection needs one
+    that is missing.
     """
     low, high = d, int(0.5 * d * d)
     while high / low > 1.01 and high - low > 1:
@@ -112,7 +144,7 @@ def bisection(d: int, seed: int, threshold: float, runs: dict, path: Path | None
         if key not in runs:
             if path is None:
                 return -1
-            runs[key] = train(d, n, seed)
+            runs[key] = measure(d, n, seed)
             with path.open("a") as stream:
                 stream.write(json.dumps(runs[key]) + "\n")
             row = runs[key]
@@ -294,23 +326,34 @@ def main() -> None:
     parser.add_argument(
         "--budget-check", type=int, metavar="FACTOR", help="retrain failed runs near the answer"
     )
+    parser.add_argument(
+        "--solver",
+        type=float,
+        metavar="SECONDS",
+        help="bisect with lamcap's max-recall solver (SECONDS per instance) instead of Adam; "
+        "runs go to <out>_solver.jsonl, and --summary reads them",
+    )
     arguments = parser.parse_args()
+    out, measure = arguments.out, train
+    if arguments.solver is not None:
+        out = arguments.out.with_name(arguments.out.stem + "_solver.jsonl")
+        measure = partial(certify, max_seconds=arguments.solver)
     if arguments.budget_check is not None:
         longer = arguments.out.with_name(arguments.out.stem + "_budget.jsonl")
         budget_check(arguments.out, longer, arguments.budget_check)
         return
     if arguments.summary is not None:
-        summary(arguments.out, arguments.summary)
+        summary(out, arguments.summary)
         return
     if arguments.plot is not None:
         measured = Path("docs/measurements")
         plot(measured / "nichani_protocol.csv", measured / "capacity.csv", arguments.plot)
         return
-    runs = load(arguments.out)
+    runs = load(out)
     for d in arguments.dims:
         for seed in range(arguments.seeds):
             for name, threshold in THRESHOLDS.items():
-                found = bisection(d, seed, threshold, runs, arguments.out)
+                found = bisection(d, seed, threshold, runs, out, measure)
                 print(f"d={d} seed={seed}: {name} = {found}", flush=True)
 
 

@@ -54,6 +54,8 @@ INSTANCE_COLUMNS = [
     "solves",
     "seconds",
     "adam_seconds",
+    "adam_steps",
+    "adam_max_seconds",
 ]
 SUMMARY_COLUMNS = [
     "d",
@@ -73,11 +75,17 @@ MAX_SECONDS = {16: 20.0, 32: 45.0, 64: 120.0}
 
 
 def measure_instance(
-    instance: Instance, *, load: float, seed: int, start: str, max_seconds: float
+    instance: Instance,
+    *,
+    load: float,
+    seed: int,
+    start: str,
+    max_seconds: float,
+    adam_max_seconds: float | None = None,
 ) -> dict[str, Any]:
     """One row: the certified bounds of ``max_recall`` and Adam's verified recall."""
     began = time.perf_counter()
-    trained = lamcap.solve(instance, method="adam_ce", seed=seed)
+    trained = lamcap.solve(instance, method="adam_ce", seed=seed, max_seconds=adam_max_seconds)
     adam_recalled = recalled_associations(instance, trained.weights).size
     adam_seconds = time.perf_counter() - began
     began = time.perf_counter()
@@ -107,6 +115,8 @@ def measure_instance(
         "solves": result.details.get("solves", 0),
         "seconds": round(time.perf_counter() - began, 2),
         "adam_seconds": round(adam_seconds, 2),
+        "adam_steps": trained.iterations,
+        "adam_max_seconds": "" if adam_max_seconds is None else adam_max_seconds,
     }
 
 
@@ -114,7 +124,10 @@ def _rows(path: Path) -> list[dict[str, str]]:
     if not path.exists():
         return []
     with path.open() as handle:
-        return list(csv.DictReader(handle))
+        return [
+            {column: row.get(column) or "" for column in INSTANCE_COLUMNS}
+            for row in csv.DictReader(handle)
+        ]
 
 
 def measure(arguments: argparse.Namespace) -> None:
@@ -139,6 +152,7 @@ def measure(arguments: argparse.Namespace) -> None:
                             seed=seed,
                             start=arguments.start,
                             max_seconds=arguments.max_seconds or MAX_SECONDS.get(d, 120.0),
+                            adam_max_seconds=arguments.adam_max_seconds,
                         )
                         writer.writerow(row)
                         handle.flush()
@@ -275,6 +289,12 @@ def main() -> None:
         type=float,
         default=None,
         help="per max_recall solve (default: 20 s at d = 16, 45 at 32, 120 at 64)",
+    )
+    parser.add_argument(
+        "--adam-max-seconds",
+        type=float,
+        default=None,
+        help="cap on Adam's training time (default: none, its 5000 steps)",
     )
     parser.add_argument("--instances", default="docs/measurements/recall_fraction_instances.csv")
     parser.add_argument("--csv", default="docs/measurements/recall_fraction.csv")
