@@ -186,7 +186,7 @@ def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
                 "fraction_upper": round(float(values("fraction_upper").mean()), 5),
                 "adam_fraction": round(float(values("adam_fraction").mean()), 5),
                 "instances": count,
-                "load": round(p / lamcap.critical_p(d), 4),
+                "load": round(float(p / lamcap.critical_p(d)), 4),
                 "fraction_lower_se": round(_standard_error(values("fraction_lower")), 5),
                 "adam_fraction_se": round(_standard_error(values("adam_fraction")), 5),
                 "rs_fraction": round(float(lamcap.recall_fraction(d, p)), 5),
@@ -202,17 +202,17 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     dims = sorted({row["d"] for row in table})
-    fig, axes = plt.subplots(1, len(dims), figsize=(4.2 * len(dims), 3.8), sharey=True)
+    fig, axes = plt.subplots(1, len(dims), figsize=(max(9.0, 4.2 * len(dims)), 4.4), sharey=True)
     axes = np.atleast_1d(axes)
     for axis, d in zip(axes, dims, strict=True):
         pc = lamcap.critical_p(d)
-        loads = np.linspace(1.0, 2.05, 200)
+        integers = np.arange(int(np.ceil(pc)), int(2.05 * pc) + 1)
         axis.plot(
-            loads,
-            lamcap.recall_fraction(d, np.round(loads * pc)),
+            integers / pc,
+            lamcap.recall_fraction(d, integers),
             "k-",
             lw=1.2,
-            label="RS law (recall_fraction)",
+            label="RS law, recall_fraction(d, p)",
         )
         styles = {"decoupled": ("C0", "o"), "original": ("C3", "s")}
         for model, (colour, marker) in styles.items():
@@ -261,8 +261,9 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
         axis.grid(alpha=0.3)
     axes[0].set_ylabel("fraction of associations recalled")
     axes[0].set_ylim(0.0, 1.02)
-    axes[-1].legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(figure, dpi=130)
 
 
@@ -273,8 +274,19 @@ def summarise(arguments: argparse.Namespace) -> None:
         writer.writeheader()
         writer.writerows(table)
     draw(table, Path(arguments.figure))
+    print(
+        "| d | model | p (load) | instances | certified lower | certified upper | RS law "
+        "| RS - lower | Adam/CE |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
-        print(row)
+        print(
+            f"| {row['d']} | {row['model']} | {row['p']} ({row['load']:.2f}) | "
+            f"{row['instances']} | {row['fraction_lower']:.3f} ± {row['fraction_lower_se']:.3f} | "
+            f"{row['fraction_upper']:.3f} | {row['rs_fraction']:.3f} | "
+            f"{row['rs_fraction'] - row['fraction_lower']:+.3f} | "
+            f"{row['adam_fraction']:.3f} ± {row['adam_fraction_se']:.3f} |"
+        )
 
 
 def main() -> None:

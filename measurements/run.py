@@ -59,6 +59,22 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             "nichani_protocol.py --budget-check 4",
             f"nichani_protocol.py --summary {OUT}/nichani_protocol.csv",
             f"nichani_protocol.py --plot {OUT}/nichani_protocol.png",
+            "nichani_protocol.py --solver 10 --dims 8 11 16 --seeds 5",
+            "nichani_protocol.py --solver 40 --dims 22 32 --seeds 5",
+            f"nichani_protocol.py --solver 10 --summary {OUT}/nichani_protocol_solver.csv",
+        ],
+    ),
+    "recall_fraction": (
+        "docs/measurements/recall-fraction.md",
+        [
+            "recall_fraction.py --dims 16 --max-seconds 15",
+            "recall_fraction.py --dims 32 --loads 1.0 1.25 1.5 2.0 --max-seconds 40",
+            (
+                "recall_fraction.py --dims 64 --loads 1.25 1.5 --max-seconds 240"
+                " --adam-max-seconds 90"
+            ),
+            "recall_fraction.py --summary",
+            "recall_fraction_exact.py --loads 1.25 1.5 --seeds 6 --time-limit 120",
         ],
     ),
     "unit_norm": (

@@ -354,8 +354,8 @@ def critical_p(
     :math:`d \to \infty` is a claim of arXiv:2605.10795, not a measurement. For
     :math:`\kappa < 1`, :math:`w_r^2` in place of :math:`d^2` gives the Gordon-type upper bound
     of docs/theory/rank.md, not a Crofton identity. With ``accuracy < 1`` the value is the
-    replica-symmetric estimate of :func:`lamcap.recall_fraction` (asymptotic, likely optimistic,
-    not yet measured; docs/theory/partial-recall.md).
+    replica-symmetric estimate of :func:`lamcap.recall_fraction` (asymptotic, an estimate from
+    above, measured as a bracket; docs/measurements/recall-fraction.md).
 
     Parameters
     ----------

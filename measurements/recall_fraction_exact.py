@@ -1,0 +1,142 @@
+"""The best recall fraction at d = 8 by mixed-integer programming, against the RS law and lamcap.
+
+An independent measurement of the optimum for docs/measurements/recall-fraction.md,
+section "The optimum at d = 8".  For each instance (n = p, Gaussian embeddings) HiGHS
+(``scipy.optimize.milp``) solves
+
+    max sum_mu z_mu  subject to  a_{mu rho} . vec W >= gamma - M (1 - z_mu)  for rho != t(mu),
+    -1 <= W_ij <= 1,  z_mu in {0, 1},
+
+with unit rows ``a_{mu rho} = vec((u_t - u_rho) e_mu^T) / norm``, ``gamma = 1e-3`` and
+``M = gamma + d`` (``|a . vec W| <= ||a||_1 <= d`` on the box, so ``z_mu = 0`` frees
+association mu).  The box and gamma exclude only recall at normalised margins below
+``gamma / ||W||_F >= 1e-3 / d``; HiGHS works in floating point (feasibility tolerance
+1e-6), so its dual bound is a measurement, not a certificate.  Its ``W`` is re-checked
+by lamcap's verification (``recalled_associations``), and the same instance gets
+``lamcap.solve(objective="max_recall")`` (certified bounds) for comparison.  One row per
+instance, appended and resumed::
+
+    OPENBLAS_NUM_THREADS=1 python measurements/recall_fraction_exact.py --loads 1.25 1.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+import lamcap
+from lamcap.problems import Instance, make_instance
+from lamcap.solvers._max_recall import recalled_associations
+
+COLUMNS = [
+    "d",
+    "model",
+    "load",
+    "p",
+    "seed",
+    "mip_status",
+    "mip_recalled",
+    "mip_bound",
+    "mip_verified",
+    "mip_seconds",
+    "recall_lower",
+    "recall_upper",
+    "rs_recalled",
+]
+GAMMA = 1e-3
+
+
+def unit_rows(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Rows vec((u_t - u_rho) e_mu^T) / norm for every rival, and their association."""
+    rows, owners = [], []
+    for mu in range(instance.n):
+        inputs, outputs, target = instance.inputs[mu], instance.outputs(mu), instance.targets[mu]
+        for rho in range(instance.p):
+            if rho != target:
+                row = np.outer(outputs[target] - outputs[rho], inputs).ravel()
+                rows.append(row / np.linalg.norm(row))
+                owners.append(mu)
+    return np.array(rows), np.array(owners)
+
+
+def mip_optimum(instance: Instance, time_limit: float) -> dict[str, Any]:
+    """HiGHS's optimum of the big-M program above, its dual bound and lamcap's check of its W."""
+    d, n = instance.d, instance.n
+    rows, owners = unit_rows(instance)
+    big = GAMMA + d
+    switches = scipy.sparse.csr_matrix(
+        (np.full(owners.size, -big), (np.arange(owners.size), owners)), shape=(owners.size, n)
+    )
+    system = scipy.sparse.hstack([scipy.sparse.csr_matrix(rows), switches])
+    began = time.perf_counter()
+    solved = milp(
+        np.concatenate([np.zeros(d * d), -np.ones(n)]),
+        constraints=[LinearConstraint(system, lb=GAMMA - big, ub=np.inf)],
+        integrality=np.concatenate([np.zeros(d * d), np.ones(n)]),
+        bounds=Bounds(np.concatenate([-np.ones(d * d), np.zeros(n)]), np.ones(d * d + n)),
+        options={"time_limit": time_limit},
+    )
+    seconds = time.perf_counter() - began
+    verified = -1
+    if solved.x is not None:
+        verified = recalled_associations(instance, solved.x[: d * d].reshape(d, d)).size
+    return {
+        "mip_status": solved.status,
+        "mip_recalled": "" if solved.fun is None else round(-solved.fun),
+        "mip_bound": "" if solved.fun is None else round(-solved.mip_dual_bound, 3),
+        "mip_verified": verified,
+        "mip_seconds": round(seconds, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dims", type=int, nargs="+", default=[8])
+    parser.add_argument("--loads", type=float, nargs="+", default=[1.25, 1.5])
+    parser.add_argument("--models", nargs="+", default=["decoupled", "original"])
+    parser.add_argument("--seeds", type=int, default=6)
+    parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--csv", default="docs/measurements/recall_fraction_exact.csv")
+    arguments = parser.parse_args()
+    path = Path(arguments.csv)
+    done = set()
+    if path.exists():
+        with path.open() as handle:
+            done = {(r["d"], r["model"], r["load"], r["seed"]) for r in csv.DictReader(handle)}
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, COLUMNS)
+        if new:
+            writer.writeheader()
+        for d in arguments.dims:
+            for load in arguments.loads:
+                p = round(load * lamcap.critical_p(d))
+                for seed in range(arguments.seeds):
+                    for model in arguments.models:
+                        if (str(d), model, str(load), str(seed)) in done:
+                            continue
+                        instance = make_instance(d, p, model=model, seed=seed)
+                        row: dict[str, Any] = {"d": d, "model": model, "load": load, "p": p}
+                        row |= {"seed": seed, **mip_optimum(instance, arguments.time_limit)}
+                        bounds = lamcap.solve(
+                            instance, objective="max_recall", max_seconds=30.0, seed=seed
+                        )
+                        row |= {
+                            "recall_lower": bounds.recall_lower,
+                            "recall_upper": bounds.recall_upper,
+                            "rs_recalled": round(float(lamcap.recall_fraction(d, p)) * p, 3),
+                        }
+                        writer.writerow(row)
+                        handle.flush()
+                        print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
