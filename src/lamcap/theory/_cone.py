@@ -359,6 +359,22 @@ def _transition_width(y: float, count: int) -> float:
     return math.sqrt(1.0 + count * variance) / (1.0 + count * tail)
 
 
+def _transition_widths(y: FloatArray, count: int) -> FloatArray:
+    """:func:`_transition_width` at every level of ``y``: the same operations, elementwise.
+
+    Like Python's float arithmetic it overflows to ``inf`` (and ``inf / inf`` to NaN)
+    silently.
+    """
+    tail = special.ndtr(-y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        density = np.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
+        mean = density - y * tail
+        second = (1.0 + y * y) * tail - y * density
+        variance = np.maximum(second - mean * mean, 0.0)
+        scale = float(count)  # as Python multiplies an int by a float
+        return np.sqrt(1.0 + scale * variance) / (1.0 + scale * tail)
+
+
 #: Most quadrature panels of one level integral. Known needs: about 120 on the float64
 #: route (p = 1e9, margin 1e4), about 13 000 on the mpmath route (p = 1e9, margin 2);
 #: a margin near p at p = 1e100 would need about 1e50.
@@ -399,7 +415,8 @@ def _check_panel_count(
     smoothly with the level); the refused cases need many orders of magnitude more.
     """
     grid = np.linspace(lower, upper, 2001)
-    widths = np.array([min(widest, per_width * _transition_width(y - shift, count)) for y in grid])
+    # fmin: a NaN width gives way to widest, as in min(widest, nan)
+    widths = np.fmin(widest, per_width * _transition_widths(grid - shift, count))
     estimate = float(np.sum(np.diff(grid) / np.maximum(widths[:-1], 1e-300)))
     if estimate > _MAX_PANELS:
         msg = (
