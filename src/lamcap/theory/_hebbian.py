@@ -594,12 +594,15 @@ def hebbian_critical_load(
             return float(value) - target
 
         low, high = math.log(1e-3), math.log(1e3)
+        gap_low, gap_high = gap(low), gap(high)
         # widen the bracket (the recall falls with the load) up to loads 1e-300 and 1e300
-        while gap(low) < 0.0 and low > math.log(1e-300):
+        while gap_low < 0.0 and low > math.log(1e-300):
             low -= 20.0
-        while gap(high) > 0.0 and high < math.log(1e300):
+            gap_low = gap(low)
+        while gap_high > 0.0 and high < math.log(1e300):
             high += 20.0
-        if gap(low) < 0.0 or gap(high) > 0.0:
+            gap_high = gap(high)
+        if gap_low < 0.0 or gap_high > 0.0:
             msg = (
                 f"probability must be reached by the recall of all n = {n_value} associations "
                 f"at some load in [1e-300, 1e300] (p = {p_value}), got {target!r}"
