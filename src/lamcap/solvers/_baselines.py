@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from lamcap._validation import check_integer, check_real
 from lamcap.problems import Instance, hebbian_weights
 from lamcap.solvers._result import SolveResult, build_result
-from lamcap.solvers._solve import MAX_LEARNING_RATE, check_method_arguments
+from lamcap.solvers._solve import check_learning_rate, check_method_arguments
 from lamcap.solvers._two_layer import Adam
 
 CE_LEARNING_RATE = 3.0
@@ -266,9 +266,7 @@ def solve_adam_cross_entropy(
     limit = math.inf if max_seconds is None else max_seconds
     if learning_rate is None:
         learning_rate = CE_LEARNING_RATE if rank_value == instance.d else CE_FACTOR_LEARNING_RATE
-    learning_rate = check_real(
-        "learning_rate", learning_rate, minimum=0.0, maximum=MAX_LEARNING_RATE, closed="(]"
-    )
+    learning_rate = check_learning_rate(learning_rate)
     steps = check_integer("steps", steps, minimum=1)
     stop_accuracy = check_real(
         "stop_accuracy", stop_accuracy, minimum=0.0, maximum=1.0, closed="(]"

@@ -394,6 +394,23 @@ MAX_RAW_MARGIN = 1e100
 MAX_LEARNING_RATE = 1e6
 
 
+def check_learning_rate(learning_rate: object) -> float:
+    """Check the Adam trainers' ``learning_rate``: a float in ``(0, MAX_LEARNING_RATE]``.
+
+    Examples
+    --------
+    >>> check_learning_rate(3)
+    3.0
+    >>> check_learning_rate(0)
+    Traceback (most recent call last):
+        ...
+    ValueError: learning_rate must be in (0.0, 1000000.0], got 0
+    """
+    return check_real(
+        "learning_rate", learning_rate, minimum=0.0, maximum=MAX_LEARNING_RATE, closed="(]"
+    )
+
+
 def check_method_arguments(
     instance: object, *, rank: object, raw_margin: object, max_seconds: object, seed: object
 ) -> tuple[Instance, int, float, float | None, int]:

@@ -66,11 +66,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap._validation import check_integer, check_real
+from lamcap._validation import check_integer
 from lamcap.problems import Instance
 from lamcap.solvers._certificates import running_minimum, weights_matrix
 from lamcap.solvers._result import SolveResult, build_result
-from lamcap.solvers._solve import MAX_LEARNING_RATE, check_method_arguments, solve
+from lamcap.solvers._solve import check_learning_rate, check_method_arguments, solve
 
 LEARNING_RATE = 0.3
 """Adam learning rate (parameter units; entries of Q, R are O(d^{-1/2}))."""
@@ -337,9 +337,7 @@ def solve_rank_constrained(
     limit = math.inf if max_seconds is None else max_seconds
     restarts = check_integer("restarts", restarts, minimum=1)
     steps_per_restart = check_integer("steps_per_restart", steps_per_restart, minimum=1)
-    learning_rate = check_real(
-        "learning_rate", learning_rate, minimum=0.0, maximum=MAX_LEARNING_RATE, closed="(]"
-    )
+    learning_rate = check_learning_rate(learning_rate)
     deadline = started + limit
     best = _Best()
     total_steps = 0
