@@ -87,7 +87,7 @@ def test_sphere_rows_are_uniform_on_the_sphere() -> None:
 
 @pytest.mark.parametrize("value", ["unit", "Gaussian", None, 1])
 def test_bad_embeddings_name_the_argument_and_the_accepted_values(value: object) -> None:
-    with pytest.raises(ValueError, match=r"embeddings must be one of \('gaussian', 'sphere'\)"):
+    with pytest.raises(ValueError, match="embeddings must be one of 'gaussian', 'sphere', got "):
         make_instance(4, 3, seed=0, embeddings=value)  # type: ignore[arg-type]
 
 

@@ -375,9 +375,6 @@ def check_embeddings(embeddings: Any, name: str = "embeddings") -> str:
     >>> check_embeddings("unit")
     Traceback (most recent call last):
         ...
-    ValueError: embeddings must be one of ('gaussian', 'sphere'), got 'unit'
+    ValueError: embeddings must be one of 'gaussian', 'sphere', got 'unit'
     """
-    if not isinstance(embeddings, str) or embeddings not in EMBEDDINGS:
-        msg = f"{name} must be one of {EMBEDDINGS}, got {embeddings!r}"
-        raise ValueError(msg)
-    return embeddings
+    return check_choice(name, embeddings, EMBEDDINGS)

@@ -251,11 +251,11 @@ def test_malformed_duals_raise(dual: MarginDual, match: str) -> None:
     [
         (
             {"objective": "maxmargin"},
-            "objective must be one of ('feasible', 'max_margin', 'max_recall'), got 'maxmargin'",
+            "objective must be one of 'feasible', 'max_margin', 'max_recall', got 'maxmargin'",
         ),
         (
             {"objective": None},
-            "objective must be one of ('feasible', 'max_margin', 'max_recall'), got None",
+            "objective must be one of 'feasible', 'max_margin', 'max_recall', got None",
         ),
         ({"tolerance": 0.0}, "tolerance must be a finite number in (0, 1), got 0.0"),
         ({"tolerance": -1e-3}, "tolerance must be a finite number in (0, 1), got -0.001"),

@@ -56,9 +56,7 @@ def _check_instance(instance: object) -> Instance:
 
 
 def _check_objective(objective: object, tolerance: object) -> tuple[str, float]:
-    if not isinstance(objective, str) or objective not in OBJECTIVES:
-        msg = f"objective must be one of {OBJECTIVES}, got {objective!r}"
-        raise ValueError(msg)
+    objective = check_choice("objective", objective, OBJECTIVES)
     try:
         value = float(tolerance)  # type: ignore[arg-type]
         shown: object = value  # a plain float, not a numpy repr
