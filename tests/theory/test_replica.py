@@ -195,6 +195,11 @@ def test_margin_beyond_the_largest_is_refused_by_name() -> None:
             free_entropy(0.5, 0.1, 50, margin=margin)
         with pytest.raises(ValueError, match=r"margin .*1e\+50"):
             energetic_term(0.5, 2, margin=margin)
+        for function in (log_volume, solve_saddle_point):
+            with pytest.raises(
+                ValueError, match=r"^margin must contain finite values in \[0\.0, 1e\+50\], got "
+            ):
+                function(0.0, 3, margin=margin)
 
 
 @pytest.mark.filterwarnings("error")

@@ -701,8 +701,8 @@ def solve_saddle_point(
     Raises
     ------
     ValueError
-        If a density is :math:`\ge a_c` (the message gives :math:`a_c`), negative, or
-        ``p < 2``.
+        If a density is :math:`\ge a_c` (the message gives :math:`a_c`), negative,
+        ``p < 2``, or a margin is above ``1e50``.
 
     Parameters
     ----------
@@ -711,8 +711,9 @@ def solve_saddle_point(
     p : int or array_like of int
         Number of outputs, >= 2.
     margin : float or array_like, optional
-        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).  ``density``,
-        ``p`` and ``margin`` broadcast together.
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units), at most ``1e50``
+        (:data:`MAX_MARGIN`, as :func:`free_entropy`; ``ValueError`` beyond).
+        ``density``, ``p`` and ``margin`` broadcast together.
     samples : int, optional
         Number of quenched Monte Carlo draws (used for p >= 3).
     seed : int, optional
@@ -730,7 +731,7 @@ def solve_saddle_point(
     ['0.3074', '0.5853', '0.9709']
     """
     densities, outputs, margins = broadcast(
-        _check_density(density), _check_p(p), _check_margin(margin)
+        _check_density(density), _check_p(p), _check_energetic_margin(margin)
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
@@ -774,8 +775,9 @@ def log_volume(
     p : int or array_like of int
         Number of outputs, >= 2.
     margin : float or array_like, optional
-        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units).  ``density``,
-        ``p`` and ``margin`` broadcast together.
+        Margin :math:`m \ge 0` of the cone :math:`K_m` (score units), at most ``1e50``
+        (:data:`MAX_MARGIN`, as :func:`free_entropy`; ``ValueError`` beyond).
+        ``density``, ``p`` and ``margin`` broadcast together.
     samples : int, optional
         Number of quenched Monte Carlo draws (used for p >= 3).
     seed : int, optional
@@ -792,7 +794,7 @@ def log_volume(
     ['0.0000', '-0.8558']
     """
     densities, outputs, margins = broadcast(
-        _check_density(density), _check_p(p), _check_margin(margin)
+        _check_density(density), _check_p(p), _check_energetic_margin(margin)
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
