@@ -2,7 +2,7 @@
 
 An independent measurement of the optimum for docs/measurements/recall-fraction.md,
 section "The optimum at d = 8".  For each instance (n = p, Gaussian embeddings) HiGHS
-(``scipy.optimize.milp``) solves
+(``scipy.optimize.milp``, through ``lamcap.solvers._max_recall.milp_recall``) solves
 
     max sum_mu z_mu  subject to  a_{mu rho} . vec W >= gamma - M (1 - z_mu)  for rho != t(mu),
     -1 <= W_ij <= 1,  z_mu in {0, 1},
@@ -27,13 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import scipy.sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
-
 import lamcap
 from lamcap.problems import Instance, make_instance
-from lamcap.solvers._max_recall import recalled_associations
+from lamcap.solvers._max_recall import milp_recall
 
 COLUMNS = [
     "d",
@@ -50,49 +46,18 @@ COLUMNS = [
     "recall_upper",
     "rs_recalled",
 ]
-GAMMA = 1e-3
-
-
-def unit_rows(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
-    """Rows vec((u_t - u_rho) e_mu^T) / norm for every rival, and their association."""
-    rows, owners = [], []
-    for mu in range(instance.n):
-        inputs, outputs, target = instance.inputs[mu], instance.outputs(mu), instance.targets[mu]
-        for rho in range(instance.p):
-            if rho != target:
-                row = np.outer(outputs[target] - outputs[rho], inputs).ravel()
-                rows.append(row / np.linalg.norm(row))
-                owners.append(mu)
-    return np.array(rows), np.array(owners)
 
 
 def mip_optimum(instance: Instance, time_limit: float) -> dict[str, Any]:
     """HiGHS's optimum of the big-M program above, its dual bound and lamcap's check of its W."""
-    d, n = instance.d, instance.n
-    rows, owners = unit_rows(instance)
-    big = GAMMA + d
-    switches = scipy.sparse.csr_matrix(
-        (np.full(owners.size, -big), (np.arange(owners.size), owners)), shape=(owners.size, n)
-    )
-    system = scipy.sparse.hstack([scipy.sparse.csr_matrix(rows), switches])
     began = time.perf_counter()
-    solved = milp(
-        np.concatenate([np.zeros(d * d), -np.ones(n)]),
-        constraints=[LinearConstraint(system, lb=GAMMA - big, ub=np.inf)],
-        integrality=np.concatenate([np.zeros(d * d), np.ones(n)]),
-        bounds=Bounds(np.concatenate([-np.ones(d * d), np.zeros(n)]), np.ones(d * d + n)),
-        options={"time_limit": time_limit},
-    )
-    seconds = time.perf_counter() - began
-    verified = -1
-    if solved.x is not None:
-        verified = recalled_associations(instance, solved.x[: d * d].reshape(d, d)).size
+    found = milp_recall(instance, time_limit=time_limit)
     return {
-        "mip_status": solved.status,
-        "mip_recalled": "" if solved.fun is None else round(-solved.fun),
-        "mip_bound": "" if solved.fun is None else round(-solved.mip_dual_bound, 3),
-        "mip_verified": verified,
-        "mip_seconds": round(seconds, 1),
+        "mip_status": 0 if found.optimal else 1,
+        "mip_recalled": found.incumbent if found.weights is not None else "",
+        "mip_bound": round(found.bound, 3),
+        "mip_verified": found.recalled.size if found.weights is not None else -1,
+        "mip_seconds": round(time.perf_counter() - began, 1),
     }
 
 

@@ -109,7 +109,7 @@ def test_tiny_instances_against_brute_force(d, p, n, model, seed, loop_levels, d
     _independently_certified(dense_farkas_bound, instance, result)
 
 
-@pytest.mark.parametrize("start", ["farkas", "adam", "l1", "hinge"])
+@pytest.mark.parametrize("start", ["farkas", "adam", "l1", "hinge", "milp"])
 def test_every_start_gives_certified_bounds(start, loop_levels, dense_farkas_bound):
     instance = make_instance(4, 8, n=10, seed=5)
     result = lamcap.solve(instance, objective="max_recall", options={"start": start})
@@ -354,3 +354,43 @@ def test_hinge_start_beyond_capacity_recalls_most(loop_levels, dense_farkas_boun
     assert result.recall_lower > recalled_associations(instance, hebbian_weights(instance)).size
     _independently_recalled(loop_levels, instance, result)
     _independently_certified(dense_farkas_bound, instance, result)
+
+
+@pytest.mark.parametrize(
+    ("d", "p", "n", "model", "seed"),
+    [(3, 6, 6, "original", 1), (3, 8, 8, "decoupled", 4), (4, 7, 7, "original", 3)],
+)
+def test_milp_recall_against_brute_force(d, p, n, model, seed, loop_levels):
+    from lamcap.solvers._max_recall import milp_recall
+
+    instance = make_instance(d, p, n=n, model=model, seed=seed)
+    found = milp_recall(instance, time_limit=60.0)
+    best = _brute_force_optimum(instance)
+    assert found.optimal
+    assert found.incumbent == found.recalled.size == best
+    assert found.bound == pytest.approx(best, abs=1e-6)
+    margins = _margins(loop_levels, instance, found.weights)
+    for mu in found.recalled.tolist():
+        assert np.all(np.delete(margins[mu], instance.targets[mu]) > THRESHOLD)
+
+
+def test_milp_start_reports_its_uncertified_bound():
+    instance = make_instance(4, 8, n=10, seed=5)
+    result = lamcap.solve(instance, objective="max_recall", options={"start": "milp"})
+    assert result.details["milp_optimal"] is True
+    assert result.details["milp_incumbent"] == result.recall_lower
+    assert result.recall_lower <= result.details["milp_bound"] + 1e-6
+    assert "milp_bound" not in lamcap.solve(instance, objective="max_recall").details
+
+
+def test_unit_constraint_rows_refuse_large_instances_by_start():
+    from lamcap.solvers import _max_recall
+
+    instance = make_instance(4, 10, seed=0)
+    original = _max_recall._L1_MAX_ENTRIES
+    try:
+        _max_recall._L1_MAX_ENTRIES = 10
+        with pytest.raises(ValueError, match="start='milp' builds"):
+            lamcap.solve(instance, objective="max_recall", options={"start": "milp"})
+    finally:
+        _max_recall._L1_MAX_ENTRIES = original
