@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lamcap.experiments import _reproduce as reproduce_module
+from lamcap.experiments._recall_fraction import RecallDesign, RecallStore
 from lamcap.experiments._reproduce import Plan, reproduce, summary
 from lamcap.experiments._sweep import Sweep
 
@@ -61,6 +62,7 @@ _TINY = Plan(
     ),
     mechanism_dims=(6, 8),
     mechanism_seeds=3,
+    recall=RecallDesign(dims=(6,), max_seconds=(10.0,), critical_fractions=(1.5,), seeds=2),
 )
 
 
@@ -96,6 +98,12 @@ def test_reproduce_tiny_plan_writes_report_claims_and_figures(tmp_path: Path) ->
     assert all(c["detectable"] is None or c["detectable"] > 0 for c in judged)
     samples = np.load(tmp_path / "out" / "figures" / "mechanism_samples.npz")
     assert any(key.endswith("singular_values") for key in samples.files)
+    # the partial-recall claim: judged in the family, its solves stored once, resumed
+    recall = [c for c in claims if c["claim"].startswith("best recall fraction beyond capacity")]
+    assert len(recall) == 1
+    assert recall[0]["test"].startswith("bracket")
+    with RecallStore(tmp_path / "out" / "max_recall.sqlite") as store:
+        assert store.count() == 2
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ import pytest
 from lamcap import critical_p
 from lamcap.experiments._claims import measured_law_text, op_dp_law
 from lamcap.experiments._mechanism import solution_tasks
+from lamcap.experiments._recall_fraction import recall_tasks
 from lamcap.experiments._reproduce import FULL, QUICK, SEED, Plan, _mechanism_runs
 from lamcap.experiments._sweep import Sweep
 
@@ -61,6 +62,9 @@ def _reachable_seeds(plan: Plan, sweep_seed: int | None = None) -> Iterator[int]
         yield from (
             t.seed for t in solution_tasks(d, p, kappa=kappa, seeds=plan.mechanism_seeds, seed=seed)
         )
+    if plan.recall is not None:
+        seed = plan.seed if sweep_seed is None else sweep_seed
+        yield from (task.seed for _, task in recall_tasks(plan.recall, seed))
 
 
 @pytest.mark.parametrize("plan", [QUICK, FULL], ids=["quick", "full"])

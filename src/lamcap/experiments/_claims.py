@@ -39,6 +39,11 @@ Finite-size claims (one size each):
   against :math:`E\ell^*` of ``score_law(p, margin=max_margin(p/d², p))``
   (docs/theory/mechanism.md, "below capacity"); the Hebbian matrix of the same
   instances against ``hebbian_score_law(p, α, d=d)``.  One-sample t.
+* **Best recall fraction beyond capacity at d, p** (lamcap's addition): the
+  bracket of the max-recall solver's mean certified bounds against the RS law
+  ``recall_fraction(d, p)`` (docs/theory/partial-recall.md), one-sided t on each
+  bound; its detectable deviation includes the bracket's width
+  (:mod:`lamcap.experiments._recall_fraction`).
 
 Asymptotic claims (d → ∞) are judged by the trend across the sizes of the run
 (:func:`trend_claim`): a weighted least-squares line through the per-size
@@ -71,6 +76,7 @@ import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -80,6 +86,9 @@ from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments._shift import ShiftFit, TransitionLaw, cell_law, shift_fit
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments._verdicts import Claim
+
+if TYPE_CHECKING:
+    from lamcap.experiments._recall_fraction import RecallPoint
 
 Z95 = 1.959963984540054
 """97.5% quantile of the standard normal law."""
@@ -959,8 +968,13 @@ def build_claims(
     samples: Sequence[SolutionSample],
     *,
     law: Callable[[int], tuple[float, float]] | None = None,
+    recall: Sequence[RecallPoint] = (),
 ) -> list[Claim]:
-    """Every claim of a run, in report order (not yet judged: see :func:`~lamcap.experiments.judge`)."""
+    """Every claim of a run, in report order (not yet judged: see :func:`~lamcap.experiments.judge`).
+
+    ``recall``: the max-recall points of the partial-recall claim
+    (:func:`lamcap.experiments._recall_fraction.recall_fraction_claims`), last.
+    """
     transitions = transition_claims(cells, rows)
     capacity = [c for c in transitions if c.claim.startswith("DP capacity")]
     others = [c for c in transitions if not c.claim.startswith("DP capacity")]
@@ -968,4 +982,8 @@ def build_claims(
     claims += sorted(others, key=lambda c: not c.claim.startswith("Hebbian"))
     claims += spectrum_claims(samples)
     claims += score_claims(samples)
+    if recall:
+        from lamcap.experiments._recall_fraction import recall_fraction_claims  # noqa: PLC0415
+
+        claims += recall_fraction_claims(recall)
     return claims

@@ -5,6 +5,9 @@ Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
 * ``tables/`` — the derivation tables of :mod:`lamcap.experiments._derivation_tables`
   (``lamcap tables``), built on a worker while the sweeps run;
 * ``results.sqlite`` — every solved instance of the sweeps (rerunning resumes);
+* ``max_recall.sqlite`` — the certified bounds of the max-recall solves behind
+  the partial-recall claim (:mod:`lamcap.experiments._recall_fraction`;
+  rerunning resumes);
 * ``figures/`` — figures 1–5 (PNG + PDF) and ``mechanism_samples.npz``;
 * ``report.md`` — every claim with its finite-size prediction, the measurement,
   a test and a verdict (:mod:`lamcap.experiments._claims`, judged with Holm's
@@ -13,14 +16,16 @@ Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
 
 The quick plan runs d = 8–16 (decoupled and original problems), the Hebbian
 rule up to d = 64, κ ∈ {0.25, 0.5, 0.75} at d = 12, the decoupled problem with
-unit-norm embeddings at d = 12 and 16 (docs/theory/unit-norm.md) and the
-mechanism solutions at d = 8, 12, 16.  Its measured runtime is stated once, in
+unit-norm embeddings at d = 12 and 16 (docs/theory/unit-norm.md), the
+mechanism solutions at d = 8, 12, 16 and the max-recall solves of the
+partial-recall claim at d = 10 (1.25 and 1.5 × critical_p(d), 8 instances each;
+docs/theory/partial-recall.md).  Its measured runtime is stated once, in
 docs/howto/reproduce.md ("Runtime"); every report records its own.  The full
 plan (d = 16–64, 16 seeds per point; unit-norm embeddings at d = 16, 32, 64
-for both problems) takes two to three days on 2 cores; point
+for both problems; the partial-recall claim at d = 16 and 32) takes two to three days on 2 cores; point
 it at a Dask cluster with ``--scheduler tcp://host:8786`` (every worker needs
 the same lamcap).  Rerun the same command after any interruption: finished
-sweep instances are skipped.
+sweep instances and max-recall solves are skipped.
 
 Progress goes to stderr (:mod:`lamcap._progress`): a bar per stage on a
 terminal, whole lines in a log; stages that block (theory tables, predictions)
@@ -57,6 +62,7 @@ from lamcap.experiments._mechanism import (
     solution_tasks,
     solution_trial,
 )
+from lamcap.experiments._recall_fraction import RECALL_FILE, RecallDesign, RecallPoint, run_recall
 from lamcap.experiments._report import claims_table, markdown_table
 from lamcap.experiments._store import ResultsStore, check_store, git_commit
 from lamcap.experiments._sweep import Cell, Sweep
@@ -95,8 +101,10 @@ class Plan:
     load; ≥ 3 sizes give the quarter-circle trend); at the largest of them the
     first-feasible and Adam/CE matrices of the same instances and the two-layer
     trainer at κ = 0.5 are added as labelled comparisons.  ``seed``: the sweep
-    seed of the mechanism instances (the sweeps carry their own, :data:`SEED`
-    in both plans).
+    seed of the mechanism and max-recall instances (the sweeps carry their own,
+    :data:`SEED` in both plans).  ``recall``: the max-recall solves of the
+    partial-recall claim (:class:`~lamcap.experiments._recall_fraction.RecallDesign`;
+    ``None``: no such claim).
     """
 
     name: str
@@ -105,6 +113,7 @@ class Plan:
     mechanism_seeds: int
     critical_fraction: float = 0.95
     seed: int = SEED
+    recall: RecallDesign | None = None
 
 
 QUICK = Plan(
@@ -145,6 +154,9 @@ QUICK = Plan(
     ),
     mechanism_dims=(8, 12, 16),
     mechanism_seeds=8,
+    # d = 10: each solve ends by itself in 1-2.5 s of CPU (d = 12 takes 3-4 s); the
+    # limit only guards a busy machine
+    recall=RecallDesign(dims=(10,), max_seconds=(30.0,), critical_fractions=(1.25, 1.5), seeds=8),
 )
 
 FULL = Plan(
@@ -186,6 +198,9 @@ FULL = Plan(
     ),
     mechanism_dims=(16, 24, 32),
     mechanism_seeds=16,
+    recall=RecallDesign(
+        dims=(16, 32), max_seconds=(60.0, 300.0), critical_fractions=(1.25, 1.5), seeds=16
+    ),
 )
 
 
@@ -321,7 +336,11 @@ _COLUMNS = f"""\
   along log p (χ²₁; below p = 0.05 a parametric bootstrap of 4000 redraws from the
   law); *z shift ± model error*: the fitted shift against the law's stated error added
   in quadrature; *one-sided*: a measured lower bound (the two-layer trainer), which
-  contradicts a prediction only from above; *t*: one-sample t over the matrices
+  contradicts a prediction only from above; *bracket*: the best recall fraction lies
+  between the mean certified lower and upper bounds of the max-recall solver; one-sided
+  t on each (the lower bounds above the prediction, or the upper bounds below it),
+  p twice the smaller; its detectable deviation adds the bracket's width, since the
+  optimum may lie anywhere inside; *t*: one-sample t over the matrices
   (df = matrices − 1; *± model error* adds the law's error); *WLS trend, IU*: weighted
   least-squares extrapolation in 1/d and in 1/log p, p the larger of the two
   (intersection–union: the claim fails only if both exclude the limit on the same side;
@@ -416,7 +435,8 @@ larger d.  {measured_op_dp}
 
 Measurements at larger sizes: docs/measurements/capacity.md (capacities, OP vs DP,
 Hebbian, rank), docs/measurements/spectrum.md (spectra of max-margin, first-feasible and
-Adam/CE matrices); the claims and tests are described in docs/howto/reproduce.md.
+Adam/CE matrices), docs/measurements/recall-fraction.md (best recall fraction beyond
+capacity); the claims and tests are described in docs/howto/reproduce.md.
 
 ## Fitted transitions
 
@@ -471,11 +491,13 @@ def _check_seeds(database: Path, plan: Plan) -> None:
 
 
 def evaluate(
-    cells: dict[Cell, CellData], samples: list[SolutionSample]
+    cells: dict[Cell, CellData],
+    samples: list[SolutionSample],
+    recall: list[RecallPoint] | None = None,
 ) -> tuple[list[TransitionRow], list[Claim]]:
-    """Fitted transitions and judged claims of a run."""
+    """Fitted transitions and judged claims of a run (``recall``: the max-recall points)."""
     rows = transition_rows(cells)
-    claims = build_claims(cells, rows, samples, law=op_dp_law())
+    claims = build_claims(cells, rows, samples, law=op_dp_law(), recall=recall or ())
     return rows, judge(claims)
 
 
@@ -519,6 +541,11 @@ def reproduce(
             run_sweep(sweep, database, executor=executor, progress=progress)
         samples = mechanism_samples(executor, chosen, progress=progress)
         save_samples(samples, directory / "figures" / "mechanism_samples.npz")
+        recall: list[RecallPoint] = []
+        if chosen.recall is not None:
+            recall = run_recall(
+                executor, chosen.recall, chosen.seed, directory / RECALL_FILE, progress=progress
+            )
         figures = draw_all(
             database,
             directory / "figures",
@@ -534,7 +561,7 @@ def reproduce(
         "predictions and tests",
         "finite-size laws, fits, Holm's rule",
         progress,
-        lambda: evaluate(cell_data(database), samples),
+        lambda: evaluate(cell_data(database), samples, recall),
     )
     report = directory / "report.md"
     text = _report(

@@ -24,6 +24,14 @@ every claim one of three verdicts:
   the tolerance (or the data cannot decide, e.g. too many undecided
   instances): the row says what would make it conclusive.
 
+A *bracketing* measurement (``bracket_width > 0``: certified bounds that
+enclose the quantity, as the max-recall solver's lower and upper bounds
+enclose the best recall fraction) cannot see a deviation that stays inside
+its bracket: the quantity may lie anywhere between the bounds.  Its detectable
+deviation is the statistical one plus the bracket's width,
+:math:`\Delta_{80} + w`, the worst case over the quantity's place in the
+bracket, so such a claim is consistent only when the bracket is narrow.
+
 ``not tested: <reason>`` and ``comparison (not judged)`` mark rows outside the
 family.
 
@@ -128,6 +136,12 @@ TOLERANCES: dict[str, Tolerance] = {
         Tolerance("spectrum", 0.05, False, "E[s⁴]/E[s²]² of a weight matrix, absolute"),
         Tolerance("score", 0.05, False, "mean normalised target score, absolute"),
         Tolerance("recall", 0.01, False, "recall probability, absolute"),
+        Tolerance(
+            "recall_fraction",
+            0.01,
+            False,
+            "best recalled fraction of the n associations, absolute (2% in p at 1.25-1.5 p_c)",
+        ),
     )
 }
 """Tolerance of scientific interest per quantity, fixed before any data are seen."""
@@ -156,6 +170,10 @@ class Claim:
     untested : why the claim is not tested (empty when it is).
     undecidable : why the data cannot decide the claim although it has a test
         (e.g. too many undecided instances): the verdict is then inconclusive.
+    bracket_width : width of the interval a bracketing measurement leaves the
+        quantity in (certified lower and upper bounds; 0 for a point
+        measurement), in the tolerance's units: added to the detectable
+        deviation, since a deviation inside the bracket cannot be seen.
     note : anything a reader needs to interpret the row.
     adjusted, detectable, tolerance, verdict, advice : set by :func:`judge`
         (``detectable``: the deviation detected with probability :data:`POWER`,
@@ -177,6 +195,7 @@ class Claim:
     sample: str = ""
     untested: str = ""
     undecidable: str = ""
+    bracket_width: float = 0.0
     note: str = ""
     adjusted: float = math.nan
     detectable: float = math.nan
@@ -193,6 +212,9 @@ class Claim:
             raise ValueError(msg)
         if self.quantity and self.quantity not in TOLERANCES:
             msg = f"quantity must be one of {tuple(TOLERANCES)}, got {self.quantity!r}"
+            raise ValueError(msg)
+        if not (math.isfinite(self.bracket_width) and self.bracket_width >= 0.0):
+            msg = f"bracket_width must be a finite number >= 0, got {self.bracket_width!r}"
             raise ValueError(msg)
 
     @property
@@ -342,11 +364,34 @@ def _tolerances(overrides: Mapping[str, float] | None) -> dict[str, Tolerance]:
     return chosen
 
 
+def _bracket_advice(claim: Claim, detectable: float, tolerance: Tolerance) -> str:
+    """What would make an inconclusive bracketing claim conclusive (its width, then its statistics)."""
+
+    def show(value: float) -> str:
+        return f"{100 * value:.1f}%" if tolerance.relative else f"{value:.3f}"
+
+    width = claim.bracket_width
+    statistical = detectable - width
+    text = (
+        f"detects {show(detectable)} > {tolerance.text()}: {show(width)} of it is the bracket's "
+        f"width (the quantity may lie anywhere inside), {show(statistical)} the statistics"
+    )
+    if statistical < tolerance.value:
+        return text + f"; needs a bracket narrower than {show(tolerance.value - statistical)}"
+    factor = (statistical / tolerance.value) ** 2
+    more = f"about {factor:.1f}× the {claim.sample or 'data'}"
+    if claim.count:
+        more += f" (≈ {math.ceil(factor * claim.count)})"
+    return text + f"; needs a narrower bracket, and {more} to bring the statistics alone to it"
+
+
 def _advice(claim: Claim, detectable: float, tolerance: Tolerance) -> str:
     """What would make an inconclusive claim conclusive."""
     shown = f"{100 * detectable:.1f}%" if tolerance.relative else f"{detectable:.3f}"
     if not math.isfinite(detectable):
         return "the measurement has no finite standard error: more data near the prediction"
+    if claim.bracket_width > 0.0:
+        return _bracket_advice(claim, detectable, tolerance)
     factor = (detectable / tolerance.value) ** 2
     if claim.kind == "asymptotic":
         return (
@@ -423,7 +468,7 @@ def judge(
                 alternative=claim.alternative,
                 target=target_power,
             )
-            detectable = in_units(deviation, tolerance)
+            detectable = in_units(deviation, tolerance) + claim.bracket_width
         with_numbers = dataclasses.replace(
             claim,
             adjusted=adjusted.get(index, math.nan),
