@@ -394,3 +394,19 @@ def test_unit_constraint_rows_refuse_large_instances_by_start():
             lamcap.solve(instance, objective="max_recall", options={"start": "milp"})
     finally:
         _max_recall._L1_MAX_ENTRIES = original
+
+
+def test_hinge_start_refuses_what_it_cannot_hold():
+    from lamcap.solvers import _max_recall
+
+    instance = make_instance(4, 10, seed=0)
+    original = _max_recall._HINGE_MAX_OUTPUTS, _max_recall._L1_AUTO_ENTRIES
+    try:
+        _max_recall._HINGE_MAX_OUTPUTS, _max_recall._L1_AUTO_ENTRIES = 100, 10
+        with pytest.raises(ValueError, match="start='hinge' holds the n p d = 400 outputs"):
+            lamcap.solve(instance, objective="max_recall", options={"start": "hinge"})
+        assert _max_recall.resolved_start(instance, "auto") == "adam"
+        shared = make_instance(4, 10, model="original", seed=0)  # holds one p x d matrix
+        assert _max_recall.resolved_start(shared, "auto") == "hinge"
+    finally:
+        _max_recall._HINGE_MAX_OUTPUTS, _max_recall._L1_AUTO_ENTRIES = original

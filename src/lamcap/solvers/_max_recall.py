@@ -66,7 +66,9 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
     bound is reported in ``details`` but is not a certificate, so the upper
     bound still comes only from Farkas certificates);
   - ``"auto"`` (default): ``"l1"`` when :math:`n(p-1)d^2 \le 10^6` (d = 12 up
-    to 1.5 :math:`p_c`), else ``"hinge"``.
+    to 1.5 :math:`p_c`), else ``"hinge"`` while its copy of the outputs
+    (:math:`npd` numbers, decoupled model) is at most :math:`2^{27}` (1 GiB),
+    else ``"adam"``.
 
   Compared at d = 12 and 16, p = n = 1.2 and 1.5 :math:`p_c`, both models, one
   seed, 120 s per instance on a shared 2-core machine, before the start's
@@ -129,6 +131,7 @@ _HINGE_STEPS = 300  # L-BFGS iterations per round
 _HINGE_PATIENCE = 8  # rounds without a larger recalled set before the start stops
 _HINGE_POWER = 16.0  # power mean over rivals: a smooth stand-in for the largest violation
 _HINGE_FLOOR = 0.05
+_HINGE_MAX_OUTPUTS = 1 << 27  # output numbers the hinge start holds for the decoupled model (1 GiB)
 _MILP_MARGIN = 1e-3  # margin of the recalled rows in the mixed-integer program (unit rows)
 _L1_ROUNDS = 3
 _L1_FLOOR = 0.05
@@ -438,6 +441,28 @@ class _HingeLoss:
         return loss, (pulls.T @ self.instance.inputs).ravel()
 
 
+def _hinge_outputs(instance: Instance) -> int:
+    """Output numbers the hinge start holds: all ``n p d`` of them for the decoupled model."""
+    return instance.n * instance.p * instance.d if instance.model == "decoupled" else 0
+
+
+def check_hinge_size(instance: Instance) -> None:
+    """ValueError when the hinge start would hold more than 2**27 output numbers (1 GiB).
+
+    Examples
+    --------
+    >>> from lamcap.problems import make_instance
+    >>> check_hinge_size(make_instance(64, 705, seed=0))  # 31.8 million numbers: accepted
+    """
+    if _hinge_outputs(instance) > _HINGE_MAX_OUTPUTS:
+        msg = (
+            f"options start='hinge' holds the n p d = {_hinge_outputs(instance)} outputs of the "
+            f"decoupled instance, at most {_HINGE_MAX_OUTPUTS} accepted: use start='adam' or "
+            "'farkas'"
+        )
+        raise ValueError(msg)
+
+
 def _hinge_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
     r"""Iteratively reweighted squared hinge (L-BFGS): the scalable relative of the l1 start.
 
@@ -454,6 +479,7 @@ def _hinge_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
     from scipy.optimize import minimize  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
 
     instance = runner.instance
+    check_hinge_size(instance)
     loss = _HingeLoss(instance)
     lbfgs: Any = minimize  # a callable object as objective is outside scipy-stubs' overloads
     hebbian = hebbian_weights(instance)
@@ -686,7 +712,8 @@ def _inserted(runner: _Runner, kept: Indices, weights: Any, deadline: float) -> 
 
 
 def resolved_start(instance: Instance, start: str) -> str:
-    """``start``, with ``"auto"`` resolved: ``"l1"`` for a small dense LP, else ``"hinge"``.
+    """``start``, with ``"auto"`` resolved: ``"l1"`` for a small dense LP, else ``"hinge"``
+    (``"adam"`` when the hinge start would hold more than 2**27 output numbers).
 
     Examples
     --------
@@ -696,8 +723,9 @@ def resolved_start(instance: Instance, start: str) -> str:
     """
     if start != "auto":
         return start
-    small = instance.constraint_count * instance.d * instance.d <= _L1_AUTO_ENTRIES
-    return "l1" if small else "hinge"
+    if instance.constraint_count * instance.d * instance.d <= _L1_AUTO_ENTRIES:
+        return "l1"
+    return "hinge" if _hinge_outputs(instance) <= _HINGE_MAX_OUTPUTS else "adam"
 
 
 def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices, Any]:
