@@ -20,14 +20,9 @@ solver.  ``vec`` is row-major: entry ``(j, k)`` of ``W`` is ``w[j * d + k]``.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import math
-import os
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,40 +30,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap.problems import Instance, check_instance
+from lamcap.solvers._c_output import stdout_descriptor_to_devnull
 from lamcap.solvers._certificates import FarkasCertificate
 from lamcap.solvers._result import SolveResult, build_result
 from lamcap.solvers._solve import check_method_arguments
 
 _BANNER_LOCK = threading.Lock()
 _banner_swallowed = False
-
-
-def _flush_c_stdio() -> None:
-    """Flush the C library's stdio buffers (no-op where libc is not reachable)."""
-    with contextlib.suppress(OSError, AttributeError, TypeError):
-        ctypes.CDLL(None).fflush(None)
-
-
-@contextlib.contextmanager
-def _stdout_descriptor_to_devnull() -> Iterator[None]:
-    """Point file descriptor 1 at the null device for the duration (C-level prints)."""
-    if sys.stdout is not None:
-        sys.stdout.flush()
-    _flush_c_stdio()
-    try:
-        saved = os.dup(1)
-    except OSError:  # no descriptor 1: nothing to protect
-        yield
-        return
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
-        yield
-    finally:
-        _flush_c_stdio()
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(null)
 
 
 def new_highs() -> Any:
@@ -90,7 +58,7 @@ def new_highs() -> Any:
         if _banner_swallowed:
             highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
         else:
-            with _stdout_descriptor_to_devnull():
+            with stdout_descriptor_to_devnull():
                 highs = highspy.Highs()  # type: ignore[no-untyped-call]
             _banner_swallowed = True
     highs.setOptionValue("output_flag", False)

@@ -104,6 +104,7 @@ from numpy.typing import NDArray
 
 from lamcap._validation import check_choice, check_flag
 from lamcap.problems import Instance, hebbian_weights
+from lamcap.solvers._c_output import stdout_descriptor_to_devnull
 from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
@@ -613,12 +614,9 @@ def milp_recall(instance: Instance, *, time_limit: float, start: str = "milp") -
         (np.full(owners.size, -big), (np.arange(owners.size), owners)), shape=(owners.size, n)
     )
     system = scipy.sparse.hstack([scipy.sparse.csr_matrix(rows), switches]).tocsr()
-    # a shared helper, not a method module: the registry still passes the methods in
-    from lamcap.solvers._full_lp import _stdout_descriptor_to_devnull  # noqa: PLC0415
-
     solver: Any = milp  # the sparse system is outside scipy-stubs' overloads
     # HiGHS's MIP solver prints debugging lines from C++ under time limits
-    with _stdout_descriptor_to_devnull():
+    with stdout_descriptor_to_devnull():
         solved = solver(
             np.concatenate([np.zeros(d * d), -np.ones(n)]),
             constraints=[LinearConstraint(system, lb=_MILP_MARGIN - big, ub=np.inf)],
