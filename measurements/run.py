@@ -61,6 +61,7 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             f"nichani_protocol.py --plot {OUT}/nichani_protocol.png",
             "nichani_protocol.py --solver 10 --dims 8 11 16 --seeds 5",
             "nichani_protocol.py --solver 40 --dims 22 32 --seeds 5",
+            "nichani_protocol.py --solver 90 --dims 45 --seeds 3",
             f"nichani_protocol.py --solver 10 --summary {OUT}/nichani_protocol_solver.csv",
         ],
     ),
