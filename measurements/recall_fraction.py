@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,20 +75,31 @@ SUMMARY_COLUMNS = [
 MAX_SECONDS = {16: 20.0, 32: 45.0, 64: 120.0}
 
 
-def measure_instance(
+def adam_recall(
+    instance: Instance, *, seed: int, max_seconds: float | None = None
+) -> dict[str, Any]:
+    """Adam/CE on the instance (defaults, optional time cap): its verified recall, as row fields."""
+    began = time.perf_counter()
+    trained = lamcap.solve(instance, method="adam_ce", seed=seed, max_seconds=max_seconds)
+    recalled = recalled_associations(instance, trained.weights).size
+    return {
+        "adam_fraction": recalled / instance.n,
+        "adam_seconds": round(time.perf_counter() - began, 2),
+        "adam_steps": trained.iterations,
+        "adam_max_seconds": "" if max_seconds is None else max_seconds,
+    }
+
+
+def bounds_row(
     instance: Instance,
+    adam: dict[str, Any],
     *,
     load: float,
     seed: int,
     start: str,
     max_seconds: float,
-    adam_max_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """One row: the certified bounds of ``max_recall`` and Adam's verified recall."""
-    began = time.perf_counter()
-    trained = lamcap.solve(instance, method="adam_ce", seed=seed, max_seconds=adam_max_seconds)
-    adam_recalled = recalled_associations(instance, trained.weights).size
-    adam_seconds = time.perf_counter() - began
+    """One row: the certified bounds of ``max_recall`` from ``start``, beside ``adam`` (:func:`adam_recall`)."""
     began = time.perf_counter()
     result = lamcap.solve(
         instance,
@@ -108,16 +120,62 @@ def measure_instance(
         "recall_upper": result.recall_upper,
         "fraction_lower": result.recall_lower / instance.n,
         "fraction_upper": result.recall_upper / instance.n,
-        "adam_fraction": adam_recalled / instance.n,
         "verdict": result.verdict,
         "upper_exact": result.details["upper_exact"],
         "subsets": len(result.infeasible_subsets),
         "solves": result.details.get("solves", 0),
         "seconds": round(time.perf_counter() - began, 2),
-        "adam_seconds": round(adam_seconds, 2),
-        "adam_steps": trained.iterations,
-        "adam_max_seconds": "" if adam_max_seconds is None else adam_max_seconds,
+        **adam,
     }
+
+
+def instance_grid(
+    path: Path,
+    columns: list[str],
+    *,
+    dims: list[int],
+    loads: list[float],
+    seeds: int,
+    models: list[str],
+    keys: list[str] | None = None,
+) -> Iterator[tuple[Instance, float, int, str, Callable[[dict[str, Any]], None]]]:
+    """The instances ``make_instance(d, round(load * critical_p(d)), model=, seed=)`` still to measure.
+
+    Yields ``(instance, load, seed, key, write)`` for every (d, load, seed, model) and every
+    ``key`` of ``keys`` (one ``None`` key without them) whose row is not yet in the CSV at
+    ``path``; ``write(row)`` appends the row (columns ``columns``, a header on a new file) and
+    flushes it, so an interrupted run loses at most the instance it was on.  Rows are
+    matched on d, model, load and seed (and ``start`` with ``keys``).
+    """
+    done: set[tuple[str, ...]] = set()
+    if path.exists():
+        with path.open() as handle:
+            marks = ("d", "model", "load", "seed", *(("start",) if keys else ()))
+            done = {tuple(row[mark] for mark in marks) for row in csv.DictReader(handle)}
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, columns, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+
+        def write(row: dict[str, Any]) -> None:
+            writer.writerow(row)
+            handle.flush()
+            print(row, flush=True)
+
+        for d in dims:
+            for load in loads:
+                p = round(load * lamcap.critical_p(d))
+                for seed in range(seeds):
+                    for model in models:
+                        mark = (str(d), model, str(load), str(seed))
+                        todo = [
+                            k for k in keys or [None] if (*mark, *([k] if keys else [])) not in done
+                        ]
+                        if todo:
+                            instance = make_instance(d, p, model=model, seed=seed)
+                            for key in todo:
+                                yield instance, load, seed, key, write
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -131,32 +189,26 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 
 def measure(arguments: argparse.Namespace) -> None:
-    path = Path(arguments.instances)
-    done = {(r["d"], r["model"], r["load"], r["seed"]) for r in _rows(path)}
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, INSTANCE_COLUMNS)
-        if new:
-            writer.writeheader()
-        for d in arguments.dims:
-            for load in arguments.loads:
-                p = round(load * lamcap.critical_p(d))
-                for seed in range(arguments.seeds):
-                    for model in arguments.models:
-                        if (str(d), model, str(load), str(seed)) in done:
-                            continue
-                        instance = make_instance(d, p, model=model, seed=seed)
-                        row = measure_instance(
-                            instance,
-                            load=load,
-                            seed=seed,
-                            start=arguments.start,
-                            max_seconds=arguments.max_seconds or MAX_SECONDS.get(d, 120.0),
-                            adam_max_seconds=arguments.adam_max_seconds,
-                        )
-                        writer.writerow(row)
-                        handle.flush()
-                        print(row, flush=True)
+    grid = instance_grid(
+        Path(arguments.instances),
+        INSTANCE_COLUMNS,
+        dims=arguments.dims,
+        loads=arguments.loads,
+        seeds=arguments.seeds,
+        models=arguments.models,
+    )
+    for instance, load, seed, _, write in grid:
+        adam = adam_recall(instance, seed=seed, max_seconds=arguments.adam_max_seconds)
+        write(
+            bounds_row(
+                instance,
+                adam,
+                load=load,
+                seed=seed,
+                start=arguments.start,
+                max_seconds=arguments.max_seconds or MAX_SECONDS.get(instance.d, 120.0),
+            )
+        )
 
 
 def _standard_error(values: np.ndarray) -> float:

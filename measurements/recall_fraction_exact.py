@@ -22,13 +22,14 @@ instance, appended and resumed::
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 from typing import Any
 
+from recall_fraction import instance_grid
+
 import lamcap
-from lamcap.problems import Instance, make_instance
+from lamcap.problems import Instance
 from lamcap.solvers._max_recall import milp_recall
 
 COLUMNS = [
@@ -70,37 +71,25 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--csv", default="docs/measurements/recall_fraction_exact.csv")
     arguments = parser.parse_args()
-    path = Path(arguments.csv)
-    done = set()
-    if path.exists():
-        with path.open() as handle:
-            done = {(r["d"], r["model"], r["load"], r["seed"]) for r in csv.DictReader(handle)}
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS)
-        if new:
-            writer.writeheader()
-        for d in arguments.dims:
-            for load in arguments.loads:
-                p = round(load * lamcap.critical_p(d))
-                for seed in range(arguments.seeds):
-                    for model in arguments.models:
-                        if (str(d), model, str(load), str(seed)) in done:
-                            continue
-                        instance = make_instance(d, p, model=model, seed=seed)
-                        row: dict[str, Any] = {"d": d, "model": model, "load": load, "p": p}
-                        row |= {"seed": seed, **mip_optimum(instance, arguments.time_limit)}
-                        bounds = lamcap.solve(
-                            instance, objective="max_recall", max_seconds=30.0, seed=seed
-                        )
-                        row |= {
-                            "recall_lower": bounds.recall_lower,
-                            "recall_upper": bounds.recall_upper,
-                            "rs_recalled": round(float(lamcap.recall_fraction(d, p)) * p, 3),
-                        }
-                        writer.writerow(row)
-                        handle.flush()
-                        print(row, flush=True)
+    grid = instance_grid(
+        Path(arguments.csv),
+        COLUMNS,
+        dims=arguments.dims,
+        loads=arguments.loads,
+        seeds=arguments.seeds,
+        models=arguments.models,
+    )
+    for instance, load, seed, _, write in grid:
+        d, p = instance.d, instance.p
+        row: dict[str, Any] = {"d": d, "model": instance.model, "load": load, "p": p}
+        row |= {"seed": seed, **mip_optimum(instance, arguments.time_limit)}
+        bounds = lamcap.solve(instance, objective="max_recall", max_seconds=30.0, seed=seed)
+        row |= {
+            "recall_lower": bounds.recall_lower,
+            "recall_upper": bounds.recall_upper,
+            "rs_recalled": round(float(lamcap.recall_fraction(d, p)) * p, 3),
+        }
+        write(row)
 
 
 if __name__ == "__main__":

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from recall_fraction import adam_recall, bounds_row, instance_grid
 
-import lamcap
-from lamcap.problems import make_instance
-from lamcap.solvers._max_recall import recalled_associations
+from lamcap.problems import Instance
 
 COLUMNS = [
     "d",
@@ -52,72 +51,30 @@ COLUMNS = [
 ]
 
 
-def _done(path: Path) -> set[tuple[str, ...]]:
-    if not path.exists():
-        return set()
-    with path.open() as handle:
-        return {
-            (row["d"], row["model"], row["load"], row["seed"], row["start"])
-            for row in csv.DictReader(handle)
-        }
-
-
 def measure(arguments: argparse.Namespace) -> None:
-    path = Path(arguments.csv)
-    done = _done(path)
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS)
-        if new:
-            writer.writeheader()
-        for d in arguments.dims:
-            for load in arguments.loads:
-                p = round(load * lamcap.critical_p(d))
-                for model in arguments.models:
-                    for seed in range(arguments.seeds):
-                        instance = make_instance(d, p, model=model, seed=seed)
-                        adam: tuple[float, float] | None = None
-                        for start in arguments.starts:
-                            key = (str(d), model, str(load), str(seed), start)
-                            if key in done:
-                                continue
-                            if adam is None:
-                                began = time.perf_counter()
-                                trained = lamcap.solve(instance, method="adam_ce", seed=seed)
-                                count = recalled_associations(instance, trained.weights).size
-                                adam = (count / instance.n, time.perf_counter() - began)
-                            began = time.perf_counter()
-                            result = lamcap.solve(
-                                instance,
-                                objective="max_recall",
-                                max_seconds=arguments.max_seconds,
-                                seed=seed,
-                                options={"start": start},
-                            )
-                            seconds = time.perf_counter() - began
-                            row = {
-                                "d": d,
-                                "model": model,
-                                "embeddings": instance.embeddings,
-                                "load": load,
-                                "p": p,
-                                "seed": seed,
-                                "start": start,
-                                "recall_lower": result.recall_lower,
-                                "recall_upper": result.recall_upper,
-                                "fraction_lower": result.recall_lower / instance.n,
-                                "fraction_upper": result.recall_upper / instance.n,
-                                "adam_fraction": adam[0],
-                                "verdict": result.verdict,
-                                "upper_exact": result.details["upper_exact"],
-                                "subsets": len(result.infeasible_subsets),
-                                "solves": result.details.get("solves", 0),
-                                "seconds": round(seconds, 2),
-                                "adam_seconds": round(adam[1], 2),
-                            }
-                            writer.writerow(row)
-                            handle.flush()
-                            print(row, flush=True)
+    grid = instance_grid(
+        Path(arguments.csv),
+        COLUMNS,
+        dims=arguments.dims,
+        loads=arguments.loads,
+        seeds=arguments.seeds,
+        models=arguments.models,
+        keys=arguments.starts,
+    )
+    adam: tuple[Instance, dict[str, Any]] | None = None
+    for instance, load, seed, start, write in grid:
+        if adam is None or adam[0] is not instance:  # one Adam run serves every start
+            adam = (instance, adam_recall(instance, seed=seed))
+        write(
+            bounds_row(
+                instance,
+                adam[1],
+                load=load,
+                seed=seed,
+                start=start,
+                max_seconds=arguments.max_seconds,
+            )
+        )
 
 
 def summarise(sources: list[str]) -> None:
