@@ -62,9 +62,10 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
     hinge loss minimised by L-BFGS (:class:`_HingeLoss`, :func:`_hinge_start`):
     the same idea as ``"l1"`` without an LP, :math:`O(npd)` per iteration;
   - ``"milp"`` those recalled by HiGHS's best ``W`` of the mixed-integer program
-    of :func:`milp_recall` (exact at d = 8 in seconds to a minute; its dual
-    bound is reported in ``details`` but is not a certificate, so the upper
-    bound still comes only from Farkas certificates);
+    of :func:`milp_recall` (optimal within HiGHS's tolerances at d = 8 in
+    seconds to a minute; its dual bound is reported in ``details`` but is not
+    a certificate, so the upper bound still comes only from Farkas
+    certificates);
   - ``"auto"`` (default): ``"l1"`` when :math:`n(p-1)d^2 \le 10^6` (d = 12 up
     to 1.5 :math:`p_c`), else ``"hinge"`` while its copy of the outputs
     (:math:`npd` numbers, decoupled model) is at most :math:`2^{27}` (1 GiB),
@@ -592,10 +593,11 @@ def milp_recall(instance: Instance, *, time_limit: float, start: str = "milp") -
     box and :math:`\gamma` exclude only recall at normalised margins below
     :math:`10^{-3}/d`.  HiGHS works in floating point, so its optimum and dual bound
     are measurements; only the recalled set of its ``W``, re-checked by
-    :func:`recalled_associations`, is certified.  Exact on small instances: at d = 8,
-    p = n = 28 (1.25 :math:`p_c`) it proved the optimum in 0.4-83 s on 12 of 12
-    instances (docs/measurements/recall-fraction.md); the cost grows steeply with
-    ``n`` and ``d``.
+    :func:`recalled_associations`, is certified.  Small instances it solves to
+    optimality within its tolerances: at d = 8, p = n = 28 (1.25 :math:`p_c`)
+    it proved the optimum in 0.4-83 s on 12 of 12 instances
+    (docs/measurements/recall-fraction.md); at d = 10 it does not finish in
+    300 s, the cost grows steeply with ``n`` and ``d``.
 
     Examples
     --------
