@@ -138,20 +138,27 @@ def instance_grid(
     seeds: int,
     models: list[str],
     keys: list[str] | None = None,
+    embeddings: str = "gaussian",
 ) -> Iterator[tuple[Instance, float, int, str, Callable[[dict[str, Any]], None]]]:
     """The instances ``make_instance(d, round(load * critical_p(d)), model=, seed=)`` still to measure.
+
+    With ``embeddings="sphere"``: unit-norm instances and the unit-norm ``critical_p``.
 
     Yields ``(instance, load, seed, key, write)`` for every (d, load, seed, model) and every
     ``key`` of ``keys`` (one ``None`` key without them) whose row is not yet in the CSV at
     ``path``; ``write(row)`` appends the row (columns ``columns``, a header on a new file) and
     flushes it, so an interrupted run loses at most the instance it was on.  Rows are
-    matched on d, model, load and seed (and ``start`` with ``keys``).
+    matched on d, model, embeddings (Gaussian where a CSV has no such column), load and
+    seed (and ``start`` with ``keys``).
     """
     done: set[tuple[str, ...]] = set()
     if path.exists():
         with path.open() as handle:
-            marks = ("d", "model", "load", "seed", *(("start",) if keys else ()))
-            done = {tuple(row[mark] for mark in marks) for row in csv.DictReader(handle)}
+            marks = ("d", "model", "embeddings", "load", "seed", *(("start",) if keys else ()))
+            done = {
+                tuple(row.get(mark) or "gaussian" for mark in marks)
+                for row in csv.DictReader(handle)
+            }
     new = not path.exists()
     with path.open("a", newline="") as handle:
         writer = csv.DictWriter(handle, columns, extrasaction="ignore")
@@ -165,15 +172,17 @@ def instance_grid(
 
         for d in dims:
             for load in loads:
-                p = round(load * lamcap.critical_p(d))
+                p = round(load * lamcap.critical_p(d, embeddings=embeddings))
                 for seed in range(seeds):
                     for model in models:
-                        mark = (str(d), model, str(load), str(seed))
+                        mark = (str(d), model, embeddings, str(load), str(seed))
                         todo = [
                             k for k in keys or [None] if (*mark, *([k] if keys else [])) not in done
                         ]
                         if todo:
-                            instance = make_instance(d, p, model=model, seed=seed)
+                            instance = make_instance(
+                                d, p, model=model, seed=seed, embeddings=embeddings
+                            )
                             for key in todo:
                                 yield instance, load, seed, key, write
 
@@ -196,6 +205,7 @@ def measure(arguments: argparse.Namespace) -> None:
         loads=arguments.loads,
         seeds=arguments.seeds,
         models=arguments.models,
+        embeddings=arguments.embeddings,
     )
     for instance, load, seed, _, write in grid:
         adam = adam_recall(instance, seed=seed, max_seconds=arguments.adam_max_seconds)
@@ -218,11 +228,14 @@ def _standard_error(values: np.ndarray) -> float:
 
 
 def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
-    """Means and standard errors over seeds per (d, model, p), with the RS prediction."""
-    keys = sorted({(int(r["d"]), r["model"], int(r["p"])) for r in rows})
+    """Means and standard errors over seeds per (d, model, embeddings, p), with the RS prediction."""
+
+    def key(row: dict[str, str]) -> tuple[int, str, str, int]:
+        return int(row["d"]), row["embeddings"] or "gaussian", row["model"], int(row["p"])
+
     table = []
-    for d, model, p in keys:
-        group = [r for r in rows if (int(r["d"]), r["model"], int(r["p"])) == (d, model, p)]
+    for d, embeddings, model, p in sorted({key(r) for r in rows}):
+        group = [r for r in rows if key(r) == (d, embeddings, model, p)]
 
         def values(column: str, group: list[dict[str, str]] = group) -> np.ndarray:
             return np.array([float(r[column]) for r in group])
@@ -232,16 +245,16 @@ def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
             {
                 "d": d,
                 "model": model,
-                "embeddings": group[0]["embeddings"],
+                "embeddings": embeddings,
                 "p": p,
                 "fraction_lower": round(float(values("fraction_lower").mean()), 5),
                 "fraction_upper": round(float(values("fraction_upper").mean()), 5),
                 "adam_fraction": round(float(values("adam_fraction").mean()), 5),
                 "instances": count,
-                "load": round(float(p / lamcap.critical_p(d)), 4),
+                "load": round(float(p / lamcap.critical_p(d, embeddings=embeddings)), 4),
                 "fraction_lower_se": round(_standard_error(values("fraction_lower")), 5),
                 "adam_fraction_se": round(_standard_error(values("adam_fraction")), 5),
-                "rs_fraction": round(float(lamcap.recall_fraction(d, p)), 5),
+                "rs_fraction": round(float(lamcap.recall_fraction(d, p, embeddings=embeddings)), 5),
             }
         )
     return table
@@ -253,22 +266,28 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
     mpl.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    dims = sorted({row["d"] for row in table})
-    fig, axes = plt.subplots(1, len(dims), figsize=(max(9.0, 4.2 * len(dims)), 4.4), sharey=True)
+    panels = sorted({(row["embeddings"], row["d"]) for row in table})
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(max(9.0, 3.6 * len(panels)), 4.4), sharey=True
+    )
     axes = np.atleast_1d(axes)
-    for axis, d in zip(axes, dims, strict=True):
-        pc = lamcap.critical_p(d)
+    for axis, (embeddings, d) in zip(axes, panels, strict=True):
+        pc = lamcap.critical_p(d, embeddings=embeddings)
         integers = np.arange(int(np.ceil(pc)), int(2.05 * pc) + 1)
         axis.plot(
             integers / pc,
-            lamcap.recall_fraction(d, integers),
+            lamcap.recall_fraction(d, integers, embeddings=embeddings),
             "k-",
             lw=1.2,
-            label="RS law, recall_fraction(d, p)",
+            label="RS law, recall_fraction(d, p, embeddings=...)",
         )
         styles = {"decoupled": ("C0", "o"), "original": ("C3", "s")}
         for model, (colour, marker) in styles.items():
-            part = [row for row in table if row["d"] == d and row["model"] == model]
+            part = [
+                row
+                for row in table
+                if (row["embeddings"], row["d"]) == (embeddings, d) and row["model"] == model
+            ]
             if not part:
                 continue
             x = np.array([row["p"] / pc for row in part])
@@ -308,7 +327,8 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
                 alpha=0.7,
                 label=f"{model}: Adam/CE",
             )
-        axis.set_title(f"d = {d}  (p_c = {pc:.1f})")
+        name = "unit norm" if embeddings == "sphere" else "Gaussian"
+        axis.set_title(f"d = {d}, {name}  (p_c = {pc:.1f})", fontsize=10)
         axis.set_xlabel("load p / p_c")
         axis.grid(alpha=0.3)
     axes[0].set_ylabel("fraction of associations recalled")
@@ -327,13 +347,13 @@ def summarise(arguments: argparse.Namespace) -> None:
         writer.writerows(table)
     draw(table, Path(arguments.figure))
     print(
-        "| d | model | p (load) | instances | certified lower | certified upper | RS law "
-        "| RS - lower | Adam/CE |"
+        "| d | embeddings | model | p (load) | instances | certified lower | certified upper "
+        "| RS law | RS - lower | Adam/CE |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
         print(
-            f"| {row['d']} | {row['model']} | {row['p']} ({row['load']:.2f}) | "
+            f"| {row['d']} | {row['embeddings']} | {row['model']} | {row['p']} ({row['load']:.2f}) | "
             f"{row['instances']} | {row['fraction_lower']:.3f} ± {row['fraction_lower_se']:.3f} | "
             f"{row['fraction_upper']:.3f} | {row['rs_fraction']:.3f} | "
             f"{row['rs_fraction'] - row['fraction_lower']:+.3f} | "
@@ -347,7 +367,8 @@ def main() -> None:
     parser.add_argument("--loads", type=float, nargs="+", default=[1.0, 1.1, 1.25, 1.5, 2.0])
     parser.add_argument("--models", nargs="+", default=["decoupled", "original"])
     parser.add_argument("--seeds", type=int, default=8)
-    parser.add_argument("--start", default="hinge")
+    parser.add_argument("--start", default="drop")
+    parser.add_argument("--embeddings", default="gaussian", choices=["gaussian", "sphere"])
     parser.add_argument(
         "--max-seconds",
         type=float,

@@ -109,7 +109,7 @@ def test_tiny_instances_against_brute_force(d, p, n, model, seed, loop_levels, d
     _independently_certified(dense_farkas_bound, instance, result)
 
 
-@pytest.mark.parametrize("start", ["farkas", "adam", "l1", "hinge", "milp"])
+@pytest.mark.parametrize("start", ["farkas", "adam", "l1", "hinge", "drop", "milp"])
 def test_every_start_gives_certified_bounds(start, loop_levels, dense_farkas_bound):
     instance = make_instance(4, 8, n=10, seed=5)
     result = lamcap.solve(instance, objective="max_recall", options={"start": start})
@@ -198,7 +198,7 @@ def test_l1_start_refuses_large_instances():
         _max_recall._L1_MAX_ENTRIES = _max_recall._L1_AUTO_ENTRIES = 10
         with pytest.raises(ValueError, match="start='l1'"):
             lamcap.solve(instance, objective="max_recall", options={"start": "l1"})
-        assert _max_recall.resolved_start(instance, "auto") == "hinge"
+        assert _max_recall.resolved_start(instance, "auto") == "drop"
         assert _max_recall.resolved_start(instance, "farkas") == "farkas"
     finally:
         _max_recall._L1_MAX_ENTRIES, _max_recall._L1_AUTO_ENTRIES = original
@@ -356,6 +356,37 @@ def test_hinge_start_beyond_capacity_recalls_most(loop_levels, dense_farkas_boun
     _independently_certified(dense_farkas_bound, instance, result)
 
 
+@pytest.mark.parametrize("model", ["decoupled", "original"])
+def test_drop_start_alone_recalls_most(model, loop_levels):
+    import math
+
+    from lamcap.solvers import _max_recall
+
+    instance = make_instance(8, 30, model=model, seed=0)  # 1.6 p_c(8)
+    runner = _max_recall._Runner(instance, lamcap.solve, math.inf, 0)
+    kept, weights = _max_recall._drop_start(runner, math.inf)
+    assert runner.solves == 0  # no call of the feasibility solver: the start is the hinge alone
+    hebbian = recalled_associations(instance, hebbian_weights(instance)).size
+    assert kept.size >= 0.7 * instance.n > hebbian
+    margins = _margins(loop_levels, instance, weights)
+    for mu in kept.tolist():
+        assert np.all(np.delete(margins[mu], instance.targets[mu]) > THRESHOLD)
+
+
+def test_drop_start_without_time_falls_back_to_the_hebbian_floor():
+    import time
+
+    from lamcap.solvers import _max_recall
+
+    instance = make_instance(8, 30, seed=0)
+    runner = _max_recall._Runner(instance, lamcap.solve, time.perf_counter() - 1.0, 0)
+    kept, weights = _max_recall._drop_start(runner, time.perf_counter() - 1.0)
+    assert kept.size == 0
+    assert weights is None
+    floor, _ = _max_recall._lower_bound(runner, "drop", time.perf_counter() - 1.0)
+    assert floor.size == recalled_associations(instance, hebbian_weights(instance)).size
+
+
 @pytest.mark.parametrize(
     ("d", "p", "n", "model", "seed"),
     [(3, 6, 6, "original", 1), (3, 8, 8, "decoupled", 4), (4, 7, 7, "original", 3)],
@@ -403,10 +434,11 @@ def test_hinge_start_refuses_what_it_cannot_hold():
     original = _max_recall._HINGE_MAX_OUTPUTS, _max_recall._L1_AUTO_ENTRIES
     try:
         _max_recall._HINGE_MAX_OUTPUTS, _max_recall._L1_AUTO_ENTRIES = 100, 10
-        with pytest.raises(ValueError, match="start='hinge' holds the n p d = 400 outputs"):
-            lamcap.solve(instance, objective="max_recall", options={"start": "hinge"})
+        for start in ("hinge", "drop"):
+            with pytest.raises(ValueError, match=f"start='{start}' holds the n p d = 400 outputs"):
+                lamcap.solve(instance, objective="max_recall", options={"start": start})
         assert _max_recall.resolved_start(instance, "auto") == "adam"
         shared = make_instance(4, 10, model="original", seed=0)  # holds one p x d matrix
-        assert _max_recall.resolved_start(shared, "auto") == "hinge"
+        assert _max_recall.resolved_start(shared, "auto") == "drop"
     finally:
         _max_recall._HINGE_MAX_OUTPUTS, _max_recall._L1_AUTO_ENTRIES = original

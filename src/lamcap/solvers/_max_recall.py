@@ -61,6 +61,12 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
   - ``"hinge"`` those recalled by the ``W`` of an iteratively reweighted squared
     hinge loss minimised by L-BFGS (:class:`_HingeLoss`, :func:`_hinge_start`):
     the same idea as ``"l1"`` without an LP, :math:`O(npd)` per iteration;
+  - ``"drop"`` those recalled by the ``W`` of a peeling loop on the same loss
+    (:func:`_drop_start`): every held association weighs 1, and after each
+    60 L-BFGS iterations the 2% most violated of the held associations are
+    given up, until the held ones are all recalled; no LP and no feasibility
+    solve, so it reaches d = 64 (627 of 705 associations at 1.25 :math:`p_c`
+    in 22 s, where ``"hinge"`` held 384 after 55 s);
   - ``"milp"`` those recalled by HiGHS's best ``W`` of the mixed-integer program
     of :func:`milp_recall` (optimal within HiGHS's tolerances at d = 8 in
     seconds to a minute; its dual bound is reported in ``details`` but is not
@@ -125,7 +131,7 @@ MAX_RECALL_OPTIONS = ("start", "shrink")
 """Keys of ``options`` with ``objective="max_recall"``: ``start`` (one of :data:`STARTS`,
 default ``"auto"``) and ``shrink`` (bool, default True: the deletion filter)."""
 
-STARTS = ("auto", "farkas", "adam", "l1", "hinge", "milp")
+STARTS = ("auto", "farkas", "adam", "l1", "hinge", "drop", "milp")
 """Start sets of the lower bound (module docstring)."""
 
 _HINGE_ROUNDS = 30  # reweighting rounds of the hinge start
@@ -133,6 +139,8 @@ _HINGE_STEPS = 300  # L-BFGS iterations per round
 _HINGE_PATIENCE = 8  # rounds without a larger recalled set before the start stops
 _HINGE_POWER = 16.0  # power mean over rivals: a smooth stand-in for the largest violation
 _HINGE_FLOOR = 0.05
+_DROP_STEPS = 60  # L-BFGS iterations per round of the drop start
+_DROP_SHARE = 0.02  # share of the violated held associations the drop start gives up per round
 _HINGE_MAX_OUTPUTS = 1 << 27  # output numbers the hinge start holds for the decoupled model (1 GiB)
 _MILP_MARGIN = 1e-3  # margin of the recalled rows in the mixed-integer program (unit rows)
 _L1_ROUNDS = 3
@@ -448,8 +456,8 @@ def _hinge_outputs(instance: Instance) -> int:
     return instance.n * instance.p * instance.d if instance.model == "decoupled" else 0
 
 
-def check_hinge_size(instance: Instance) -> None:
-    """ValueError when the hinge start would hold more than 2**27 output numbers (1 GiB).
+def check_hinge_size(instance: Instance, start: str = "hinge") -> None:
+    """ValueError when the hinge or drop start would hold more than 2**27 output numbers (1 GiB).
 
     Examples
     --------
@@ -458,11 +466,40 @@ def check_hinge_size(instance: Instance) -> None:
     """
     if _hinge_outputs(instance) > _HINGE_MAX_OUTPUTS:
         msg = (
-            f"options start='hinge' holds the n p d = {_hinge_outputs(instance)} outputs of the "
+            f"options start={start!r} holds the n p d = {_hinge_outputs(instance)} outputs of the "
             f"decoupled instance, at most {_HINGE_MAX_OUTPUTS} accepted: use start='adam' or "
             "'farkas'"
         )
         raise ValueError(msg)
+
+
+def _lbfgs(
+    loss: _HingeLoss, flat: NDArray[np.float64], steps: int, deadline: float
+) -> NDArray[np.float64]:
+    """At most ``steps`` L-BFGS iterations on ``loss`` from ``flat``, stopped at ``deadline``."""
+    from scipy.optimize import minimize  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
+    lbfgs: Any = minimize  # a callable object as objective is outside scipy-stubs' overloads
+
+    def stop_at_deadline(_: Any) -> None:
+        if time.perf_counter() > deadline:
+            raise StopIteration
+
+    solved = lbfgs(
+        loss,
+        flat,
+        jac=True,
+        method="L-BFGS-B",
+        callback=stop_at_deadline,
+        options={"maxiter": steps, "gtol": 1e-14, "ftol": 1e-16},
+    )
+    return np.asarray(solved.x, dtype=np.float64)
+
+
+def _hebbian_start_point(instance: Instance) -> NDArray[np.float64]:
+    """The Hebbian ``W`` scaled to Frobenius norm 10, flattened: where both hinge starts begin."""
+    hebbian = hebbian_weights(instance)
+    return np.asarray((10.0 * hebbian / np.linalg.norm(hebbian)).ravel(), dtype=np.float64)
 
 
 def _hinge_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
@@ -478,33 +515,16 @@ def _hinge_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
     is returned.  Starts from the Hebbian ``W``.  No LP: the cost per round is
     :math:`O(n p d)` per iteration, memory one copy of the outputs.
     """
-    from scipy.optimize import minimize  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
-
     instance = runner.instance
     check_hinge_size(instance)
     loss = _HingeLoss(instance)
-    lbfgs: Any = minimize  # a callable object as objective is outside scipy-stubs' overloads
-    hebbian = hebbian_weights(instance)
-    flat = (10.0 * hebbian / np.linalg.norm(hebbian)).ravel()
+    flat = _hebbian_start_point(instance)
     best: tuple[Indices, Any] = (np.empty(0, dtype=np.int64), None)
     stale = 0
-
-    def stop_at_deadline(_: Any) -> None:
-        if time.perf_counter() > deadline:
-            raise StopIteration
-
     for _ in range(_HINGE_ROUNDS):
         if runner.remaining(deadline) <= 0 or stale >= _HINGE_PATIENCE:
             break
-        solved = lbfgs(
-            loss,
-            flat,
-            jac=True,
-            method="L-BFGS-B",
-            callback=stop_at_deadline,
-            options={"maxiter": _HINGE_STEPS, "gtol": 1e-14, "ftol": 1e-16},
-        )
-        flat = np.asarray(solved.x, dtype=np.float64)
+        flat = _lbfgs(loss, flat, _HINGE_STEPS, deadline)
         W = flat.reshape(instance.d, instance.d)
         recalled = recalled_associations(instance, W)
         stale = 0 if recalled.size > best[0].size else stale + 1
@@ -512,6 +532,44 @@ def _hinge_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
             best = (recalled, W.copy())
         xi = loss.per_association(loss.violations(W))
         loss.weights = 1.0 / (xi**2 + _HINGE_FLOOR**2)
+    return best
+
+
+def _drop_start(runner: _Runner, deadline: float) -> tuple[Indices, Any]:
+    r"""Peel off the most violated associations: squared hinge on the rest, drop, repeat.
+
+    The associations still held (all at first) each weigh 1 in
+    :class:`_HingeLoss`, the dropped ones 0.  A round runs at most 60 L-BFGS
+    iterations from the previous ``W`` (the Hebbian ``W`` at first), then drops
+    the 2% (at least one) of the held associations with :math:`\xi_\mu > 0`
+    whose :math:`\xi_\mu` are largest; it stops when every held association
+    has :math:`\xi_\mu = 0` (normalised margins at least :math:`1/\sqrt d`
+    times their scale) or at ``deadline``.  Returns the ``W`` of the round that
+    recalled the most associations (:func:`recalled_associations`).  Where the
+    reweighted hinge start (:func:`_hinge_start`) lowers the weight of hard
+    associations gradually, this one gives them up outright: at d = 64,
+    p = 705 (1.25 :math:`p_c`), decoupled, seed 0, it recalls 627 associations
+    after 7 rounds and 22 s, where the hinge start holds 384 after 55 s.
+    """
+    instance = runner.instance
+    check_hinge_size(instance, "drop")
+    loss = _HingeLoss(instance)
+    flat = _hebbian_start_point(instance)
+    held = np.ones(instance.n, dtype=bool)
+    best: tuple[Indices, Any] = (np.empty(0, dtype=np.int64), None)
+    while runner.remaining(deadline) > 0:
+        loss.weights = held.astype(np.float64)
+        flat = _lbfgs(loss, flat, _DROP_STEPS, deadline)
+        W = flat.reshape(instance.d, instance.d)
+        recalled = recalled_associations(instance, W)
+        if recalled.size > best[0].size:
+            best = (recalled, W.copy())
+        xi = loss.per_association(loss.violations(W))
+        violated = np.flatnonzero(held & (xi > 0))
+        if violated.size == 0:
+            break
+        count = max(1, int(_DROP_SHARE * violated.size))
+        held[violated[np.argsort(-xi[violated], kind="stable")[:count]]] = False
     return best
 
 
@@ -712,8 +770,8 @@ def _inserted(runner: _Runner, kept: Indices, weights: Any, deadline: float) -> 
 
 
 def resolved_start(instance: Instance, start: str) -> str:
-    """``start``, with ``"auto"`` resolved: ``"l1"`` for a small dense LP, else ``"hinge"``
-    (``"adam"`` when the hinge start would hold more than 2**27 output numbers).
+    """``start``, with ``"auto"`` resolved: ``"l1"`` for a small dense LP, else ``"drop"``
+    (``"adam"`` when the drop start would hold more than 2**27 output numbers).
 
     Examples
     --------
@@ -725,7 +783,7 @@ def resolved_start(instance: Instance, start: str) -> str:
         return start
     if instance.constraint_count * instance.d * instance.d <= _L1_AUTO_ENTRIES:
         return "l1"
-    return "hinge" if _hinge_outputs(instance) <= _HINGE_MAX_OUTPUTS else "adam"
+    return "drop" if _hinge_outputs(instance) <= _HINGE_MAX_OUTPUTS else "adam"
 
 
 def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices, Any]:
@@ -735,6 +793,7 @@ def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices,
         "adam": _adam_start,
         "l1": _l1_start,
         "hinge": _hinge_start,
+        "drop": _drop_start,
         "milp": _milp_start,
     }
     began = time.perf_counter()

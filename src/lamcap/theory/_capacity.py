@@ -384,7 +384,10 @@ def critical_p(
         a few seconds per ``d``).  Status: model with measured error: against
         certified decoupled unit-norm sweeps (docs/measurements/capacity.csv) the
         measured :math:`p_c` lies within 0.6% of it at d = 12-64, inside every 95%
-        interval, and 2.7% above it at d = 8 (docs/theory/unit-norm.md).
+        interval, and 2.7% above it at d = 8 (docs/theory/unit-norm.md).  With
+        ``accuracy < 1``: the root of the unit-norm model of
+        :func:`lamcap.recall_fraction` (the Gaussian cost law scaled to the unit-norm
+        mean; docs/theory/partial-recall.md, "Unit-norm embeddings").
 
     Returns
     -------
@@ -435,17 +438,20 @@ def critical_p(
             unit_norm_critical_p,
         )
 
-        if partial:
-            msg = (
-                f"accuracy must be 1 with embeddings='sphere' (recall below 100% is derived "
-                f"for Gaussian embeddings only), got {plain(accuracy)}"
-            )
-            raise ValueError(msg)
         dimensions = check_unit_norm_dimension(d, "critical_p")
         if np.any(np.asarray(check_kappa(kappa)) != 1.0):
             msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
             raise ValueError(msg)
-        return float_result(unit_norm_critical_p(dimensions))
+        if not partial:
+            return float_result(unit_norm_critical_p(dimensions))
+        from lamcap.theory._partial_recall import unit_norm_partial_critical_p  # noqa: PLC0415
+
+        def sphere_one(size: Any, fraction: float) -> float:
+            if fraction == 1.0:
+                return float(unit_norm_critical_p(np.array([size]))[0])
+            return unit_norm_partial_critical_p(int(size), float(fraction))
+
+        return elementwise(sphere_one, dimensions, accuracies)
     sizes = check_integer_array("d", d, minimum=1)
     _check_square_fits(sizes, sizes.astype(np.float64))
     if np.ndim(accuracy) == 0 and not partial:

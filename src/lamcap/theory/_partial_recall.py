@@ -45,7 +45,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
 from lamcap._sizes import format_integer
-from lamcap._validation import check_finite_array, check_integer_array, plain
+from lamcap._validation import (
+    check_embeddings,
+    check_finite_array,
+    check_integer_array,
+    check_kappa,
+    plain,
+)
 from lamcap.theory._arrays import broadcast, float_result
 from lamcap.theory._capacity import (
     _bisect_increasing,
@@ -192,11 +198,79 @@ def _quantile(law: FloatArray, accuracy: float) -> float:
     return float(_log_bisect(cdf, target, _LOG_TAU_FLOOR, high)[0])
 
 
+# --------------------------------------------------------------------------- unit-norm model
+
+
+def _unit_norm_sizes(d: ArrayLike, kappa: ArrayLike, where: str) -> NDArray[np.int64]:
+    """``d`` for ``embeddings="sphere"`` (integers >= 4), with ``kappa`` 1; else ValueError."""
+    from lamcap.theory._unit_norm import check_unit_norm_dimension  # noqa: PLC0415
+
+    if np.any(np.asarray(check_kappa(kappa)) != 1.0):
+        msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
+        raise ValueError(msg)
+    return check_unit_norm_dimension(d, where)
+
+
+def _unit_norm_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
+    r""":math:`\mathbb{E}[C_p]/C_p(d)` elementwise at integer ``p`` (the factor on the budget)."""
+    from lamcap.theory._unit_norm import unit_norm_width_scale  # noqa: PLC0415
+
+    return unit_norm_width_scale(np.asarray(p, dtype=np.int64), np.asarray(d, dtype=np.int64))
+
+
+def _unit_norm_partial_load(p: float, accuracy: float, d: int) -> float:
+    r""":math:`p\,\mathbb{E}[C_p;\ C_p < q_f]\,C_p(d)/\mathbb{E}[C_p]` at a real ``p``.
+
+    The Gaussian partial load of :func:`_partial_load` with the cost law scaled to the
+    unit-norm mean :math:`C_p(d)` (interpolated in :math:`\log p` between integers, as
+    ``critical_p(d, embeddings="sphere")`` does); at ``accuracy = 1`` it is
+    :math:`p\,C_p(d)`.
+    """
+    from lamcap.theory._unit_norm import _dimension_at  # noqa: PLC0415
+
+    law = _real_law(p)
+    return _partial_load(p, accuracy) * _dimension_at(p, d) / _law_mean(law)
+
+
+def unit_norm_partial_critical_p(d: int, accuracy: float) -> float:
+    r"""Real root :math:`p` of the unit-norm partial load :math:`= d^2` (model of :func:`recall_fraction`).
+
+    Bracketed from the Gaussian root ``critical_p(d, accuracy=accuracy)`` upwards
+    (the unit-norm costs are smaller, :math:`C_p(d) < \mathbb{E}[C_p]`, so the root lies
+    above it), on integers by doubling and bisection, then by bisection in real ``p``.
+    """
+    target = float(d) * float(d)
+
+    def excess(q: float) -> float:
+        return _unit_norm_partial_load(q, accuracy, d) - target
+
+    low = max(2, math.floor(partial_critical_p(target, accuracy, d)))
+    while low > 2 and excess(float(low)) >= 0.0:
+        low = max(2, low // 2)
+    if excess(float(low)) >= 0.0:
+        return 2.0
+    high = max(low + 1, math.ceil(1.1 * low))
+    while excess(float(high)) < 0.0:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if excess(float(middle)) < 0.0:
+            low = middle
+        else:
+            high = middle
+    return _bisect_increasing(excess, float(low), float(high))
+
+
 # --------------------------------------------------------------------------- recall_fraction
 
 
 def recall_fraction(
-    d: ArrayLike, p: ArrayLike, n: ArrayLike | None = None, *, kappa: ArrayLike = 1.0
+    d: ArrayLike,
+    p: ArrayLike,
+    n: ArrayLike | None = None,
+    *,
+    kappa: ArrayLike = 1.0,
+    embeddings: str = "gaussian",
 ) -> Any:
     r"""Largest fraction of ``n`` associations that the best :math:`W` recalls (decoupled, Gaussian).
 
@@ -242,6 +316,16 @@ def recall_fraction(
         Rank ratio: the budget is :math:`w_r^2` (:func:`lamcap.gaussian_width_squared`)
         instead of :math:`d^2`, the Gordon-type replacement of docs/theory/rank.md.
         ``d``, ``p``, ``n`` and ``kappa`` broadcast together.
+    embeddings : {"gaussian", "sphere"}
+        ``"sphere"``: unit-norm embeddings (``d >= 4``, full rank), under the model of
+        docs/theory/unit-norm.md: the cost law is the Gaussian one scaled by
+        :math:`C_p(d)/\mathbb{E}[C_p]` (``statistical_dimension(p, d=d,
+        embeddings="sphere")`` over the Gaussian value), which amounts to the budget
+        :math:`d^2\,\mathbb{E}[C_p]/C_p(d)` in the equations above; at :math:`f = 1`
+        it is the unit-norm capacity ``critical_p(d, embeddings="sphere")``.  Status:
+        model; the scaling of the whole cost law is checked against Monte Carlo costs
+        of sphere scores, and the fraction against certified unit-norm max-recall
+        runs, in docs/theory/partial-recall.md ("Unit-norm embeddings").
 
     Returns
     -------
@@ -271,11 +355,16 @@ def recall_fraction(
     """
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
-    sizes = check_integer_array("d", d, minimum=1)
+    sphere = check_embeddings(embeddings) == "sphere"
+    sizes = _unit_norm_sizes(d, kappa, "recall_fraction") if sphere else None
+    if sizes is None:
+        sizes = check_integer_array("d", d, minimum=1)
     _check_square_fits(sizes, sizes.astype(np.float64))
     width = full_rank_width(d, kappa)
-    outputs_b, associations_b, width_b = broadcast(outputs, associations, width)
+    outputs_b, associations_b, width_b, sizes_b = broadcast(outputs, associations, width, sizes)
     budget = np.asarray(width_b, dtype=np.float64) / np.asarray(associations_b, dtype=np.float64)
+    if sphere:
+        budget = budget * _unit_norm_scale(outputs_b, sizes_b)
     result = np.empty(outputs_b.shape)
     flat_outputs, flat_budget, flat_result = outputs_b.ravel(), budget.ravel(), result.reshape(-1)
     distinct = list(dict.fromkeys(flat_outputs.tolist()))
