@@ -65,6 +65,10 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             f"nichani_protocol.py --solver 10 --summary {OUT}/nichani_protocol_solver.csv",
         ],
     ),
+    "partial_recall": (
+        "docs/theory/partial-recall.md",
+        ["unit_norm_recall_model.py"],
+    ),
     "recall_fraction": (
         "docs/measurements/recall-fraction.md",
         [
