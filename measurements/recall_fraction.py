@@ -1,21 +1,25 @@
 """Best recall fraction against load: certified bounds, Adam/CE and the RS law.
 
 The data of docs/measurements/recall-fraction.md.  For each instance
-``make_instance(d, round(load * critical_p(d)), model=..., seed=...)`` (n = p, Gaussian
-embeddings) it runs
+``make_instance(d, round(load * critical_p(d, embeddings=...)), model=..., seed=...,
+embeddings=...)`` (n = p; ``--embeddings`` gaussian or sphere) it runs
 
-* ``lamcap.solve(instance, objective="max_recall", options={"start": "hinge"})`` within
-  ``--max-seconds`` (per d): a W whose recalled associations are verified one by one (the
-  lower bound) and disjoint infeasible sets with Farkas certificates (the upper bound);
-* ``lamcap.solve(instance, method="adam_ce")`` (Adam on the softmax cross-entropy, the
-  literature's protocol, default settings) and counts the associations its W recalls with
-  the same verification,
+* ``lamcap.solve(instance, objective="max_recall", options={"start": ...})`` (``--start``,
+  default ``"drop"``) within ``--max-seconds`` (per d): a W whose recalled associations
+  are verified one by one (the lower bound) and disjoint infeasible sets with Farkas
+  certificates (the upper bound);
+* unless ``--no-adam``: ``lamcap.solve(instance, method="adam_ce")`` (Adam on the softmax
+  cross-entropy, the literature's protocol, default settings, optionally capped by
+  ``--adam-max-seconds``) and counts the associations its W recalls with the same
+  verification,
 
-one row per instance in ``--instances`` (appended to and resumed: an interrupted run
-loses at most the instance it was on).  ``--summary`` writes the means over seeds per
-(d, model, p) to ``--csv`` (columns ``d,model,embeddings,p,fraction_lower,
-fraction_upper,adam_fraction,instances``, then the load, standard errors over seeds and
-the replica-symmetric prediction ``lamcap.recall_fraction``) and draws ``--figure``::
+one row per instance and start in ``--instances`` (appended to and resumed: an
+interrupted run loses at most the instance it was on).  ``--summary`` takes, per
+instance, the best bounds over the starts run on it (each certified on its own), writes
+the means over seeds per (d, model, embeddings, p) to ``--csv`` (columns
+``d,model,embeddings,p,fraction_lower,fraction_upper,adam_fraction,instances``, then the
+load, standard errors over seeds and the replica-symmetric prediction
+``lamcap.recall_fraction``) and draws ``--figure``::
 
     OPENBLAS_NUM_THREADS=1 python measurements/recall_fraction.py --dims 16 32
     python measurements/recall_fraction.py --summary
@@ -205,20 +209,43 @@ def measure(arguments: argparse.Namespace) -> None:
         loads=arguments.loads,
         seeds=arguments.seeds,
         models=arguments.models,
+        keys=[arguments.start],
         embeddings=arguments.embeddings,
     )
-    for instance, load, seed, _, write in grid:
-        adam = adam_recall(instance, seed=seed, max_seconds=arguments.adam_max_seconds)
+    for instance, load, seed, start, write in grid:
+        adam = (
+            {}
+            if arguments.no_adam
+            else adam_recall(instance, seed=seed, max_seconds=arguments.adam_max_seconds)
+        )
         write(
             bounds_row(
                 instance,
                 adam,
                 load=load,
                 seed=seed,
-                start=arguments.start,
+                start=start,
                 max_seconds=arguments.max_seconds or MAX_SECONDS.get(instance.d, 120.0),
             )
         )
+
+
+def best_per_instance(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """One row per instance: the largest certified lower bound and the smallest upper bound
+    over its rows (one per start; each bound is certified on its own), Adam's from the row
+    that ran it."""
+    instances: dict[tuple[str, ...], list[dict[str, str]]] = {}
+    for row in rows:
+        mark = (row["d"], row["embeddings"] or "gaussian", row["model"], row["p"], row["seed"])
+        instances.setdefault(mark, []).append(row)
+    best = []
+    for group in instances.values():
+        merged = dict(max(group, key=lambda row: float(row["fraction_lower"])))
+        merged["fraction_upper"] = str(min(float(row["fraction_upper"]) for row in group))
+        adam = [row for row in group if row["adam_fraction"]]
+        merged["adam_fraction"] = adam[0]["adam_fraction"] if adam else ""
+        best.append(merged)
+    return best
 
 
 def _standard_error(values: np.ndarray) -> float:
@@ -228,7 +255,12 @@ def _standard_error(values: np.ndarray) -> float:
 
 
 def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
-    """Means and standard errors over seeds per (d, model, embeddings, p), with the RS prediction."""
+    """Means and standard errors over seeds per (d, model, embeddings, p), with the RS prediction.
+
+    Per instance the best bounds over its starts (:func:`best_per_instance`); Adam's mean
+    over the instances that ran it.
+    """
+    rows = best_per_instance(rows)
 
     def key(row: dict[str, str]) -> tuple[int, str, str, int]:
         return int(row["d"]), row["embeddings"] or "gaussian", row["model"], int(row["p"])
@@ -238,7 +270,7 @@ def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
         group = [r for r in rows if key(r) == (d, embeddings, model, p)]
 
         def values(column: str, group: list[dict[str, str]] = group) -> np.ndarray:
-            return np.array([float(r[column]) for r in group])
+            return np.array([float(r[column]) for r in group if r[column]])
 
         count = len(group)
         table.append(
@@ -369,6 +401,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--start", default="drop")
     parser.add_argument("--embeddings", default="gaussian", choices=["gaussian", "sphere"])
+    parser.add_argument(
+        "--no-adam", action="store_true", help="bounds only (Adam's columns left empty)"
+    )
     parser.add_argument(
         "--max-seconds",
         type=float,

@@ -45,7 +45,8 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
   plus that association; associations the current ``W`` already recalls join
   without a solve); the start gets at most half of the lower bound's time, and
   the associations the Hebbian ``W`` recalls replace it when they are more (or
-  when it found nothing in time).  Start sets (``options={"start": ...}``):
+  when it found nothing in time); ``"drop"``, which ends by itself, may use all of
+  the lower bound's time.  Start sets (``options={"start": ...}``):
 
   - ``"farkas"`` drops, one at a time, the association carrying the largest
     part of the Farkas certificate of the current set until it is feasible;
@@ -141,6 +142,8 @@ _HINGE_POWER = 16.0  # power mean over rivals: a smooth stand-in for the largest
 _HINGE_FLOOR = 0.05
 _DROP_STEPS = 60  # L-BFGS iterations per round of the drop start
 _DROP_SHARE = 0.02  # share of the violated held associations the drop start gives up per round
+_START_SHARE = {"drop": 1.0}  # share of the lower bound's time a start may use (else 1/2):
+# the drop start ends by itself and its W recalls more than re-insertion adds at d >= 32
 _HINGE_MAX_OUTPUTS = 1 << 27  # output numbers the hinge start holds for the decoupled model (1 GiB)
 _MILP_MARGIN = 1e-3  # margin of the recalled rows in the mixed-integer program (unit rows)
 _L1_ROUNDS = 3
@@ -787,7 +790,8 @@ def resolved_start(instance: Instance, start: str) -> str:
 
 
 def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices, Any]:
-    """Start set (at most half the time), then re-insertion; the Hebbian ``W`` as a floor."""
+    """Start set (at most half the time; ``"drop"`` all of it), then re-insertion; the
+    Hebbian ``W`` as a floor."""
     starts = {
         "farkas": _farkas_start,
         "adam": _adam_start,
@@ -797,8 +801,9 @@ def _lower_bound(runner: _Runner, start: str, deadline: float) -> tuple[Indices,
         "milp": _milp_start,
     }
     began = time.perf_counter()
-    half = began + (deadline - began) / 2 if math.isfinite(deadline) else deadline
-    kept, weights = starts[start](runner, half)
+    share = _START_SHARE.get(start, 0.5)
+    cap = began + share * (deadline - began) if math.isfinite(deadline) else deadline
+    kept, weights = starts[start](runner, cap)
     floor = hebbian_weights(runner.instance)
     recalled = recalled_associations(runner.instance, floor)
     if weights is None or recalled.size > kept.size:
