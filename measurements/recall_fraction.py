@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -248,6 +249,11 @@ def best_per_instance(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     return best
 
 
+def _mean(values: np.ndarray) -> float:
+    """The mean, NaN for no values (Adam not run at that point)."""
+    return float(values.mean()) if values.size else float("nan")
+
+
 def _standard_error(values: np.ndarray) -> float:
     if values.size < 2:
         return float("nan")
@@ -281,7 +287,7 @@ def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
                 "p": p,
                 "fraction_lower": round(float(values("fraction_lower").mean()), 5),
                 "fraction_upper": round(float(values("fraction_upper").mean()), 5),
-                "adam_fraction": round(float(values("adam_fraction").mean()), 5),
+                "adam_fraction": round(_mean(values("adam_fraction")), 5),
                 "instances": count,
                 "load": round(float(p / lamcap.critical_p(d, embeddings=embeddings)), 4),
                 "fraction_lower_se": round(_standard_error(values("fraction_lower")), 5),
@@ -371,7 +377,29 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
     fig.savefig(figure, dpi=130)
 
 
+def print_start_comparison(rows: list[dict[str, str]]) -> None:
+    """Mean lower bound per start at every point where more than one start ran."""
+    points: dict[tuple[int, str, str, int], dict[str, dict[str, float]]] = {}
+    for row in rows:
+        point = (int(row["d"]), row["embeddings"] or "gaussian", row["model"], int(row["p"]))
+        by_start = points.setdefault(point, {}).setdefault(row["start"], {})
+        lower = float(row["fraction_lower"])
+        by_start[row["seed"]] = max(lower, by_start.get(row["seed"], lower))
+    print("| d | model | p | starts | instances | mean lower bound per start | best - other |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (d, _, model, p), starts in sorted(points.items()):
+        if len(starts) < 2:
+            continue
+        seeds = sorted(set.intersection(*(set(by_seed) for by_seed in starts.values())))
+        means = {start: np.mean([starts[start][seed] for seed in seeds]) for start in starts}
+        ordered = sorted(means, key=lambda start: -means[start])
+        text = ", ".join(f"{start} {means[start]:.3f}" for start in ordered)
+        gap = means[ordered[0]] - means[ordered[1]]
+        print(f"| {d} | {model} | {p} | {len(starts)} | {len(seeds)} | {text} | {gap:+.3f} |")
+
+
 def summarise(arguments: argparse.Namespace) -> None:
+    print_start_comparison(_rows(Path(arguments.instances)))
     table = summary_rows(_rows(Path(arguments.instances)))
     with Path(arguments.csv).open("w", newline="") as handle:
         writer = csv.DictWriter(handle, SUMMARY_COLUMNS)
@@ -384,12 +412,16 @@ def summarise(arguments: argparse.Namespace) -> None:
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
+        adam = (
+            "not run"
+            if math.isnan(row["adam_fraction"])
+            else f"{row['adam_fraction']:.3f} ± {row['adam_fraction_se']:.3f}"
+        )
         print(
             f"| {row['d']} | {row['embeddings']} | {row['model']} | {row['p']} ({row['load']:.2f}) | "
             f"{row['instances']} | {row['fraction_lower']:.3f} ± {row['fraction_lower_se']:.3f} | "
             f"{row['fraction_upper']:.3f} | {row['rs_fraction']:.3f} | "
-            f"{row['rs_fraction'] - row['fraction_lower']:+.3f} | "
-            f"{row['adam_fraction']:.3f} ± {row['adam_fraction_se']:.3f} |"
+            f"{row['rs_fraction'] - row['fraction_lower']:+.3f} | {adam} |"
         )
 
 

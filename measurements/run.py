@@ -61,7 +61,7 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             f"nichani_protocol.py --plot {OUT}/nichani_protocol.png",
             "nichani_protocol.py --solver 10 --dims 8 11 16 --seeds 5",
             "nichani_protocol.py --solver 40 --dims 22 32 --seeds 5",
-            "nichani_protocol.py --solver 90 --dims 45 --seeds 3",
+            "nichani_protocol.py --solver 90 --dims 45 64 --seeds 3",
             f"nichani_protocol.py --solver 10 --summary {OUT}/nichani_protocol_solver.csv",
         ],
     ),
@@ -72,12 +72,23 @@ PAGES: dict[str, tuple[str, list[str]]] = {
     "recall_fraction": (
         "docs/measurements/recall-fraction.md",
         [
-            "recall_fraction.py --dims 16 --max-seconds 15",
-            "recall_fraction.py --dims 32 --loads 1.0 1.25 1.5 2.0 --max-seconds 40",
+            "recall_fraction.py --dims 16 --start hinge --max-seconds 15",
+            "recall_fraction.py --dims 32 --loads 1.0 1.25 1.5 2.0 --start hinge --max-seconds 40",
+            "recall_fraction.py --dims 16 --no-adam --max-seconds 15",
+            "recall_fraction.py --dims 32 --loads 1.25 1.5 2.0 --no-adam --max-seconds 30",
             (
-                "recall_fraction.py --dims 64 --loads 1.25 1.5 --max-seconds 240"
-                " --adam-max-seconds 90"
+                "recall_fraction.py --dims 64 --loads 1.0 1.25 --max-seconds 100"
+                " --adam-max-seconds 50"
             ),
+            (
+                "recall_fraction.py --dims 64 --loads 1.5 2.0 --models original"
+                " --max-seconds 100 --adam-max-seconds 50"
+            ),
+            (
+                "recall_fraction.py --dims 64 --loads 1.5 2.0 --models decoupled --no-adam"
+                " --max-seconds 160"
+            ),
+            "recall_fraction.py --dims 16 --embeddings sphere --loads 1.25 2.0 --max-seconds 15",
             "recall_fraction.py --summary",
             "recall_fraction_exact.py --loads 1.25 1.5 --seeds 6 --time-limit 120",
         ],
