@@ -85,7 +85,7 @@ PAGES: dict[str, tuple[str, list[str]]] = {
                 " --max-seconds 100 --adam-max-seconds 50"
             ),
             (
-                "recall_fraction.py --dims 64 --loads 1.5 2.0 --models decoupled --no-adam"
+                "recall_fraction.py --dims 64 --loads 1.5 --models decoupled --no-adam"
                 " --max-seconds 160"
             ),
             "recall_fraction.py --dims 16 --embeddings sphere --loads 1.25 2.0 --max-seconds 15",

@@ -294,10 +294,10 @@ def recall_fraction(
     not expected to hold beyond capacity (the error count is not convex), and a Gordon
     comparison argument makes :math:`f` an upper bound on the best fraction. Measured
     (docs/measurements/recall-fraction.md): at d = 8, loads 1.1 and 1.25, the optimum
-    by mixed-integer programming is 2.5 +- 1.7% and 1.1 +- 1.7% of n below it; at d = 16
-    and 32 the max-recall solver's mean certified lower bounds lie at most 3.4 points
-    below it up to 1.25 p_c and up to 9 points at 2 p_c, its mean certified upper bounds
-    above it beyond capacity: never contradicted there, not pinned
+    by mixed-integer programming is 2.5 +- 1.7% and 1.1 +- 1.7% of n below it; at d = 16,
+    32 and 64 the max-recall solver's mean certified lower bounds lie at most 2.9 points
+    below it at 1.25 p_c (1.1 and 0.1 at d = 64) and 3.0-4.6 points at 2 p_c, its mean
+    certified upper bounds above it beyond capacity: never contradicted there, not pinned
     (docs/theory/partial-recall.md). Numerically: the RS value with an absolute error set by
     the law of :math:`|A|` (about 1e-15 per entry up to p = 1e3, 1e-13 at p = 1e9), below
     1e-13 for p up to 1e3 and about 1e-11 at p = 1e9; the mixture and its root agree with a
