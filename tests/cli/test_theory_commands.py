@@ -83,12 +83,29 @@ def test_unit_norm_laws_from_the_shell(capsys: pytest.CaptureFixture[str]) -> No
     assert code == 0
     value = float(out.splitlines()[1].split()[-1])
     assert value == float(lamcap.feasibility_probability(12, 42, embeddings="sphere"))
-    # recall below 100% has no unit-norm law: refused in one line, not answered wrongly
-    code, _, err = _run(
+    # recall below 100% with unit norm: the unit-norm model, the same number as the library
+    code, out, _ = _run(
         capsys, "critical-p", "--d", "8", "--embeddings", "sphere", "--accuracy", "0.99"
     )
+    assert code == 0
+    value = float(out.splitlines()[1].split()[-1])
+    assert value == float(lamcap.critical_p(8, accuracy=0.99, embeddings="sphere"))
+    assert value > float(lamcap.critical_p(8, embeddings="sphere"))
+    # ... and a rank below full is refused in one line, not answered wrongly
+    code, _, err = _run(
+        capsys,
+        "critical-p",
+        "--d",
+        "8",
+        "--kappa",
+        "0.5",
+        "--embeddings",
+        "sphere",
+        "--accuracy",
+        "0.99",
+    )
     assert code == 2
-    assert "accuracy must be 1 with embeddings='sphere'" in err
+    assert "kappa must be 1 with embeddings='sphere'" in err
 
 
 def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
