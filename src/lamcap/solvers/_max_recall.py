@@ -74,7 +74,7 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
     a certificate, so the upper bound still comes only from Farkas
     certificates);
   - ``"auto"`` (default): ``"l1"`` when :math:`n(p-1)d^2 \le 10^6` (d = 12 up
-    to 1.5 :math:`p_c`), else ``"hinge"`` while its copy of the outputs
+    to 1.5 :math:`p_c`), else ``"drop"`` while its copy of the outputs
     (:math:`npd` numbers, decoupled model) is at most :math:`2^{27}` (1 GiB),
     else ``"adam"``.
 
@@ -91,8 +91,12 @@ associations (:func:`subset_instance`; method ``"cutting_plane"`` or
   and 2, both models, 20 s each (re-insertion included): ``"hinge"`` 72, 74,
   72, 75 (decoupled, then original); ``"adam"`` 71, 73, 69, 74; at d = 32,
   p = 228 (1.25 :math:`p_c`), 90 s: ``"hinge"`` 200 (decoupled) and 202
-  (original) of 228.  Hence ``"auto"``; the Hebbian floor and the time cap
-  keep any start from ending with nothing.
+  (original) of 228.  Then ``"drop"`` against ``"hinge"`` on the instances of
+  docs/measurements/recall-fraction.md (8 seeds, both models): the mean
+  lower bound of ``"drop"`` is larger beyond 1.1 :math:`p_c` at d = 16 and 32,
+  by up to 2.4 points of the fraction up to 1.5 :math:`p_c` and 3.9 to 5.1 at
+  2 :math:`p_c`, and only ``"drop"`` converges at d = 64.  Hence ``"auto"``;
+  the Hebbian floor and the time cap keep any start from ending with nothing.
 
 Cost: each solve is one call of the feasibility solver on at most ``n``
 associations; the Farkas start needs about :math:`n - R_-` of them, the
@@ -149,7 +153,7 @@ _MILP_MARGIN = 1e-3  # margin of the recalled rows in the mixed-integer program 
 _L1_ROUNDS = 3
 _L1_FLOOR = 0.05
 _L1_MAX_ENTRIES = 5_000_000  # dense constraint rows of the l1 start (n (p - 1) d^2 numbers)
-_L1_AUTO_ENTRIES = 1_000_000  # "auto" picks l1 up to here (d = 12 at 1.5 p_c), hinge above
+_L1_AUTO_ENTRIES = 1_000_000  # "auto" picks l1 up to here (d = 12 at 1.5 p_c), drop above
 
 Indices = NDArray[np.int64]
 
