@@ -174,7 +174,8 @@ def solve(
         below 100%").  Full rank only (``rank`` None or ``d``), method
         ``"auto"``, ``"cutting_plane"`` or ``"full_lp"`` (the certified solver
         run on subsets); ``options`` may hold ``start`` (``"auto"``,
-        ``"farkas"``, ``"adam"``, ``"l1"``) and ``shrink`` (bool).  With
+        ``"farkas"``, ``"adam"``, ``"l1"``, ``"hinge"``, ``"drop"``, ``"milp"``)
+        and ``shrink`` (bool).  With
         ``max_seconds`` the bounds reached by then are returned.
     tolerance : float
         In ``(0, 1)``, for ``objective="max_margin"``: the run stops once the
