@@ -231,14 +231,18 @@ def measure(arguments: argparse.Namespace) -> None:
         )
 
 
+def point_of(row: dict[str, str]) -> tuple[int, str, str, int]:
+    """``(d, embeddings, model, p)`` of a row (embeddings Gaussian where the CSV has none)."""
+    return int(row["d"]), row["embeddings"] or "gaussian", row["model"], int(row["p"])
+
+
 def best_per_instance(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     """One row per instance: the largest certified lower bound and the smallest upper bound
     over its rows (one per start; each bound is certified on its own), Adam's from the row
     that ran it."""
-    instances: dict[tuple[str, ...], list[dict[str, str]]] = {}
+    instances: dict[tuple[int, str, str, int, int], list[dict[str, str]]] = {}
     for row in rows:
-        mark = (row["d"], row["embeddings"] or "gaussian", row["model"], row["p"], row["seed"])
-        instances.setdefault(mark, []).append(row)
+        instances.setdefault((*point_of(row), int(row["seed"])), []).append(row)
     best = []
     for group in instances.values():
         merged = dict(max(group, key=lambda row: float(row["fraction_lower"])))
@@ -267,13 +271,9 @@ def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
     over the instances that ran it.
     """
     rows = best_per_instance(rows)
-
-    def key(row: dict[str, str]) -> tuple[int, str, str, int]:
-        return int(row["d"]), row["embeddings"] or "gaussian", row["model"], int(row["p"])
-
     table = []
-    for d, embeddings, model, p in sorted({key(r) for r in rows}):
-        group = [r for r in rows if key(r) == (d, embeddings, model, p)]
+    for d, embeddings, model, p in sorted({point_of(r) for r in rows}):
+        group = [r for r in rows if point_of(r) == (d, embeddings, model, p)]
 
         def values(column: str, group: list[dict[str, str]] = group) -> np.ndarray:
             return np.array([float(r[column]) for r in group if r[column]])
@@ -381,8 +381,7 @@ def print_start_comparison(rows: list[dict[str, str]]) -> None:
     """Mean lower bound per start at every point where more than one start ran."""
     points: dict[tuple[int, str, str, int], dict[str, dict[str, float]]] = {}
     for row in rows:
-        point = (int(row["d"]), row["embeddings"] or "gaussian", row["model"], int(row["p"]))
-        by_start = points.setdefault(point, {}).setdefault(row["start"], {})
+        by_start = points.setdefault(point_of(row), {}).setdefault(row["start"], {})
         lower = float(row["fraction_lower"])
         by_start[row["seed"]] = max(lower, by_start.get(row["seed"], lower))
     print("| d | model | p | starts | instances | mean lower bound per start | best - other |")

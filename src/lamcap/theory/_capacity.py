@@ -434,14 +434,11 @@ def critical_p(
     partial = bool(np.any(accuracies < 1.0))
     if check_embeddings(embeddings) == "sphere":
         from lamcap.theory._unit_norm import (  # noqa: PLC0415
-            check_unit_norm_dimension,
+            check_unit_norm_arguments,
             unit_norm_critical_p,
         )
 
-        dimensions = check_unit_norm_dimension(d, "critical_p")
-        if np.any(np.asarray(check_kappa(kappa)) != 1.0):
-            msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
-            raise ValueError(msg)
+        dimensions = check_unit_norm_arguments(d, kappa, "critical_p")
         if not partial:
             return float_result(unit_norm_critical_p(dimensions))
         from lamcap.theory._partial_recall import unit_norm_partial_critical_p  # noqa: PLC0415

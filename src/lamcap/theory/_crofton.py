@@ -332,14 +332,11 @@ def feasibility_probability(
     width = full_rank_width(d, kappa)
     if sphere:
         from lamcap.theory._unit_norm import (  # noqa: PLC0415
-            check_unit_norm_dimension,
+            check_unit_norm_arguments,
             unit_norm_width_scale,
         )
 
-        dimensions = check_unit_norm_dimension(d, "feasibility_probability")
-        if np.any(np.asarray(kappa) != 1.0):
-            msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
-            raise ValueError(msg)
+        dimensions = check_unit_norm_arguments(d, kappa, "feasibility_probability")
         width = width * unit_norm_width_scale(outputs, dimensions)
     outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)
     result = np.empty(outputs_b.shape)

@@ -49,7 +49,6 @@ from lamcap._validation import (
     check_embeddings,
     check_finite_array,
     check_integer_array,
-    check_kappa,
     plain,
 )
 from lamcap.theory._arrays import broadcast, float_result
@@ -201,16 +200,6 @@ def _quantile(law: FloatArray, accuracy: float) -> float:
 # --------------------------------------------------------------------------- unit-norm model
 
 
-def _unit_norm_sizes(d: ArrayLike, kappa: ArrayLike, where: str) -> NDArray[np.int64]:
-    """``d`` for ``embeddings="sphere"`` (integers >= 4), with ``kappa`` 1; else ValueError."""
-    from lamcap.theory._unit_norm import check_unit_norm_dimension  # noqa: PLC0415
-
-    if np.any(np.asarray(check_kappa(kappa)) != 1.0):
-        msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
-        raise ValueError(msg)
-    return check_unit_norm_dimension(d, where)
-
-
 def _unit_norm_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
     r""":math:`\mathbb{E}[C_p]/C_p(d)` elementwise at integer ``p`` (the factor on the budget)."""
     from lamcap.theory._unit_norm import unit_norm_width_scale  # noqa: PLC0415
@@ -239,26 +228,17 @@ def unit_norm_partial_critical_p(d: int, accuracy: float) -> float:
     (the unit-norm costs are smaller, :math:`C_p(d) < \mathbb{E}[C_p]`, so the root lies
     above it), on integers by doubling and bisection, then by bisection in real ``p``.
     """
+    from lamcap.theory._unit_norm import integer_bracket  # noqa: PLC0415
+
     target = float(d) * float(d)
 
     def excess(q: float) -> float:
-        return _unit_norm_partial_load(q, accuracy, d) - target
+        return _unit_norm_partial_load(float(q), accuracy, d) - target
 
-    low = max(2, math.floor(partial_critical_p(target, accuracy, d)))
-    while low > 2 and excess(float(low)) >= 0.0:
-        low = max(2, low // 2)
-    if excess(float(low)) >= 0.0:
+    bracket = integer_bracket(excess, math.floor(partial_critical_p(target, accuracy, d)))
+    if bracket is None:
         return 2.0
-    high = max(low + 1, math.ceil(1.1 * low))
-    while excess(float(high)) < 0.0:
-        low, high = high, 2 * high
-    while high - low > 1:
-        middle = (low + high) // 2
-        if excess(float(middle)) < 0.0:
-            low = middle
-        else:
-            high = middle
-    return _bisect_increasing(excess, float(low), float(high))
+    return _bisect_increasing(excess, float(bracket[0]), float(bracket[1]))
 
 
 # --------------------------------------------------------------------------- recall_fraction
@@ -356,8 +336,11 @@ def recall_fraction(
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     sphere = check_embeddings(embeddings) == "sphere"
-    sizes = _unit_norm_sizes(d, kappa, "recall_fraction") if sphere else None
-    if sizes is None:
+    if sphere:
+        from lamcap.theory._unit_norm import check_unit_norm_arguments  # noqa: PLC0415
+
+        sizes = check_unit_norm_arguments(d, kappa, "recall_fraction")
+    else:
         sizes = check_integer_array("d", d, minimum=1)
     _check_square_fits(sizes, sizes.astype(np.float64))
     width = full_rank_width(d, kappa)

@@ -80,6 +80,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -567,6 +568,43 @@ def check_unit_norm_dimension(d: Any, where: str) -> NDArray[np.int64]:
     return np.asarray(check_integer_array("d", d, minimum=MIN_DIMENSION), dtype=np.int64)
 
 
+def check_unit_norm_arguments(d: Any, kappa: Any, where: str) -> NDArray[np.int64]:
+    """``d`` as by :func:`check_unit_norm_dimension`, with ``kappa`` 1 (the unit-norm laws
+    are full rank); else ValueError naming the argument."""
+    from lamcap._validation import check_kappa, plain  # noqa: PLC0415
+
+    dimensions = check_unit_norm_dimension(d, where)
+    if np.any(np.asarray(check_kappa(kappa)) != 1.0):
+        msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
+        raise ValueError(msg)
+    return dimensions
+
+
+def integer_bracket(excess: Callable[[float], float], start: int) -> tuple[int, int] | None:
+    """Consecutive integers ``low < high`` with ``excess(low) < 0 <= excess(high)``.
+
+    ``excess`` increases in p.  The search starts at ``start`` (at least 2), walks down
+    by halving while ``excess`` is not negative there, then up by doubling, then bisects
+    on the integers; None when ``excess(2) >= 0`` (the root lies at or below 2).
+    """
+    low = max(2, start)
+    if excess(low) >= 0.0:  # not expected from a start below the root; walk down
+        while low > 2 and excess(low) >= 0.0:
+            low = max(2, low // 2)
+        if excess(low) >= 0.0:
+            return None
+    high = max(low + 1, math.ceil(1.1 * low))
+    while excess(high) < 0.0:
+        low, high = high, 2 * high
+    while high - low > 1:
+        split = (low + high) // 2
+        if excess(split) < 0.0:
+            low = split
+        else:
+            high = split
+    return low, high
+
+
 def unit_norm_dimension(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
     r""":math:`C_p(d)` elementwise over broadcast integer arrays ``p`` and ``d`` (:func:`unit_norm_distance`)."""
     p_b, d_b = np.broadcast_arrays(p, d)
@@ -611,21 +649,10 @@ def _critical_one(d: int) -> float:
     def excess(q: float) -> float:
         return q * _dimension_at(q, d) - target
 
-    low = max(2, math.floor(float(critical_p(d))))
-    if excess(low) >= 0.0:  # not expected; walk down to a bracket
-        while low > 2 and excess(low) >= 0.0:
-            low = max(2, low // 2)
-        if excess(low) >= 0.0:
-            return 2.0
-    high = max(low + 1, math.ceil(1.1 * low))
-    while excess(high) < 0.0:
-        low, high = high, 2 * high
-    while high - low > 1:
-        split = (low + high) // 2
-        if excess(split) < 0.0:
-            low = split
-        else:
-            high = split
+    bracket = integer_bracket(excess, math.floor(float(critical_p(d))))
+    if bracket is None:
+        return 2.0
+    low, high = bracket
     lower, upper = float(low), float(high)
     for _ in range(60):
         middle = 0.5 * (lower + upper)
