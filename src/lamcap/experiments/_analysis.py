@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap.experiments._fitting import TransitionFit, fit_transition, wilson_interval
-from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell
 
 
@@ -127,19 +127,6 @@ class CellData:
 _Key = tuple[int, int, str, str, int, float, int, str]
 
 
-def _row_key(row: Mapping[str, Any]) -> _Key:
-    return (
-        row["d"],
-        row["rank"],
-        row["model"],
-        row["method"],
-        row["p"],
-        row["margin"],
-        row["seed"],
-        row.get("embeddings") or "gaussian",
-    )
-
-
 def stored_rows(
     databases: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
 ) -> list[dict[str, Any]]:
@@ -159,7 +146,7 @@ def stored_rows(
         with ResultsStore(path, readonly=True) as store:
             rows = store.rows()
         for row in rows:
-            key = _row_key(row)
+            key = row_key(row)
             if key not in seen:
                 seen[key] = (row, str(path))
             elif seen[key][0]["verdict"] != row["verdict"]:
@@ -172,7 +159,8 @@ def stored_rows(
     return [row for row, _ in seen.values()]
 
 
-def _row_cell(row: Mapping[str, Any]) -> Cell:
+def row_cell(row: Mapping[str, Any]) -> Cell:
+    """The sweep cell of a stored row (κ from its rank, Gaussian embeddings if unrecorded)."""
     kappa = 1.0 if row["rank"] >= row["d"] else row["rank"] / row["d"]
     embeddings = row.get("embeddings") or "gaussian"
     return Cell(row["d"], round(kappa, 6), row["model"], row["method"], embeddings)
@@ -200,9 +188,14 @@ def cell_data(
     (unknown), are left out of the cell altogether.
     """
     rows = [row for row in stored_rows(database) if counts_verdict(row, proven_only=proven_only)]
+    return cell_data_of_rows(rows)
+
+
+def cell_data_of_rows(rows: Sequence[Mapping[str, Any]]) -> dict[Cell, CellData]:
+    """:func:`cell_data` of the given stored rows (e.g. only the instances a plan has planned)."""
     grouped: dict[Cell, dict[int, list[tuple[str, float]]]] = {}
     for row in rows:
-        cell = _row_cell(row)
+        cell = row_cell(row)
         accuracy = math.nan if row["accuracy"] is None else row["accuracy"]
         grouped.setdefault(cell, {}).setdefault(row["p"], []).append((row["verdict"], accuracy))
     result = {}
@@ -251,7 +244,7 @@ def infeasible_proofs(
     for row in stored_rows(database):
         if row["verdict"] != "infeasible" or row["method"] == "hebbian":
             continue
-        by_proof = counts.setdefault(_row_cell(row), {})
+        by_proof = counts.setdefault(row_cell(row), {})
         proof = row.get("infeasible_proof")
         by_proof[proof] = by_proof.get(proof, 0) + 1
     return {

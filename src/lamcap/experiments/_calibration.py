@@ -27,14 +27,19 @@ with a 95% Wilson interval; it also counts the runs that a per-claim 5% rule (no
 multiplicity correction) would have failed.
 
 With ``deviations`` (:data:`DEVIATIONS`: quantity -> size of the deviation) the
-claims of that quantity are false by a known amount: every decoupled transition
+claims of that quantity are off by a known amount: every decoupled transition
 (optimal, Hebbian, rank) at :math:`(1 + \Delta)` times its law's p, a constant
 OP/DP ratio :math:`1 + \Delta` at every d (so OP/DP does not tend to 1), or
 per-matrix spectra and scores whose means are off by :math:`\Delta`.
-:func:`power_curve` counts how often each such claim is called inconsistent,
-next to the power that :func:`lamcap.experiments._verdicts.power` predicts from
-the claim's own standard errors: the measured rate should be at least the
-prediction (the prediction is made at Holm's first threshold, the strictest).
+:func:`deviated_verdicts` counts the verdicts of each such claim.
+
+:func:`equivalence_rates` is the cheap synthetic check of the interval rule
+itself (docs/howto/reproduce.md, "The verdict rule, simulated"): families of
+:math:`k` claims whose true deviation is a chosen multiple of the tolerance,
+measured by Gaussian instances with an estimated spread, brought to the
+allocation stage's precision target by the same precision-only rule
+(:mod:`lamcap.experiments._allocation`), and judged by
+:func:`lamcap.experiments.judge`.
 
 Examples
 --------
@@ -63,7 +68,7 @@ from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments._runner import CellState, theory_guess
 from lamcap.experiments._shift import cell_law
 from lamcap.experiments._sweep import Cell, Sweep
-from lamcap.experiments._verdicts import LEVEL, TOLERANCES, Claim, judge, power
+from lamcap.experiments._verdicts import LEVEL, TOLERANCES, Claim, Tolerance, judge, verdict_word
 
 OP_LOG_RATIO = 0.7
 """Simulated :math:`\\log(p_c^{OP}/p_c^{DP}) = c/d` (1.045 at d = 16, 1.09 at d = 8)."""
@@ -233,52 +238,30 @@ def deviated_claims(claims: list[Claim], quantity: str) -> list[Claim]:
     return [c for c in tested if c.quantity == quantity]
 
 
-def predicted_power(claim: Claim, deviation: float, claims_tested: int) -> float:
-    """Power of ``claim`` against ``deviation`` (in the tolerance's units) at Holm's first step."""
-    tolerance = TOLERANCES[claim.quantity]
-    on_scale = math.log1p(deviation) if tolerance.relative else deviation
-    if claim.alternative == "less":
-        on_scale = -on_scale
-    return power(
-        on_scale,
-        claim.standard_errors,
-        significance=LEVEL / max(1, claims_tested),
-        df=claim.df,
-        alternative=claim.alternative,
-    )
-
-
 @dataclass
-class PowerPoint:
-    """Rejections of the deviated claims of one quantity at one deviation, over runs."""
+class VerdictTally:
+    """Verdicts of the deviated claims of one quantity at one deviation, over runs."""
 
     quantity: str
     deviation: float
     runs: int = 0
-    rejected: dict[str, int] = field(default_factory=dict)
-    predicted: dict[str, float] = field(default_factory=dict)
-    """Per claim: sum over runs of the predicted power (divide by ``runs``)."""
-    consistent: dict[str, int] = field(default_factory=dict)
-    """Per claim: runs in which the (false) claim was called consistent."""
+    verdicts: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per claim: verdict word -> runs."""
 
 
-def power_curve(
+def deviated_verdicts(
     plan: object, quantity: str, deviation: float, runs: int, *, first_seed: int = 1
-) -> PowerPoint:
-    """Simulate ``runs`` runs with the claims of ``quantity`` off by ``deviation``."""
-    point = PowerPoint(quantity, deviation)
+) -> VerdictTally:
+    """Simulate ``runs`` runs with the claims of ``quantity`` off by ``deviation``; count verdicts."""
+    tally = VerdictTally(quantity, deviation)
     for seed in range(first_seed, first_seed + runs):
         claims = simulate_claims(plan, seed, {quantity: deviation})
-        count = sum(c.tested for c in claims)
-        point.runs += 1
+        tally.runs += 1
         for claim in deviated_claims(claims, quantity):
-            name = claim.claim
-            point.rejected[name] = point.rejected.get(name, 0) + (claim.verdict == "inconsistent")
-            point.consistent[name] = point.consistent.get(name, 0) + (claim.verdict == "consistent")
-            point.predicted[name] = point.predicted.get(name, 0.0) + predicted_power(
-                claim, deviation, count
-            )
-    return point
+            counts = tally.verdicts.setdefault(claim.claim, {})
+            word = verdict_word(claim.verdict)
+            counts[word] = counts.get(word, 0) + 1
+    return tally
 
 
 @dataclass
@@ -318,4 +301,136 @@ def false_inconsistent_rate(
             outcome.rejections[claim.claim] = outcome.rejections.get(claim.claim, 0) + rejected
             extreme = int(claim.p_value <= LEVEL / len(tested))
             outcome.tail[claim.claim] = outcome.tail.get(claim.claim, 0) + extreme
+    return outcome
+
+
+# -- the interval rule on synthetic families ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SyntheticFamily:
+    r"""A family of :math:`k` synthetic claims for :func:`equivalence_rates`.
+
+    Each claim's measurement is the mean of instances drawn from
+    :math:`N(\Delta, \sigma^2)` on the test scale of ``quantity`` (:math:`\sigma`
+    = ``spread`` × the tolerance; the spread is estimated from the data, Student
+    t with n − 1 degrees of freedom), against a prediction of 0 whose stated
+    error is ``law_error`` × the tolerance.  ``start`` instances first; with
+    ``adaptive``, ``batch`` more at a time while the claim's statistical
+    half-width is above the allocation stage's target (never looking at the
+    estimate), up to ``most`` instances.
+    """
+
+    claims: int = 15
+    quantity: str = "transition"
+    spread: float = 2.0
+    start: int = 20
+    batch: int = 20
+    most: int = 4000
+    law_error: float = 0.0
+    adaptive: bool = True
+
+
+def _on_scale(tolerance: Tolerance, units: float) -> float:
+    """A deviation in the tolerance's units on the test scale (relative: log(1 + x))."""
+    return math.log1p(units) if tolerance.relative else units
+
+
+def _synthetic_claim(
+    family: SyntheticFamily, truth: float, tolerance: Tolerance, rng: np.random.Generator
+) -> Claim:
+    """One claim: instances until its precision target (adaptive), then estimate and test."""
+    from scipy import stats  # noqa: PLC0415
+
+    from lamcap.experiments._allocation import TARGET_SHARE  # noqa: PLC0415
+    from lamcap.experiments._verdicts import familywise_quantile  # noqa: PLC0415
+
+    sigma = family.spread * tolerance.value
+    law_error = _on_scale(tolerance, family.law_error * tolerance.value)
+    values = list(rng.normal(truth, sigma, family.start))
+    room = tolerance.on_scale() - law_error
+    while family.adaptive and room > 0 and len(values) < family.most:
+        error = float(np.std(values, ddof=1)) / math.sqrt(len(values))
+        quantile = familywise_quantile(family.claims, df=len(values) - 1)
+        if quantile * error <= TARGET_SHARE * room:
+            break
+        values += list(rng.normal(truth, sigma, family.batch))
+    data = np.asarray(values)
+    mean, error = float(data.mean()), float(data.std(ddof=1)) / math.sqrt(data.size)
+    t = mean / math.hypot(error, law_error / 1.959963984540054)
+    return Claim(
+        "synthetic",
+        "0",
+        f"{mean:.4f}",
+        z=t,
+        p_value=float(2 * stats.t.sf(abs(t), data.size - 1)),
+        test="t",
+        quantity=family.quantity,
+        estimates=(mean,),
+        standard_errors=(error,),
+        law_error=law_error,
+        df=float(data.size - 1),
+        count=int(data.size),
+        sample="instances",
+    )
+
+
+@dataclass
+class EquivalenceRates:
+    """Outcome of :func:`equivalence_rates` at one true deviation (in tolerance units)."""
+
+    multiple: float
+    runs: int = 0
+    claims: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)
+    """Verdict word -> claims, pooled over runs."""
+    any_inconsistent: int = 0
+    any_consistent: int = 0
+    covered: int = 0
+    """Runs in which every claim's interval held its true deviation."""
+    instances: int = 0
+
+    def rate(self, word: str) -> tuple[float, float, float]:
+        """Share of claims with verdict ``word`` and its 95% Wilson interval."""
+        count = self.verdicts.get(word, 0)
+        low, high = wilson_interval(count, self.claims)
+        return count / max(1, self.claims), float(low), float(high)
+
+    def familywise(self, count: int) -> tuple[float, float, float]:
+        """A share of runs with its 95% Wilson interval."""
+        low, high = wilson_interval(count, self.runs)
+        return count / max(1, self.runs), float(low), float(high)
+
+
+def equivalence_rates(
+    multiple: float, runs: int, family: SyntheticFamily | None = None, *, seed: int = 1
+) -> EquivalenceRates:
+    r"""Verdicts of ``runs`` synthetic families whose claims are all off by ``multiple`` × τ.
+
+    Each claim's true deviation is :math:`\pm` ``multiple`` × the tolerance (sign
+    drawn per claim).  Counted: the verdicts pooled over the claims, the runs
+    with any "inconsistent" (false when ``multiple`` ≤ 1) and with any
+    "consistent" (false when ``multiple`` > 1), the runs whose intervals all
+    held the truth, and the instances used.
+    """
+    chosen = family or SyntheticFamily()
+    tolerance = TOLERANCES[chosen.quantity]
+    rng = np.random.default_rng([seed, 34, round(1000 * multiple)])
+    outcome = EquivalenceRates(multiple)
+    for _ in range(runs):
+        signs = rng.choice((-1.0, 1.0), chosen.claims)
+        truths = [_on_scale(tolerance, sign * multiple * tolerance.value) for sign in signs]
+        claims = judge([_synthetic_claim(chosen, truth, tolerance, rng) for truth in truths])
+        words = [verdict_word(claim.verdict) for claim in claims]
+        outcome.runs += 1
+        outcome.claims += len(claims)
+        for word in words:
+            outcome.verdicts[word] = outcome.verdicts.get(word, 0) + 1
+        outcome.any_inconsistent += "inconsistent" in words
+        outcome.any_consistent += "consistent" in words
+        outcome.instances += sum(claim.count for claim in claims)
+        outcome.covered += all(
+            claim.interval[0] <= tolerance.to_units(truth) <= claim.interval[1]
+            for claim, truth in zip(claims, truths, strict=True)
+        )
     return outcome

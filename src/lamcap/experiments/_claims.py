@@ -368,13 +368,14 @@ def trend_claim(
             untested=f"needs ≥ {_MIN_TREND_SIZES} sizes to fit a trend",
         )
     df = math.inf if dfs is None else float(min(dfs))
-    parts, tests, standard_errors = [], [], []
+    parts, tests, estimates, standard_errors = [], [], [], []
     union_low, union_high = math.inf, -math.inf
     for variable in ("1/d", "1/log p"):
         trend = fit_trend(trend_variable(dims, variable), values, errors)
         z = (trend.intercept - limit) / trend.intercept_error
         p_value, quantile = _two_sided(z, df)
         tests.append((p_value, z))
+        estimates.append(trend.intercept - limit)
         standard_errors.append(trend.intercept_error)
         low, high = trend.intercept_interval(quantile)
         union_low, union_high = min(union_low, low), max(union_high, high)
@@ -393,6 +394,7 @@ def trend_claim(
         test="WLS trend, IU",
         kind="asymptotic",
         quantity=quantity,
+        estimates=tuple(estimates),
         standard_errors=tuple(standard_errors),
         df=df,
         count=len(dims),
@@ -505,7 +507,7 @@ def _location_claim(
         p_two = math.erfc(abs(z) / math.sqrt(2.0))
         test = "z shift ± model error"
     else:
-        standard_error, z, p_two, test = fit.se, fit.z, fit.p_value, "LR shift"
+        z, p_two, test = fit.z, fit.p_value, "LR shift"
     p_value = p_two
     if alternative == "greater":
         p_value = p_two / 2 if z > 0 else 1.0 - p_two / 2
@@ -518,10 +520,13 @@ def _location_claim(
         p_value=p_value,
         test=test,
         quantity="transition",
-        standard_errors=(standard_error,),
+        estimates=(fit.delta,),
+        standard_errors=(fit.se,),
+        law_error=math.log1p(model_error),
         alternative=alternative,
         count=int(data.decided.sum()),
         sample="decided instances",
+        cell=data.cell.label(),
         undecidable=undecidable,
         note="; ".join(notes),
     )
@@ -806,10 +811,14 @@ def _mean_claim(
 ) -> Claim:
     """A claim on the mean of a per-matrix statistic against a prediction.
 
-    One-sample t over the matrices; when the prediction is a model with a
-    stated (one standard deviation) ``model_error``, the statistic is
-    :math:`(\\bar x - \\mu)/\\sqrt{s^2/n + \\sigma_m^2}` on the same degrees of
-    freedom, so a miss within the model's error is not a contradiction.
+    The estimate is :math:`\\bar x - \\mu` with the standard error of the mean
+    over the matrices (Student t, matrices − 1 degrees of freedom); the
+    prediction's stated error (``prediction[1]``: a quadrature's, or a fitted
+    law's 95% half-width) widens the familywise interval
+    (:mod:`~lamcap.experiments._verdicts`).  The point-null test of exactness is the
+    one-sample t, or, when the prediction is a model with a stated (one standard
+    deviation) ``model_error``, :math:`(\\bar x - \\mu)/\\sqrt{s^2/n + \\sigma_m^2}`
+    on the same degrees of freedom.
     """
     shown = source if prediction is None else prediction_text(*prediction, source)
     if values.size < 2:
@@ -850,7 +859,9 @@ def _mean_claim(
         + (", not judged" if kind == "comparison" else ""),
         kind=kind,
         quantity=quantity,
-        standard_errors=(error,),
+        estimates=(mean - prediction[0],),
+        standard_errors=(_standard_error(values),),
+        law_error=prediction[1],
         df=float(df),
         count=int(values.size),
         sample="storing W",

@@ -30,14 +30,14 @@ like every other claim of the run (:mod:`lamcap.experiments._verdicts`):
   upper estimate) or :math:`\bar U` below :math:`f` (the best fraction is below
   the law's value at this size), p-value twice the smaller of the two (a union
   of two tests);
-* **power**: a deviation of the best fraction from :math:`f` is seen only
-  through the bound on its side, and the optimum may lie anywhere in the
-  bracket, so the detectable deviation is the statistical one plus the width
-  :math:`\bar U - \bar L` (``Claim.bracket_width``): "consistent" needs a
-  bracket narrower than the tolerance (0.01 of the fraction, quantity
-  ``"recall_fraction"``), which today's certified upper bound (about
-  :math:`n - 1`) does not give; otherwise "inconclusive", with the width and
-  what would narrow it.
+* **verdict**: the familywise interval of the deviation is the hull
+  :math:`[\bar L - f - q s_L,\; \bar U - f + q s_U]` (both ends of the bracket
+  are estimates), so "consistent" needs the whole bracket, widened by its
+  statistics, inside :math:`f \pm 0.01` (quantity ``"recall_fraction"``); the
+  claim's floor is half the width :math:`\bar U - \bar L`
+  (``Claim.bracket_width``), which today's certified upper bound (about
+  :math:`n - 1`) keeps above the tolerance: such a row says it cannot be
+  decided at 0.01, with the width, and what would narrow it.
 
 The solves are resumable: each finished instance is written by the parent
 process, in its own transaction, to ``max_recall.sqlite`` in the run's
@@ -550,10 +550,10 @@ def recall_fraction_claim(point: RecallPoint, predicted: float | None = None) ->
 
     ``predicted``: the RS value :math:`f` (default ``recall_fraction(d, p)``).
     The test is :func:`bracket_test` on the fractions :math:`R_-/n` and
-    :math:`R_+/n`; the claim's standard error is the larger of the two bounds'
-    (a deviation on either side must be detectable) and its ``bracket_width``
-    :math:`\bar U - \bar L`, so that its detectable deviation is the statistical
-    one plus the width (module docstring).
+    :math:`R_+/n`; the claim's estimates are the two ends of the bracket,
+    :math:`\bar L - f` and :math:`\bar U - f`, each with its standard error, so
+    that its familywise interval is their hull and its floor half the
+    ``bracket_width`` :math:`\bar U - \bar L` (module docstring).
     """
     name = (
         f"best recall fraction beyond capacity (DP, Gaussian), d = {point.d}, p = {point.p} "
@@ -603,7 +603,9 @@ def recall_fraction_claim(point: RecallPoint, predicted: float | None = None) ->
         p_value=test.p_value,
         test="bracket: one-sided t on each bound (×2)",
         quantity="recall_fraction",
-        standard_errors=(max(test.lower_error, test.upper_error),),
+        estimates=(test.lower - predicted, test.upper - predicted),
+        standard_errors=(test.lower_error, test.upper_error),
+        law_error=_RS_NUMERICAL_ERROR,
         df=test.df,
         count=point.count,
         sample="instances",

@@ -2,16 +2,19 @@ r"""Markdown tables of a reproduction: the judged claims and the fitted transiti
 
 The verdict logic (claims, Holm's rule, power, tolerances) lives in
 :mod:`lamcap.experiments._verdicts`; this module only renders.
-:func:`claims_table` prints one row per claim with its detectable deviation
-and verdict; :func:`markdown_table` the fitted transitions.
+:func:`claims_table` prints one row per claim with its familywise interval,
+floor, verdict and exactness; :func:`markdown_table` the fitted transitions.
 
 Examples
 --------
 >>> from lamcap.experiments._verdicts import Claim, judge
 >>> claims = judge([Claim("p_c(12)", "40.0", "39.1 [37.0, 41.2]", z=-0.8, p_value=0.42,
-...                       test="LR", quantity="transition", standard_errors=(0.027,))])
->>> print(claims_table(claims).splitlines()[2])
-| p_c(12) | finite-size | 40.0 | 39.1 [37.0, 41.2] | LR | -0.80 | 0.420 | 0.420 | 7.9% (2%) | inconclusive — detects 7.9% > 2%: needs about 15.4× the data |
+...                       test="LR", quantity="transition", estimates=(-0.023,),
+...                       standard_errors=(0.027,))])
+>>> print(claims_table(claims).splitlines()[2])  # doctest: +NORMALIZE_WHITESPACE
+| p_c(12) | finite-size | 40.0 | 39.1 [37.0, 41.2] | LR | -0.80 | 0.420 | 0.420 |
+[-7.3%, +3.0%] (±2%) | 0.0% | inconclusive — at the current estimate: needs about 273.9× the
+data | no bias detected (Holm p = 0.42) | – |
 """
 
 from __future__ import annotations
@@ -33,36 +36,52 @@ def _p_value(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _detectable(claim: Claim) -> str:
-    """The detectable deviation at 80% power next to the tolerance, in the claim's units."""
+def _interval(claim: Claim) -> str:
+    """The familywise interval of the deviation next to the tolerance, in the claim's units."""
     tolerance = TOLERANCES.get(claim.quantity)
-    if tolerance is None or claim.kind == "comparison" or not claim.standard_errors:
+    low, high = claim.interval
+    if tolerance is None or math.isnan(low) or math.isnan(high):
         return "–"
-    if not math.isfinite(claim.detectable):
-        return "∞"
-    if tolerance.relative:
-        return f"{100 * claim.detectable:.1f}% ({tolerance.text()})"
-    return f"{claim.detectable:.3f} ({tolerance.text()})"
+    return f"[{tolerance.show(low)}, {tolerance.show(high)}] (±{tolerance.text()})"
+
+
+def _floor(claim: Claim) -> str:
+    """The claim's floor in its units (the interval's half-width with unlimited data)."""
+    tolerance = TOLERANCES.get(claim.quantity)
+    if tolerance is None or math.isnan(claim.floor):
+        return "–"
+    return "∞ (one-sided)" if math.isinf(claim.floor) else tolerance.show(claim.floor)[1:]
+
+
+def _added(claim: Claim) -> str:
+    """Instances added after the planned rounds, and why the adding stopped."""
+    if not claim.allocation:
+        return "–"
+    return f"{claim.added} ({claim.allocation})"
 
 
 def claims_table(claims: Sequence[Claim]) -> str:
-    """Markdown table: claim, prediction, measured, test, z, p, Holm p, detectable, verdict."""
+    """Markdown table: claim, prediction, measurement, tests, interval, floor, verdict, exactness."""
     lines = [
         (
             "| claim | kind | finite-size prediction | measured [95% interval] | test | z | p "
-            "| Holm p | detectable at 80% (tolerance) | verdict |"
+            "| Holm p | deviation: familywise interval (tolerance) | floor | verdict "
+            "| exactness | instances added |"
         ),
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for claim in claims:
-        verdict = f"**{claim.verdict}**" if claim.verdict == "inconsistent" else claim.verdict
+        verdict = claim.verdict
+        if verdict in ("consistent", "inconsistent"):
+            verdict = f"**{verdict}**"
         details = [text for text in (claim.advice, claim.note) if text]
         if details:
             verdict += " — " + "; ".join(details)
         lines.append(
             f"| {claim.claim} | {claim.kind} | {claim.prediction} | {claim.measured} | "
             f"{claim.test or '–'} | {_statistic(claim.z, 2)} | {_p_value(claim.p_value)} | "
-            f"{_p_value(claim.adjusted)} | {_detectable(claim)} | {verdict} |"
+            f"{_p_value(claim.adjusted)} | {_interval(claim)} | {_floor(claim)} | {verdict} | "
+            f"{claim.exactness or '–'} | {_added(claim)} |"
         )
     return "\n".join(lines)
 

@@ -43,7 +43,7 @@ import os
 import platform
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,7 +52,13 @@ from typing import Any, TypeVar
 
 from lamcap import __version__
 from lamcap._progress import Progress
-from lamcap.experiments._analysis import CellData, TransitionRow, cell_data, transition_rows
+from lamcap.experiments._allocation import SWEEP_NAME, TARGET_SHARE, Allocator, CellRecord
+from lamcap.experiments._analysis import (
+    CellData,
+    TransitionRow,
+    cell_data_of_rows,
+    transition_rows,
+)
 from lamcap.experiments._claims import build_claims, measured_op_dp_claim, op_dp_law
 from lamcap.experiments._executors import default_workers, open_executor
 from lamcap.experiments._mechanism import (
@@ -64,11 +70,13 @@ from lamcap.experiments._mechanism import (
 )
 from lamcap.experiments._recall_fraction import RECALL_FILE, RecallDesign, RecallPoint, run_recall
 from lamcap.experiments._report import claims_table, markdown_table
-from lamcap.experiments._store import ResultsStore, check_store, git_commit
+from lamcap.experiments._runner import execute, planned_tasks, run_sweep
+from lamcap.experiments._store import ResultsStore, check_store, git_commit, row_key
 from lamcap.experiments._sweep import Cell, Sweep
+from lamcap.experiments._trials import solver_trial
 from lamcap.experiments._verdicts import (
     LEVEL,
-    POWER,
+    TOLERANCES,
     Claim,
     counts_text,
     judge,
@@ -104,7 +112,9 @@ class Plan:
     seed of the mechanism and max-recall instances (the sweeps carry their own,
     :data:`SEED` in both plans).  ``recall``: the max-recall solves of the
     partial-recall claim (:class:`~lamcap.experiments._recall_fraction.RecallDesign`;
-    ``None``: no such claim).
+    ``None``: no such claim).  ``budget``: CPU seconds of instances added after
+    the planned rounds to the cells whose claims can still be decided
+    (:mod:`lamcap.experiments._allocation`; 0: none).
     """
 
     name: str
@@ -114,7 +124,14 @@ class Plan:
     critical_fraction: float = 0.95
     seed: int = SEED
     recall: RecallDesign | None = None
+    budget: float = 0.0
 
+
+QUICK_BUDGET = 900.0
+"""CPU seconds the quick plan spends on added instances by default (7.5 minutes on 2 cores)."""
+
+FULL_BUDGET = 8 * 3600.0
+"""CPU seconds the full plan spends on added instances by default (8 CPU hours)."""
 
 QUICK = Plan(
     name="quick",
@@ -157,6 +174,7 @@ QUICK = Plan(
     # d = 10: each solve ends by itself in 1-2.5 s of CPU (d = 12 takes 3-4 s); the
     # limit only guards a busy machine
     recall=RecallDesign(dims=(10,), max_seconds=(30.0,), critical_fractions=(1.25, 1.5), seeds=8),
+    budget=QUICK_BUDGET,
 )
 
 FULL = Plan(
@@ -201,6 +219,7 @@ FULL = Plan(
     recall=RecallDesign(
         dims=(16, 32), max_seconds=(60.0, 300.0), critical_fractions=(1.25, 1.5), seeds=16
     ),
+    budget=FULL_BUDGET,
 )
 
 
@@ -332,33 +351,40 @@ _COLUMNS = f"""\
   (never counted as storable or not); matrices: the mean over the storing W of a
   per-matrix statistic with its t interval; trends: the value extrapolated to d → ∞ in
   x = 1/d and in x = 1/log critical_p(d).
-- **test** — *LR shift*: likelihood ratio of the law as it is against the law moved
+- **test** — the point-null test of exactness.  *LR shift*: likelihood ratio of the law as it is against the law moved
   along log p (χ²₁; below p = 0.05 a parametric bootstrap of 4000 redraws from the
   law); *z shift ± model error*: the fitted shift against the law's stated error added
   in quadrature; *one-sided*: a measured lower bound (the two-layer trainer), which
   contradicts a prediction only from above; *bracket*: the best recall fraction lies
   between the mean certified lower and upper bounds of the max-recall solver; one-sided
   t on each (the lower bounds above the prediction, or the upper bounds below it),
-  p twice the smaller; its detectable deviation adds the bracket's width, since the
-  optimum may lie anywhere inside; *t*: one-sample t over the matrices
+  p twice the smaller; both bounds are the claim's estimates, since the optimum may lie
+  anywhere inside; *t*: one-sample t over the matrices
   (df = matrices − 1; *± model error* adds the law's error); *WLS trend, IU*: weighted
   least-squares extrapolation in 1/d and in 1/log p, p the larger of the two
   (intersection–union: the claim fails only if both exclude the limit on the same side;
   p = 1 when they fall on either side of it).
-- **z** — standardised distance (measured − predicted) / standard error (t for t tests;
-  the signed root of the LR statistic).
-- **p**, **Holm p** — p-value and its Holm adjustment over all tested claims.
-- **detectable at 80% (tolerance)** — the smallest deviation from the prediction that this
-  run would call inconsistent with probability {100 * POWER:g}% under the same familywise rule
-  (at Holm's first threshold, {100 * LEVEL:g}% / number of tested claims), in the claim's
-  units, next to the claim's tolerance of scientific interest (table below).
-- **verdict** — *inconsistent* if Holm p ≤ {LEVEL:g}: the chance that a run calls any true
-  claim inconsistent is at most {100 * LEVEL:g}% (Holm's rule, valid for dependent tests;
-  checked by simulating whole runs, docs/howto/reproduce.md).  *consistent* only when the
-  test does not reject **and** its detectable deviation is at most the tolerance: the run
-  could have seen a deviation that matters, and did not.  *inconclusive* otherwise, with
-  what would make it conclusive (more instances, more matrices, more or larger sizes), or
-  when the data cannot decide (more than 10% undecided instances in a transition window).
+- **z**, **p**, **Holm p** — the point-null test of "no deviation" (the law's exactness):
+  standardised distance, p-value and its Holm adjustment over the judged claims.
+- **deviation: familywise interval (tolerance)** — the interval of (measured − predicted)
+  in the claim's units, simultaneous over the run's judged claims (Bonferroni at
+  {100 * LEVEL:g}%), widened on both sides by the law's own stated error; the hull of both
+  ends for a bracket and of both extrapolations for a trend; next to ±tolerance.
+- **floor** — the interval's half-width with unlimited instances: the law's own error plus
+  half the spread of the claim's estimates (a bracket's half-width, half the gap between
+  two extrapolations); ∞ for a one-sided bound.  A claim whose floor is not below its
+  tolerance cannot be decided by more instances, and says so.
+- **verdict** — *consistent*: the interval lies inside ±tolerance; *inconsistent*: it lies
+  wholly outside; *inconclusive* otherwise, saying what would decide it at the current
+  estimate, or why nothing can (its floor), or that the data cannot locate the
+  transition (more than 10% undecided instances in its window).
+- **exactness** — "bias detected" with the estimate and its familywise interval when the
+  Holm-adjusted point-null test rejects; a law can be consistent within its tolerance and
+  still detectably biased.
+- **instances added** — instances added to the claim's cell after the planned rounds
+  (cheapest information first, until the claim's statistical half-width is
+  {100 * TARGET_SHARE:g}% of the room the floor leaves, or the budget is spent), and why
+  the adding stopped.
   *not tested* says why; *comparison* rows are not judged."""
 
 
@@ -387,6 +413,9 @@ def _report(
     out: Path,
     seconds: float,
     where: str,
+    *,
+    tolerances: Mapping[str, float] | None = None,
+    allocation: Allocation | None = None,
 ) -> str:
     figure_lines = "\n".join(
         f"![{p.stem}](figures/{p.name})" for p in figures if p.suffix == ".png"
@@ -395,6 +424,8 @@ def _report(
         f"- [{p.relative_to(out)}]({p.relative_to(out)})" for p in tables if p.suffix == ".md"
     )
     verdicts = counts_text(claims)
+    family = sum(claim.tested for claim in claims)
+    budget_text = "No instances added" if allocation is None else allocation.text()
     _, measured_op_dp = measured_op_dp_claim()
     commit = git_commit()
     provenance = f"commit {commit}" if commit else f"lamcap {__version__} (no git checkout)"
@@ -404,11 +435,16 @@ def _report(
 {seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and the theory pages of the
 lamcap documentation.
 
-**{verdicts}.**  Verdicts are familywise: with Holm's rule over the {sum(c.tested for c in claims)}
-tested claims, the chance that this run calls any true claim "inconsistent" is at most
-{100 * LEVEL:g}%.  A claim is "consistent" only when the run could have detected a deviation
-larger than its tolerance with {100 * POWER:g}% probability; otherwise it is "inconclusive" and
-its row says what would decide it.  Mechanism claims (spectra, scores) are about the max-margin W,
+**{verdicts}.**  {budget_text}.
+
+A claim is *consistent* when the familywise interval of (measured − predicted), widened
+by the law's own stated error, lies inside ±tolerance; *inconsistent* when it lies wholly
+outside; *inconclusive* otherwise, with what would decide it, or the number that keeps
+any sample size from deciding it (its floor).  The {family} judged claims' intervals are
+simultaneous (Bonferroni): the chance that any of them misses its truth, and so that this
+run makes any false call either way, is at most {100 * LEVEL:g}%.  Whether a law is exact
+is answered apart ("exactness": the point-null test, Holm-adjusted).  Mechanism claims
+(spectra, scores) are about the max-margin W,
 `lamcap.solve(instance, objective="max_margin")` with a certified relative gap
 ≤ {MAX_MARGIN_TOLERANCE:g}; the first feasible W, the Adam/cross-entropy W and the
 two-layer trainer appear as labelled comparisons.
@@ -417,11 +453,12 @@ two-layer trainer appear as labelled comparisons.
 
 {claims_table(claims)}
 
-### Tolerances of scientific interest
+### Tolerances used
 
-Fixed per quantity before any data are seen (`lamcap.experiments._verdicts.TOLERANCES`):
+The defaults were fixed per quantity before any data were seen
+(`lamcap.experiments._verdicts.TOLERANCES`); `--tolerance QUANTITY=VALUE` sets them:
 
-{tolerance_table()}
+{tolerance_table(tolerances)}
 
 ### Columns
 
@@ -494,11 +531,104 @@ def evaluate(
     cells: dict[Cell, CellData],
     samples: list[SolutionSample],
     recall: list[RecallPoint] | None = None,
+    *,
+    tolerances: Mapping[str, float] | None = None,
+    added: Mapping[Cell, CellRecord] | None = None,
 ) -> tuple[list[TransitionRow], list[Claim]]:
-    """Fitted transitions and judged claims of a run (``recall``: the max-recall points)."""
+    """Fitted transitions and judged claims of a run.
+
+    ``recall``: the max-recall points; ``tolerances``: the user's overrides of
+    :data:`~lamcap.experiments._verdicts.TOLERANCES`; ``added``: what the
+    allocation stage added per cell (copied into each claim's ``added`` and
+    ``allocation``).
+    """
     rows = transition_rows(cells)
-    claims = build_claims(cells, rows, samples, law=op_dp_law(), recall=recall or ())
-    return rows, judge(claims)
+    claims = judge(
+        build_claims(cells, rows, samples, law=op_dp_law(), recall=recall or ()),
+        tolerances=tolerances,
+    )
+    records = {cell.label(): record for cell, record in (added or {}).items()}
+    return rows, [_with_allocation(claim, records) for claim in claims]
+
+
+def _with_allocation(claim: Claim, records: Mapping[str, CellRecord]) -> Claim:
+    record = records.get(claim.cell)
+    if record is None or not record.reason:
+        return claim
+    return dataclasses.replace(claim, added=record.added, allocation=record.reason)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """What the allocation stage did: per-cell records, CPU seconds spent, the budget."""
+
+    records: dict[Cell, CellRecord]
+    spent: float
+    budget: float
+
+    def text(self) -> str:
+        """One sentence for the report's first lines."""
+        added = sum(record.added for record in self.records.values())
+        cells = sum(record.added > 0 for record in self.records.values())
+        return (
+            f"Budget: {self.spent:.0f} of {self.budget:.0f} CPU seconds spent on {added} instances "
+            f"added to {cells} cell{'s' if cells != 1 else ''} after the planned rounds"
+        )
+
+
+def add_instances(
+    plan: Plan,
+    database: Path,
+    executor: Executor,
+    claims_of: Callable[[dict[Cell, CellData]], list[Claim]],
+    *,
+    budget: float,
+    tolerances: Mapping[str, float] | None,
+    progress: bool,
+) -> tuple[dict[Cell, CellData], Allocation]:
+    """Add instances where claims can still be decided (:mod:`lamcap.experiments._allocation`).
+
+    Returns the data of every planned instance (the sweeps' and the added
+    ones, never stale rows of rounds not replayed) and what was added.
+    """
+    with ResultsStore(database) as store:
+        verdicts = {row_key(row): row["verdict"] for row in store.rows()}
+        planned, sweeps = {}, {}
+        for sweep in plan.sweeps:
+            for cell, tasks in planned_tasks(sweep, verdicts).items():
+                planned[cell], sweeps[cell] = tasks, sweep
+        with Progress(
+            "added instances",
+            unit="instances",
+            note=f"budget {budget:.0f} CPU s",
+            enabled=progress,
+            interval=PLAIN_INTERVAL,
+        ) as bar:
+
+            def on_round(_tasks: int, spent: float) -> None:
+                bar.note(f"{spent:.0f} of {budget:.0f} CPU s spent")
+
+            allocator = Allocator(
+                planned,
+                sweeps,
+                claims_of,
+                budget,
+                store,
+                dict(tolerances or {}),
+                on_round=on_round,
+            )
+            if budget > 0:
+                execute(
+                    [allocator],
+                    store,
+                    executor,
+                    solver_trial,
+                    sweep_name=SWEEP_NAME,
+                    on_planned=lambda tasks, done: bar.grow(tasks, done=done),
+                    on_recorded=bar.advance,
+                )
+            cells = cell_data_of_rows(allocator.rows())
+    return cells, Allocation(allocator.records, allocator.spent, budget)
 
 
 def reproduce(
@@ -512,16 +642,26 @@ def reproduce(
     plan: Plan | None = None,
     with_tables: bool = True,
     connect_timeout: float = 5.0,
+    tolerances: Mapping[str, float] | None = None,
+    budget: float | None = None,
 ) -> Path:
     """Run a reproduction into ``out``; return the path of ``report.md``.
 
     ``plan`` overrides the quick/full choice; ``with_tables=False`` skips the
     sympy tables (tests).  ``progress`` writes per-stage progress to stderr.
+    ``tolerances``: quantity -> tolerance, overriding the defaults
+    (:data:`~lamcap.experiments._verdicts.TOLERANCES`); ``budget``: CPU seconds
+    of instances added after the planned rounds (default the plan's,
+    :data:`QUICK_BUDGET` or :data:`FULL_BUDGET`; 0: none).
     """
-    from lamcap.experiments._runner import run_sweep  # noqa: PLC0415
     from lamcap.experiments.figures import draw_all, save_samples  # noqa: PLC0415
 
     chosen = plan if plan is not None else (QUICK if quick else FULL)
+    spend = chosen.budget if budget is None else float(budget)
+    if not (math.isfinite(spend) and spend >= 0):
+        msg = f"budget must be a finite number of CPU seconds >= 0, got {budget!r}"
+        raise ValueError(msg)
+    judge([], tolerances=tolerances)  # checks the overrides before any work
     directory = Path(out)
     database = directory / "results.sqlite"
     if directory.exists() and not directory.is_dir():
@@ -546,6 +686,21 @@ def reproduce(
             recall = run_recall(
                 executor, chosen.recall, chosen.seed, directory / RECALL_FILE, progress=progress
             )
+        law = op_dp_law()
+
+        def claims_of(cells: dict[Cell, CellData]) -> list[Claim]:
+            built = build_claims(cells, transition_rows(cells), samples, law=law, recall=recall)
+            return judge(built, tolerances=tolerances)
+
+        cells, allocation = add_instances(
+            chosen,
+            database,
+            executor,
+            claims_of,
+            budget=spend,
+            tolerances=tolerances,
+            progress=progress,
+        )
         figures = draw_all(
             database,
             directory / "figures",
@@ -559,9 +714,9 @@ def reproduce(
             tables = _write_tables(pages, directory / "tables")
     rows, claims = _staged(
         "predictions and tests",
-        "finite-size laws, fits, Holm's rule",
+        "finite-size laws, fits, familywise intervals",
         progress,
-        lambda: evaluate(cell_data(database), samples, recall),
+        lambda: evaluate(cells, samples, recall, tolerances=tolerances, added=allocation.records),
     )
     report = directory / "report.md"
     text = _report(
@@ -573,38 +728,78 @@ def reproduce(
         directory,
         time.perf_counter() - started,
         where,
+        tolerances=tolerances,
+        allocation=allocation,
     )
     report.write_text(text, encoding="utf-8")
-    _write_claims(claims, directory / "claims.json")
+    _write_claims(claims, directory / "claims.json", tolerances=tolerances, allocation=allocation)
     return report
 
 
-def _write_claims(claims: list[Claim], path: Path) -> None:
-    """Every judged claim as JSON (NaN and infinity as null), for scripts and the CLI summary."""
+def _plain(value: object) -> object:
+    """JSON-ready: NaN as null, ±infinity as the strings ``"inf"`` and ``"-inf"``, tuples as lists."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and math.isinf(value):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    return value
 
-    def plain(value: object) -> object:
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        if isinstance(value, tuple | list):
-            return [plain(item) for item in value]
-        return value
 
-    records = [
-        {key: plain(value) for key, value in dataclasses.asdict(claim).items()} for claim in claims
-    ]
-    text = json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False)
+def _write_claims(
+    claims: list[Claim],
+    path: Path,
+    *,
+    tolerances: Mapping[str, float] | None = None,
+    allocation: Allocation | None = None,
+) -> None:
+    """Every judged claim as JSON, with the tolerances used and the budget spent.
+
+    ``{"tolerances": {quantity: value}, "budget": {"cpu_seconds": ..., "spent": ...},
+    "claims": [...]}``; NaN is written as null, infinity as ``"inf"`` (:func:`_plain`).
+    """
+    used = {q: t.value for q, t in TOLERANCES.items()} | dict(tolerances or {})
+    document = {
+        "tolerances": used,
+        "budget": None
+        if allocation is None
+        else {"cpu_seconds": allocation.budget, "spent": allocation.spent},
+        "claims": [
+            {key: _plain(value) for key, value in dataclasses.asdict(claim).items()}
+            for claim in claims
+        ],
+    }
+    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
     path.write_text(text + "\n", encoding="utf-8")
 
 
+def _number(value: object) -> object:
+    """A JSON value read back: null as NaN, ``"inf"`` and ``"-inf"`` as floats."""
+    if value is None:
+        return math.nan
+    if value in ("inf", "-inf"):
+        return float(str(value))
+    return value
+
+
 def read_claims(path: str | os.PathLike[str]) -> list[Claim]:
-    """The judged claims written by a run (``claims.json``), null read back as NaN."""
-    records = json.loads(Path(path).read_text(encoding="utf-8"))
+    """The judged claims written by a run (``claims.json``), null read back as NaN.
+
+    Reads the document of :func:`_write_claims` and the bare list of claims
+    earlier versions wrote; fields this version does not know are left out.
+    """
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    records = document["claims"] if isinstance(document, dict) else document
+    known = {f.name for f in dataclasses.fields(Claim)}
     claims = []
     for record in records:
-        fields: dict[str, Any] = {k: math.nan if v is None else v for k, v in record.items()}
-        fields["standard_errors"] = tuple(
-            math.inf if e is None else e for e in record.get("standard_errors") or ()
-        )
+        fields: dict[str, Any] = {k: _number(v) for k, v in record.items() if k in known}
+        for name in ("estimates", "standard_errors", "interval"):
+            if name in fields:
+                fields[name] = tuple(_number(e) for e in fields[name] or ())
+        if fields.get("interval") == ():
+            del fields["interval"]
         if record.get("df", 0) is None:
             fields["df"] = math.inf
         claims.append(Claim(**fields))

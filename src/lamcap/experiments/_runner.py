@@ -46,15 +46,16 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from lamcap._progress import Progress
 from lamcap.experiments._executors import open_executor
 from lamcap.experiments._fitting import TransitionFit, fit_transition
-from lamcap.experiments._store import ResultsStore
+from lamcap.experiments._hebbian_trials import hebbian_trials
+from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell, Sweep, Task, p_from_load
 from lamcap.experiments._trials import solver_trial
 
@@ -290,15 +291,143 @@ def run_sweep(
             return _run(sweep, store, local, trial, progress, guess, keep)
 
 
-def _drain(
-    pending: dict[Future[dict[str, Any]], tuple[int, Task]],
-    record: Callable[[Future[dict[str, Any]]], object],
-) -> None:
+def ignore_progress(*_arguments: object) -> None:
+    """Do nothing (the default progress callbacks of :func:`execute`)."""
+
+
+def batch_trial(
+    trial: Callable[[Task], dict[str, Any]], tasks: Sequence[Task]
+) -> list[dict[str, Any]]:
+    """The records of ``tasks`` in one call on a worker, in their order.
+
+    Hebbian tasks of the default trial go through
+    :func:`lamcap.experiments._hebbian_trials.hebbian_trials` (many instances
+    per call, the same verdicts as :func:`solver_trial`); any other trial is
+    called once per task.
+    """
+    if trial is solver_trial and tasks and all(task.method == "hebbian" for task in tasks):
+        return hebbian_trials(tasks)
+    return [trial(task) for task in tasks]
+
+
+class Planner(Protocol):
+    """What plans rounds of instances: a cell's :class:`CellState`, or an allocator.
+
+    ``next_round(verdicts)`` returns the next round's tasks, planned only from
+    the verdicts of the tasks it planned before (all finished), or an empty
+    list when it is done: so a restart replays the same rounds.
+    """
+
+    def next_round(self, verdicts: dict[Key, str]) -> list[Task]: ...
+
+
+BATCH_SIZE = 128
+"""Hebbian instances per submitted call (:func:`lamcap.experiments._trials.batch_trial`):
+one Hebbian instance costs milliseconds, far less than a round trip to a worker."""
+
+
+def _batches(tasks: list[Task], trial: TrialFunction) -> list[list[Task]]:
+    """Tasks grouped per call: Hebbian tasks of the default trial by :data:`BATCH_SIZE`, others alone."""
+    if trial is not solver_trial:
+        return [[task] for task in tasks]
+    cheap = [task for task in tasks if task.method == "hebbian"]
+    batches = [cheap[i : i + BATCH_SIZE] for i in range(0, len(cheap), BATCH_SIZE)]
+    return batches + [[task] for task in tasks if task.method != "hebbian"]
+
+
+Pending = dict[Future[list[dict[str, Any]]], tuple[int, list[Task]]]
+
+
+def _drain(pending: Pending, record: Callable[[Future[list[dict[str, Any]]]], object]) -> None:
     """On interruption: cancel what has not started, keep what already finished."""
     for future in list(pending):
         if not future.cancel() and future.done() and future in pending:
             with contextlib.suppress(BaseException):
                 record(future)
+
+
+def _raise_failure(failures: list[tuple[Task, BaseException]]) -> None:
+    """Stop the run on a failed trial: ValueError for bad input (exit 2), else RuntimeError."""
+    task, error = failures[0]
+    if isinstance(error, ValueError):  # bad or impossible input: exit 2, one line
+        msg = f"{len(failures)} instance(s) cannot run, first {task}: {error}"
+        raise ValueError(msg) from error
+    msg = f"{len(failures)} instance(s) failed, first {task}: {type(error).__name__}: {error}"
+    raise RuntimeError(msg) from error
+
+
+def execute(
+    planners: list[Planner],
+    store: ResultsStore,
+    executor: Executor,
+    trial: TrialFunction,
+    *,
+    sweep_name: str,
+    on_planned: Callable[[int, int], None] = ignore_progress,
+    on_recorded: Callable[[int], None] = ignore_progress,
+    on_exhausted: Callable[[], None] = ignore_progress,
+    on_started: Callable[[], None] = ignore_progress,
+) -> tuple[int, int]:
+    """Run the rounds of every planner on ``executor``, resumably; return (ran, skipped).
+
+    Each planner's next round is planned when its previous one has finished;
+    instances already in ``store`` are skipped (their stored verdicts stand),
+    every finished one is written by this (parent) process in its own
+    transaction.  Hebbian instances of the default trial go to a worker
+    :data:`BATCH_SIZE` at a time.  The callbacks report progress: instances
+    planned and already done, instances recorded, a planner with nothing left,
+    and the end of the first rounds of all planners.
+    """
+    verdicts: dict[Key, str] = {row_key(r): r["verdict"] for r in store.rows()}
+    pending: Pending = {}
+    outstanding: dict[int, int] = {}
+    ran = skipped = 0
+
+    def advance(index: int) -> None:
+        nonlocal skipped
+        while True:
+            tasks = planners[index].next_round(verdicts)
+            if not tasks:
+                on_exhausted()
+                return
+            todo = [task for task in tasks if task.key() not in verdicts]
+            skipped += len(tasks) - len(todo)
+            on_planned(len(tasks), len(tasks) - len(todo))
+            if todo:
+                outstanding[index] = len(todo)
+                for batch in _batches(todo, trial):
+                    pending[executor.submit(batch_trial, trial, batch)] = (index, batch)
+                return
+
+    def record(future: Future[list[dict[str, Any]]]) -> tuple[Task, BaseException] | None:
+        nonlocal ran
+        index, batch = pending.pop(future)
+        error = future.exception()
+        if error is not None:
+            return batch[0], error
+        for task, result in zip(batch, future.result(), strict=True):
+            store.add(task, result, sweep=sweep_name)
+            verdicts[task.key()] = str(result["verdict"])
+        ran += len(batch)
+        on_recorded(len(batch))
+        outstanding[index] -= len(batch)
+        if outstanding[index] == 0:
+            advance(index)
+        return None
+
+    try:
+        for index in range(len(planners)):
+            advance(index)
+        on_started()
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            failures = [failure for future in finished if (failure := record(future)) is not None]
+            if failures:
+                _raise_failure(failures)
+    except BaseException:
+        _drain(pending, record)
+        raise
+    return ran, skipped
 
 
 def _run(
@@ -311,82 +440,50 @@ def _run(
     keep: frozenset[Key] | None,
 ) -> SweepOutcome:
     started = time.perf_counter()
-    verdicts: dict[Key, str] = {
-        (
-            r["d"],
-            r["rank"],
-            r["model"],
-            r["method"],
-            r["p"],
-            r["margin"],
-            r["seed"],
-            r["embeddings"],
-        ): r["verdict"]
-        for r in store.rows()
-    }
     states = [
         CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0, keep=keep)
         for cell in sweep.cells()
     ]
-    pending: dict[Future[dict[str, Any]], tuple[int, Task]] = {}
-    outstanding: dict[int, int] = {}
     bar = _SweepProgress(progress, sweep, states)
-    ran = skipped = 0
-
-    def advance(index: int) -> None:
-        nonlocal skipped
-        state = states[index]
-        while True:
-            tasks = state.next_round(verdicts)
-            if not tasks:
-                bar.update_note()
-                return
-            todo = [task for task in tasks if task.key() not in verdicts]
-            skipped += len(tasks) - len(todo)
-            bar.planned(len(tasks), len(tasks) - len(todo))
-            if todo:
-                outstanding[index] = len(todo)
-                for task in todo:
-                    pending[executor.submit(trial, task)] = (index, task)
-                return
-
-    def record(future: Future[dict[str, Any]]) -> tuple[Task, BaseException] | None:
-        nonlocal ran
-        index, task = pending.pop(future)
-        error = future.exception()
-        if error is not None:
-            return task, error
-        result = future.result()
-        store.add(task, result, sweep=sweep.name)
-        verdicts[task.key()] = str(result["verdict"])
-        ran += 1
-        bar.bar.advance()
-        outstanding[index] -= 1
-        if outstanding[index] == 0:
-            advance(index)
-        return None
-
     try:
-        for index in range(len(states)):
-            advance(index)
-        bar.release()
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            failures = [failure for future in finished if (failure := record(future)) is not None]
-            if failures:
-                task, error = failures[0]
-                if isinstance(error, ValueError):  # bad or impossible input: exit 2, one line
-                    msg = f"{len(failures)} instance(s) cannot run, first {task}: {error}"
-                    raise ValueError(msg) from error
-                msg = (
-                    f"{len(failures)} instance(s) failed, first {task}: "
-                    f"{type(error).__name__}: {error}"
-                )
-                raise RuntimeError(msg) from error
+        ran, skipped = execute(
+            list(states),
+            store,
+            executor,
+            trial,
+            sweep_name=sweep.name,
+            on_planned=bar.planned,
+            on_recorded=bar.bar.advance,
+            on_exhausted=bar.update_note,
+            on_started=bar.release,
+        )
     except BaseException:
-        _drain(pending, record)
         bar.bar.close(interrupted=True)
         raise
+    bar.release()
     bar.bar.close()
+    verdicts = {row_key(r): r["verdict"] for r in store.rows()}
     fits = {state.cell: state.fit(verdicts) for state in states}
     return SweepOutcome(ran=ran, skipped=skipped, seconds=time.perf_counter() - started, fits=fits)
+
+
+def planned_tasks(
+    sweep: Sweep, verdicts: dict[Key, str], guess: Callable[[Cell], float] = theory_guess
+) -> dict[Cell, list[Task]]:
+    """Every task the runner planned for each cell of a finished ``sweep``, replayed from ``verdicts``.
+
+    The rounds are a deterministic function of the results (module docstring),
+    so replaying them from the stored verdicts gives exactly the planned
+    instances; ``ValueError`` if a planned instance is not in ``verdicts``
+    (the sweep has not finished).
+    """
+    planned = {}
+    for cell in sweep.cells():
+        state = CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0)
+        while tasks := state.next_round(verdicts):
+            missing = [task for task in tasks if task.key() not in verdicts]
+            if missing:
+                msg = f"sweep {sweep.name!r} has not finished: {missing[0]} is not stored"
+                raise ValueError(msg)
+        planned[cell] = list(state.planned)
+    return planned

@@ -118,30 +118,45 @@ class TransitionLaw:
     def median(self) -> float:
         r"""The real p at which the interpolated law crosses 1/2 (the law decreases in p).
 
-        Doubling search for an integer below 1/2, integer bisection, then the
-        crossing of the linear interpolation in :math:`\log p`; NaN when the
-        law stays at or above 1/2 up to :math:`10^9` or is below it at 2.
+        :meth:`quantile` at 1/2.
 
         Examples
         --------
         >>> TransitionLaw(lambda p: 1.0 / (1.0 + (p / 40.0) ** 12)).median()
         40.0
         """
+        return self.quantile(0.5)
+
+    def quantile(self, level: float) -> float:
+        r"""The real p at which the interpolated law crosses ``level`` in (0, 1) (decreasing law).
+
+        Doubling search for an integer below ``level``, integer bisection, then
+        the crossing of the linear interpolation in :math:`\log p`; NaN when the
+        law stays at or above ``level`` up to :math:`10^9` or is below it at 2.
+
+        Examples
+        --------
+        >>> round(TransitionLaw(lambda p: 1.0 / (1.0 + (p / 40.0) ** 12)).quantile(0.2), 1)
+        44.9
+        """
+        if not 0.0 < level < 1.0:
+            msg = f"level must lie in (0, 1), got {level!r}"
+            raise ValueError(msg)
         low, high = 2, 4
-        if self.at_integer(low) < 0.5:
+        if self.at_integer(low) < level:
             return math.nan
-        while self.at_integer(high) >= 0.5:
+        while self.at_integer(high) >= level:
             low, high = high, 2 * high
             if high > 10**9:
                 return math.nan
         while high - low > 1:
             middle = (low + high) // 2
-            if self.at_integer(middle) >= 0.5:
+            if self.at_integer(middle) >= level:
                 low = middle
             else:
                 high = middle
         upper, lower = self.at_integer(low), self.at_integer(high)
-        fraction = (upper - 0.5) / (upper - lower)
+        fraction = (upper - level) / (upper - lower)
         return math.exp(math.log(low) + fraction * (math.log(high) - math.log(low)))
 
 

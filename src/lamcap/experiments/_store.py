@@ -649,3 +649,17 @@ def _finite_or_none(value: Any) -> float | None:
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def row_key(row: Mapping[str, Any]) -> tuple[int, int, str, str, int, float, int, str]:
+    """The store key of a stored row, as :meth:`lamcap.experiments.Task.key` gives it."""
+    return (
+        row["d"],
+        row["rank"],
+        row["model"],
+        row["method"],
+        row["p"],
+        row["margin"],
+        row["seed"],
+        row.get("embeddings") or "gaussian",
+    )

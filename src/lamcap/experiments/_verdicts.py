@@ -1,80 +1,82 @@
-r"""Verdicts with power: how ``lamcap reproduce`` decides what its data say about a claim.
+r"""Verdicts by agreement: how ``lamcap reproduce`` decides what its data say about a claim.
 
 A :class:`Claim` is one judged statement of a run: a prediction, a
-measurement, a test (standardised distance ``z``, p-value) and the standard
-error(s) of the measured quantity on the test's scale.  :func:`judge` gives
-every claim one of three verdicts:
+measurement, the deviation (measured − predicted) with its standard error on
+the test's scale, the law's own stated error, and a point-null test of the
+law's exactness.  :func:`judge` decides whether the measurement *agrees with
+the prediction within the claim's tolerance* (:data:`TOLERANCES`, fixed per
+quantity before any data are seen, or the user's), by an interval rule — the
+interval form of two one-sided tests of equivalence (Schuirmann 1987; Wellek,
+*Testing Statistical Hypotheses of Equivalence and Noninferiority*):
 
-* ``inconsistent`` — the test rejects the prediction under Holm's step-down
-  rule over all tested claims of the run, so that the chance of calling any
-  true claim inconsistent in a run is at most ``significance`` (5%), whatever the
-  dependence between the claims (Holm 1979):
+* every judged claim gets a **familywise interval** for its deviation: the
+  simultaneous Bonferroni interval over the :math:`k` judged claims of the run,
 
   .. math::
 
-      \tilde p_{(i)} = \max_{j \le i} \min\{1, (k - j + 1)\, p_{(j)}\}, \qquad
-      \text{inconsistent} \iff \tilde p \le \text{significance};
+      I = \bigl[\min_i(\hat\Delta_i - q\,s_i) - e,\;
+               \max_i(\hat\Delta_i + q\,s_i) + e\bigr],
+      \qquad q = t_\nu^{-1}\!\Bigl(1 - \frac{\alpha}{2k}\Bigr),
 
-* ``consistent`` — the test does not reject *and* it could have: the smallest
-  deviation it detects with probability :data:`POWER` (80%) under the same
-  familywise rule, :math:`\Delta_{80}`, is at most the claim's tolerance of
-  scientific interest (:data:`TOLERANCES`, fixed per quantity before any data
-  are seen);
-* ``inconclusive`` — the test does not reject but :math:`\Delta_{80}` exceeds
-  the tolerance (or the data cannot decide, e.g. too many undecided
-  instances): the row says what would make it conclusive.
+  the hull over the claim's estimates :math:`\hat\Delta_i` (one for a point
+  measurement; the two ends of a bracket of certified bounds; the two
+  extrapolations of a trend), widened on both sides by the law's own stated
+  error :math:`e` (a model's measured error, a fitted law's band);
+  the probability that any of the :math:`k` intervals misses its true deviation is
+  at most :math:`\alpha` = :data:`LEVEL` (Bonferroni's inequality, whatever
+  the dependence between the claims);
+* ``consistent`` — :math:`I` lies inside :math:`[-\tau, \tau]` (τ the
+  tolerance); ``inconsistent`` — :math:`I` lies wholly outside it;
+  ``inconclusive`` — otherwise.
 
-A *bracketing* measurement (``bracket_width > 0``: certified bounds that
-enclose the quantity, as the max-recall solver's lower and upper bounds
-enclose the best recall fraction) cannot see a deviation that stays inside
-its bracket: the quantity may lie anywhere between the bounds.  Its detectable
-deviation is the statistical one plus the bracket's width,
-:math:`\Delta_{80} + w`, the worst case over the quantity's place in the
-bracket, so such a claim is consistent only when the bracket is narrow.
+A claim whose truth lies within the tolerance is called inconsistent only when
+its interval misses the truth, and one whose truth lies outside is called
+consistent only then too: both errors are at most :math:`\alpha` per run,
+familywise.  A real deviation smaller than the tolerance is *consistent*
+once the data are plentiful, not "inconsistent"; whether the law is *exact*
+is a separate question, answered beside the verdict (``exactness``): the
+point-null test of no deviation (``p_value``), Holm-adjusted over the run
+(Holm 1979), says "bias detected" with the estimate when it rejects.
 
-``not tested: <reason>`` and ``comparison (not judged)`` mark rows outside the
-family.
+Relative quantities (transition points, ratios) are tested on the log scale;
+their intervals and tolerances are printed as relative deviations
+:math:`e^{\Delta} - 1`.  One-sided claims (``alternative="greater"``: the
+measurement is a lower bound on the quantity, as the two-layer trainer's
+transition is on the rank-r capacity) have :math:`I = [\min_i(\hat\Delta_i -
+q_1 s_i) - e, \infty)` with :math:`q_1 = t^{-1}_\nu(1 - \alpha/k)`: they can be
+found inconsistent, never consistent.
 
-The detectable deviation
-------------------------
-A deviating claim is rejected by Holm's rule at the latest when its p-value is
-below :math:`\text{significance}/k` (the rule's first step; :math:`k` tested claims),
-so its power is computed at that level.  For one test with standard error
-:math:`s` on the test's scale, a true deviation :math:`\Delta` shifts the
-statistic by :math:`\Delta/s` and the two-sided power is
+The floor
+---------
+With unlimited instances the statistical part :math:`q s_i` vanishes and the
+interval keeps the half-width
 
 .. math::
 
-    \pi(\Delta) = P(T_{\nu,\Delta/s} > q) + P(T_{\nu,\Delta/s} < -q),
-    \qquad q = t_{\nu}^{-1}(1 - \text{significance}/2k),
+    \phi = e + \tfrac12\bigl(\max_i \hat\Delta_i - \min_i \hat\Delta_i\bigr),
 
-with :math:`T_{\nu,\lambda}` a noncentral Student t with :math:`\nu` degrees
-of freedom (normal for :math:`\nu = \infty`); one-sided claims use one tail
-at :math:`1 - \text{significance}/k`.  An intersection–union claim (rejected only
-when every one of its tests rejects on the same side) gets
-:math:`\prod_j \pi_j(\Delta)`, a lower bound on its power when the tests are
-positively dependent (Slepian's inequality for normal statistics), so its
-:math:`\Delta_{80}` is an upper bound.  :math:`\Delta_{80}` solves
-:math:`\pi(\Delta) = 0.8` (:func:`detectable_deviation`).  Quantities tested
-on a log scale (transition points, ratios) are reported as a relative
-deviation :math:`e^{\Delta} - 1`.
-
-What would make an inconclusive claim conclusive: the standard error of a
-mean or a fitted location falls like :math:`1/\sqrt{N}`, so about
-:math:`(\Delta_{80}/\text{tolerance})^2` times the instances (or matrices);
-trends need more or larger sizes.
+the law's error plus half the spread of the estimates (a bracket's half-width,
+half the gap between two extrapolations): the **floor**, the smallest
+tolerance the claim could reach.  When :math:`\phi \ge \tau` no sample size can
+make the claim consistent, and an undecided row says so with the numbers,
+without advising more instances.  Otherwise it says how many times the
+instances would bring the interval to a decision at the current estimate,
+:math:`(s/s')^2` with :math:`q s' = \tau - \phi - |c|` (or :math:`|c| - \phi -
+\tau`), :math:`c` the centre of the estimates, since standard errors fall like
+:math:`1/\sqrt N`.
 
 Examples
 --------
->>> claim = Claim("p_c(16)", "61.7", "61.9 [60.7, 63.3]", z=0.4, p_value=0.7, test="LR shift",
-...               quantity="transition", standard_errors=(0.005,), count=64, sample="instances")
+>>> claim = Claim("p_c(16)", "61.7", "62.3 [61.6, 63.0]", z=1.7, p_value=0.09,
+...               test="LR shift", quantity="transition", estimates=(0.01,),
+...               standard_errors=(0.003,), count=900, sample="instances")
 >>> judged = judge([claim])[0]
->>> judged.verdict, round(100 * judged.detectable, 1)
-('consistent', 1.4)
->>> judge([dataclasses.replace(claim, standard_errors=(0.02,))])[0].verdict
-'inconclusive'
->>> [round(v, 3) for v in holm_adjusted([0.01, 0.04, 0.03])]
-[0.03, 0.06, 0.06]
+>>> judged.verdict, [round(100 * end, 2) for end in judged.interval]
+('consistent', [0.41, 1.6])
+>>> judge([claim], tolerances={"transition": 0.003})[0].verdict
+'inconsistent'
+>>> judge([dataclasses.replace(claim, law_error=0.03)])[0].advice[:38]
+'cannot be decided at a tolerance of 2%'
 """
 
 from __future__ import annotations
@@ -84,19 +86,19 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from scipy import stats
+
 from lamcap._deprecation import renamed_keywords
 
 LEVEL = 0.05
-"""Familywise level: the largest accepted probability of any false "inconsistent" in a run."""
-
-POWER = 0.8
-"""Power at which the detectable deviation of a claim is stated."""
+"""Familywise level: the largest accepted probability that any interval of a run misses."""
 
 KINDS = ("finite-size", "asymptotic", "comparison")
 """What a claim is about: one size, the limit d → ∞ (judged by the trend), or a comparison."""
 
 ALTERNATIVES = ("two-sided", "greater", "less")
-"""Direction of a claim's test: any deviation, or only a measurement above / below the prediction."""
+"""Which deviations a claim's measurement can show: both sides, or only above / below
+(a measured lower / upper bound on the quantity)."""
 
 VERDICTS = ("consistent", "inconsistent", "inconclusive", "not tested", "comparison")
 """The verdict words, as :func:`verdict_counts` counts them."""
@@ -122,10 +124,34 @@ class Tolerance:
                 f"for quantity {self.quantity!r}"
             )
             raise ValueError(msg)
+        if self.relative and not self.value < 1:
+            msg = (
+                f"a relative tolerance must lie in (0, 1), got {self.value!r} "
+                f"for quantity {self.quantity!r}"
+            )
+            raise ValueError(msg)
 
     def text(self) -> str:
         """The tolerance in the quantity's units (``2%`` or ``0.05``)."""
         return f"{100 * self.value:g}%" if self.relative else f"{self.value:g}"
+
+    def show(self, value: float, digits: int = 1) -> str:
+        """A deviation in the tolerance's units: ``-1.0%`` or ``-0.012``."""
+        if not math.isfinite(value):
+            return "∞" if value > 0 else "-∞"
+        if self.relative:
+            return f"{100 * value:+.{digits}f}%"
+        return f"{value:+.{digits + 2}f}"
+
+    def to_units(self, deviation: float) -> float:
+        """A deviation on the test scale in the tolerance's units (relative: :math:`e^\\Delta - 1`)."""
+        if not self.relative or not math.isfinite(deviation):
+            return deviation
+        return math.expm1(deviation)
+
+    def on_scale(self) -> float:
+        """The tolerance on the test scale, the narrower side: :math:`\\log(1 + \\tau)` if relative."""
+        return math.log1p(self.value) if self.relative else self.value
 
 
 TOLERANCES: dict[str, Tolerance] = {
@@ -144,7 +170,7 @@ TOLERANCES: dict[str, Tolerance] = {
         ),
     )
 }
-"""Tolerance of scientific interest per quantity, fixed before any data are seen."""
+"""Default tolerance of scientific interest per quantity, fixed before any data are seen."""
 
 
 @dataclass(frozen=True)
@@ -156,28 +182,36 @@ class Claim:
     claim : what is claimed, at which size.
     prediction : the prediction, printed to its precision (or why there is none).
     measured : the measurement with its 95% interval.
-    z : standardised distance (measured − predicted) / standard error (NaN: not tested).
-    p_value : p-value of ``test`` in the direction ``alternative`` (NaN: not tested).
+    z : standardised distance of the point-null test (NaN: not tested).
+    p_value : p-value of the point-null test "no deviation" (the law's exactness).
     test : the test that gave ``z`` and ``p_value``.
     kind : one of :data:`KINDS`.
     quantity : a key of :data:`TOLERANCES` (needed for every tested claim).
-    standard_errors : standard error of each test the claim rests on, on the test's
-        scale (log for relative quantities); several for an intersection–union claim.
+    estimates : measured − predicted on the test scale (log for relative
+        quantities), one per standard error: one for a point measurement, the
+        two ends of a bracket, the two extrapolations of a trend.
+    standard_errors : the standard error of each estimate, on the same scale.
+    law_error : the law's own stated error on the test scale (a model's
+        measured error, a fitted band; 0 for an exact law), which widens the
+        interval on both sides.
     df : degrees of freedom of the reference law (``inf``: normal).
     alternative : one of :data:`ALTERNATIVES`.
-    count, sample : how many of what the measurement rests on (for the advice of
-        an inconclusive claim, e.g. ``64`` ``"instances"``).
+    count, sample : how many of what the measurement rests on (for the advice,
+        e.g. ``64`` ``"decided instances"``).
+    cell : the sweep cell the claim measures (``Cell.label()``; empty if none),
+        where ``lamcap reproduce`` adds instances.
     untested : why the claim is not tested (empty when it is).
     undecidable : why the data cannot decide the claim although it has a test
         (e.g. too many undecided instances): the verdict is then inconclusive.
-    bracket_width : width of the interval a bracketing measurement leaves the
-        quantity in (certified lower and upper bounds; 0 for a point
-        measurement), in the tolerance's units: added to the detectable
-        deviation, since a deviation inside the bracket cannot be seen.
+    bracket_width : width of the bracket of certified bounds the quantity lies
+        in (0 for a point measurement), in the tolerance's units (shown only;
+        the rule sees it as the spread of ``estimates``).
     note : anything a reader needs to interpret the row.
-    adjusted, detectable, tolerance, verdict, advice : set by :func:`judge`
-        (``detectable``: the deviation detected with probability :data:`POWER`,
-        in the units of ``tolerance``).
+    added, allocation : instances added to the claim's cell after the planned
+        rounds, and why the adding stopped (set by ``lamcap reproduce``).
+    adjusted, interval, floor, tolerance, verdict, advice, exactness : set by
+        :func:`judge` (``interval``: the familywise interval of the deviation and
+        ``floor`` its half-width with unlimited data, both in the tolerance's units).
     """
 
     claim: str
@@ -188,20 +222,27 @@ class Claim:
     test: str = ""
     kind: str = "finite-size"
     quantity: str = ""
+    estimates: tuple[float, ...] = ()
     standard_errors: tuple[float, ...] = ()
+    law_error: float = 0.0
     df: float = math.inf
     alternative: str = "two-sided"
     count: int = 0
     sample: str = ""
+    cell: str = ""
     untested: str = ""
     undecidable: str = ""
     bracket_width: float = 0.0
     note: str = ""
+    added: int = 0
+    allocation: str = ""
     adjusted: float = math.nan
-    detectable: float = math.nan
+    interval: tuple[float, float] = (math.nan, math.nan)
+    floor: float = math.nan
     tolerance: float = math.nan
     verdict: str = ""
     advice: str = ""
+    exactness: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -216,19 +257,31 @@ class Claim:
         if not (math.isfinite(self.bracket_width) and self.bracket_width >= 0.0):
             msg = f"bracket_width must be a finite number >= 0, got {self.bracket_width!r}"
             raise ValueError(msg)
+        if not (math.isfinite(self.law_error) and self.law_error >= 0.0):
+            msg = f"law_error must be a finite number >= 0, got {self.law_error!r}"
+            raise ValueError(msg)
+        if self.estimates and len(self.estimates) != len(self.standard_errors):
+            msg = (
+                f"estimates must have one entry per standard error, got {len(self.estimates)} "
+                f"estimates and {len(self.standard_errors)} standard errors"
+            )
+            raise ValueError(msg)
 
     @property
     def tested(self) -> bool:
-        """Whether the claim enters the familywise rule."""
+        """Whether the claim is judged: it has a test, estimates and their standard errors."""
         return (
             self.kind != "comparison"
             and not self.untested
             and not self.undecidable
             and math.isfinite(self.p_value)
+            and bool(self.estimates)
+            and all(math.isfinite(e) for e in self.estimates)
+            and all(math.isfinite(s) and s > 0 for s in self.standard_errors)
         )
 
 
-# -- Holm's rule -------------------------------------------------------------------------------
+# -- Holm's rule (exactness) ------------------------------------------------------------------
 
 
 def holm_adjusted(p_values: Sequence[float]) -> list[float]:
@@ -243,7 +296,7 @@ def holm_adjusted(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-# -- power -------------------------------------------------------------------------------------
+# -- the familywise interval ------------------------------------------------------------------
 
 
 def _check_probability(name: str, value: float) -> None:
@@ -252,103 +305,50 @@ def _check_probability(name: str, value: float) -> None:
         raise ValueError(msg)
 
 
-def _one_test_power(shift: float, df: float, significance: float, alternative: str) -> float:
-    """Rejection probability of one test whose statistic is shifted by ``shift`` (units of se)."""
-    from scipy import stats  # noqa: PLC0415
-
-    tails = 2.0 if alternative == "two-sided" else 1.0
-    if math.isinf(df):
-        q = float(stats.norm.isf(significance / tails))
-        upper, lower = float(stats.norm.sf(q - shift)), float(stats.norm.cdf(-q - shift))
-    else:
-        q = float(stats.t.isf(significance / tails, df))
-        upper, lower = float(stats.nct.sf(q, df, shift)), float(stats.nct.cdf(-q, df, shift))
-        if not (math.isfinite(upper) and math.isfinite(lower)):
-            # far tails where scipy's noncentral t gives NaN: the statistic is then
-            # all but surely on the side of the shift
-            upper, lower = (1.0, 0.0) if shift > 0 else (0.0, 1.0)
-    if alternative == "greater":
-        return upper
-    if alternative == "less":
-        return lower
-    return upper + lower
-
-
-def power(
-    deviation: float,
-    standard_errors: Sequence[float],
-    *,
-    significance: float,
-    df: float = math.inf,
-    alternative: str = "two-sided",
+def familywise_quantile(
+    claims: int, *, significance: float = LEVEL, df: float = math.inf, sides: int = 2
 ) -> float:
-    r"""Probability that a claim off by ``deviation`` (test scale) is rejected at ``significance``.
+    r"""Bonferroni quantile of one of ``claims`` simultaneous intervals.
 
-    Product over the claim's tests (intersection–union; a lower bound for
-    positively dependent tests, see the module docstring).  For ``"less"`` the
-    deviation is the distance below the prediction (a positive number).
+    :math:`t_\nu^{-1}(1 - \alpha/(\text{sides}\cdot k))` (normal for
+    :math:`\nu = \infty`): with it, the chance that any of the :math:`k`
+    intervals misses is at most :math:`\alpha`.
 
     Examples
     --------
-    >>> round(power(2.8016 * 0.01, [0.01], significance=0.05), 3)  # 1.96 + 0.84 standard errors
-    0.8
+    >>> round(familywise_quantile(1), 4), round(familywise_quantile(15), 4)
+    (1.96, 2.9352)
     """
     _check_probability("significance", significance)
-    if alternative not in ALTERNATIVES:
-        msg = f"alternative must be one of {ALTERNATIVES}, got {alternative!r}"
+    if claims < 1:
+        msg = f"claims must be an integer >= 1, got {claims!r}"
         raise ValueError(msg)
-    signed = -deviation if alternative == "less" else deviation
-    result = 1.0
-    for error in standard_errors:
-        if not (math.isfinite(error) and error > 0):
-            return 0.0
-        result *= _one_test_power(signed / error, df, significance, alternative)
-    return result
+    tail = significance / (sides * claims)
+    return float(stats.norm.isf(tail) if math.isinf(df) else stats.t.isf(tail, df))
 
 
-def detectable_deviation(
-    standard_errors: Sequence[float],
-    *,
-    significance: float,
-    df: float = math.inf,
-    alternative: str = "two-sided",
-    target: float = POWER,
-) -> float:
-    r"""Smallest deviation (test scale) rejected with probability ``target`` at ``significance``.
+def scale_interval(claim: Claim, quantile: float) -> tuple[float, float]:
+    """The claim's interval on the test scale for a two-sided ``quantile`` (module docstring).
 
-    ``inf`` when a standard error is not finite or no deviation reaches the target.
-
-    Examples
-    --------
-    >>> round(detectable_deviation([1.0], significance=0.05), 4)  # z_0.975 + z_0.8
-    2.8016
-    >>> round(detectable_deviation([1.0], significance=0.05, alternative="greater"), 4)
-    2.4865
+    One-sided claims use the one-sided quantile of the same family, which the
+    caller passes as ``quantile`` (:func:`familywise_quantile` with ``sides=1``).
     """
-    from scipy import optimize  # noqa: PLC0415
+    lows = [e - quantile * s for e, s in zip(claim.estimates, claim.standard_errors, strict=True)]
+    highs = [e + quantile * s for e, s in zip(claim.estimates, claim.standard_errors, strict=True)]
+    low, high = min(lows) - claim.law_error, max(highs) + claim.law_error
+    if claim.alternative == "greater":
+        return low, math.inf
+    if claim.alternative == "less":
+        return -math.inf, high
+    return low, high
 
-    _check_probability("target", target)
-    _check_probability("significance", significance)
-    if not standard_errors or not all(math.isfinite(e) and e > 0 for e in standard_errors):
+
+def floor_on_scale(claim: Claim) -> float:
+    """Half-width of the claim's interval with unlimited data (``inf`` for a one-sided claim)."""
+    if claim.alternative != "two-sided":
         return math.inf
-    scale = max(standard_errors)
-
-    def gap(deviation: float) -> float:
-        return power(
-            deviation, standard_errors, significance=significance, df=df, alternative=alternative
-        ) - (target)
-
-    high = scale
-    while gap(high) < 0:
-        high *= 2.0
-        if high > 1e6 * scale:
-            return math.inf
-    return float(optimize.brentq(gap, 0.0, high, xtol=1e-12 * scale, rtol=1e-12))
-
-
-def in_units(deviation: float, tolerance: Tolerance) -> float:
-    """A deviation on the test scale in the tolerance's units (relative: :math:`e^\\Delta - 1`)."""
-    return math.expm1(deviation) if tolerance.relative else deviation
+    spread = max(claim.estimates) - min(claim.estimates) if claim.estimates else 0.0
+    return claim.law_error + 0.5 * spread
 
 
 # -- verdicts ----------------------------------------------------------------------------------
@@ -364,59 +364,137 @@ def _tolerances(overrides: Mapping[str, float] | None) -> dict[str, Tolerance]:
     return chosen
 
 
-def _bracket_advice(claim: Claim, detectable: float, tolerance: Tolerance) -> str:
-    """What would make an inconclusive bracketing claim conclusive (its width, then its statistics)."""
+def parse_tolerance(text: str) -> tuple[str, float]:
+    """Read ``QUANTITY=VALUE`` (``lamcap reproduce --tolerance``) into a checked pair.
 
-    def show(value: float) -> str:
-        return f"{100 * value:.1f}%" if tolerance.relative else f"{value:.3f}"
+    Examples
+    --------
+    >>> parse_tolerance("transition=0.01")
+    ('transition', 0.01)
+    >>> parse_tolerance("spectra=0.1")
+    Traceback (most recent call last):
+        ...
+    ValueError: tolerance: quantity must be one of ('transition', 'ratio', 'spectrum', 'score', 'recall', 'recall_fraction'), got 'spectra'
+    """
+    quantity, sign, value = text.partition("=")
+    quantity = quantity.strip()
+    if not sign:
+        msg = f"tolerance must be QUANTITY=VALUE, e.g. transition=0.01, got {text!r}"
+        raise ValueError(msg)
+    if quantity not in TOLERANCES:
+        msg = f"tolerance: quantity must be one of {tuple(TOLERANCES)}, got {quantity!r}"
+        raise ValueError(msg)
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    upper = " and < 1 (a fraction)" if TOLERANCES[quantity].relative else ""
+    if not (math.isfinite(number) and number > 0 and (number < 1 or not upper)):
+        msg = f"tolerance {quantity} must be a number > 0{upper}, got {value.strip()!r}"
+        raise ValueError(msg)
+    return quantity, number
 
-    width = claim.bracket_width
-    statistical = detectable - width
-    text = (
-        f"detects {show(detectable)} > {tolerance.text()}: {show(width)} of it is the bracket's "
-        f"width (the quantity may lie anywhere inside), {show(statistical)} the statistics"
-    )
-    if statistical < tolerance.value:
-        return text + f"; needs a bracket narrower than {show(tolerance.value - statistical)}"
-    factor = (statistical / tolerance.value) ** 2
-    more = f"about {factor:.1f}× the {claim.sample or 'data'}"
-    if claim.count:
-        more += f" (≈ {math.ceil(factor * claim.count)})"
-    return text + f"; needs a narrower bracket, and {more} to bring the statistics alone to it"
+
+def _cannot_decide(claim: Claim, tolerance: Tolerance, floor: float) -> str:
+    """Why no sample size decides ``claim`` at ``tolerance``: its floor, with the numbers."""
+    head = f"cannot be decided at a tolerance of {tolerance.text()}"
+    if claim.alternative != "two-sided":
+        return (
+            head + ": the measurement is a bound on one side only, so it can contradict the "
+            "prediction but never show agreement"
+        )
+    parts = []
+    if claim.law_error > 0:
+        parts.append(
+            f"the law's own error ±{tolerance.show(tolerance.to_units(claim.law_error))[1:]}"
+        )
+    spread = floor_on_scale(claim) - claim.law_error
+    if spread > 0:
+        what = (
+            "the bracket's half-width"
+            if claim.kind != "asymptotic"
+            else ("half the gap between the 1/d and 1/log p extrapolations")
+        )
+        parts.append(f"{what} {tolerance.show(tolerance.to_units(spread))[1:]}")
+    return f"{head}: its floor is {tolerance.show(floor)[1:]} ({' plus '.join(parts)})"
 
 
-def _advice(claim: Claim, detectable: float, tolerance: Tolerance) -> str:
-    """What would make an inconclusive claim conclusive."""
-    shown = f"{100 * detectable:.1f}%" if tolerance.relative else f"{detectable:.3f}"
-    if not math.isfinite(detectable):
-        return "the measurement has no finite standard error: more data near the prediction"
-    if claim.bracket_width > 0.0:
-        return _bracket_advice(claim, detectable, tolerance)
-    factor = (detectable / tolerance.value) ** 2
+def _more_data(claim: Claim, tolerance: Tolerance, quantile: float) -> str:
+    """What would decide an undecided claim whose floor is below its tolerance."""
+    centre = 0.5 * (max(claim.estimates) + min(claim.estimates))
+    room = tolerance.on_scale() - floor_on_scale(claim)
+    inside, outside = room - abs(centre), abs(centre) - floor_on_scale(claim) - tolerance.on_scale()
+    margin = max(inside, outside)
+    if margin <= 0:
+        return (
+            f"the estimate {tolerance.show(tolerance.to_units(centre))} lies at the edge of "
+            f"±{tolerance.text()} less the floor: at the current estimate no sample size decides it"
+        )
+    factor = (quantile * max(claim.standard_errors) / margin) ** 2
     if claim.kind == "asymptotic":
         return (
-            f"detects {shown} > {tolerance.text()}: needs about {factor:.0f}× the information "
-            "per size, or more and larger sizes"
+            f"at the current estimate: needs about {factor:.1f}× the information per size, "
+            "or more and larger sizes"
         )
     more = f"about {factor:.1f}× the {claim.sample or 'data'}"
     if claim.count:
         more += f" (≈ {math.ceil(factor * claim.count)})"
-    return f"detects {shown} > {tolerance.text()}: needs {more}"
+    return f"at the current estimate: needs {more}"
 
 
-def _verdict(claim: Claim, significance: float, tolerance: Tolerance | None) -> tuple[str, str]:
+def _exactness(claim: Claim, tolerance: Tolerance, significance: float, quantile: float) -> str:
+    """The answer about the law's exactness: the point-null test, Holm-adjusted over the run."""
+    if not math.isfinite(claim.adjusted):
+        return ""
+    if claim.adjusted > significance:
+        return f"no bias detected (Holm p = {claim.adjusted:.2g})"
+    centre = 0.5 * (max(claim.estimates) + min(claim.estimates))
+    statistical = dataclasses.replace(claim, law_error=0.0, alternative="two-sided")
+    low, high = scale_interval(statistical, quantile)
+    return (
+        f"the law's bias is detected: {tolerance.show(tolerance.to_units(centre))} "
+        f"[{tolerance.show(tolerance.to_units(low))}, {tolerance.show(tolerance.to_units(high))}]"
+        f" (Holm p = {claim.adjusted:.2g})"
+    )
+
+
+def _judged(claim: Claim, tolerance: Tolerance, significance: float, family: int) -> Claim:
+    """One tested claim with its interval, floor, verdict, advice and exactness."""
+    sides = 2 if claim.alternative == "two-sided" else 1
+    quantile = familywise_quantile(family, significance=significance, df=claim.df, sides=sides)
+    two_sided = familywise_quantile(family, significance=significance, df=claim.df)
+    low, high = (tolerance.to_units(end) for end in scale_interval(claim, quantile))
+    floor = tolerance.to_units(floor_on_scale(claim))
+    if -tolerance.value <= low and high <= tolerance.value:
+        verdict, advice = "consistent", ""
+    elif low > tolerance.value or high < -tolerance.value:
+        verdict, advice = "inconsistent", ""
+    elif floor >= tolerance.value:
+        verdict, advice = "inconclusive", _cannot_decide(claim, tolerance, floor)
+    else:
+        verdict, advice = "inconclusive", _more_data(claim, tolerance, quantile)
+    return dataclasses.replace(
+        claim,
+        interval=(low, high),
+        floor=floor,
+        tolerance=tolerance.value,
+        verdict=verdict,
+        advice=advice,
+        exactness=_exactness(claim, tolerance, significance, two_sided),
+    )
+
+
+def _unjudged(claim: Claim, tolerance: Tolerance | None) -> Claim:
+    """A claim outside the family: comparison, not tested, or undecidable from its data."""
+    value = math.nan if tolerance is None else tolerance.value
     if claim.kind == "comparison":
-        return "comparison (not judged)", ""
+        return dataclasses.replace(claim, tolerance=value, verdict="comparison (not judged)")
     if claim.undecidable:
-        return "inconclusive", claim.undecidable
-    if not claim.tested:
-        return f"not tested: {claim.untested or 'no p-value'}", ""
-    if claim.adjusted <= significance:
-        return "inconsistent", ""
-    assert tolerance is not None  # a tested claim has a quantity (checked in judge)
-    if claim.detectable <= tolerance.value:
-        return "consistent", ""
-    return "inconclusive", _advice(claim, claim.detectable, tolerance)
+        return dataclasses.replace(
+            claim, tolerance=value, verdict="inconclusive", advice=claim.undecidable
+        )
+    reason = claim.untested or "no estimate with a finite standard error"
+    return dataclasses.replace(claim, tolerance=value, verdict=f"not tested: {reason}")
 
 
 @renamed_keywords(level="significance")
@@ -424,27 +502,26 @@ def judge(
     claims: Sequence[Claim],
     significance: float = LEVEL,
     *,
-    target_power: float = POWER,
     tolerances: Mapping[str, float] | None = None,
 ) -> list[Claim]:
-    """Verdicts for ``claims``: Holm's rule over all tested claims and each claim's power.
+    """Verdicts for ``claims``: familywise intervals against the tolerances (module docstring).
 
     Parameters
     ----------
     claims : the claims of one run.
-    significance : familywise significance level, in (0, 1): the largest accepted
-        probability of any false "inconsistent" in a run (``level=`` is its deprecated
-        name).
-    target_power : power at which the detectable deviation is stated, in (0, 1).
-    tolerances : overrides of :data:`TOLERANCES` (quantity -> value > 0).
+    significance : familywise level α in (0, 1): the largest accepted probability
+        that any interval of the run misses its truth, and so of any false
+        "inconsistent" or any false "consistent" (``level=`` is its deprecated name).
+    tolerances : overrides of :data:`TOLERANCES` (quantity -> value > 0; relative
+        tolerances below 1).
 
     Returns
     -------
     list of Claim
-        With ``adjusted``, ``detectable``, ``tolerance``, ``verdict`` and ``advice`` set.
+        With ``adjusted``, ``interval``, ``floor``, ``tolerance``, ``verdict``,
+        ``advice`` and ``exactness`` set.
     """
     _check_probability("significance", significance)
-    _check_probability("target_power", target_power)
     chosen = _tolerances(tolerances)
     tested = [i for i, claim in enumerate(claims) if claim.tested]
     for index in tested:
@@ -455,28 +532,15 @@ def judge(
             )
             raise ValueError(msg)
     adjusted = dict(zip(tested, holm_adjusted([claims[i].p_value for i in tested]), strict=True))
-    first_step = significance / max(1, len(tested))
+    family = max(1, len(tested))
     judged = []
     for index, claim in enumerate(claims):
         tolerance = chosen.get(claim.quantity)
-        detectable = math.nan
-        if tolerance is not None and claim.kind != "comparison" and claim.standard_errors:
-            deviation = detectable_deviation(
-                claim.standard_errors,
-                significance=first_step,
-                df=claim.df,
-                alternative=claim.alternative,
-                target=target_power,
-            )
-            detectable = in_units(deviation, tolerance) + claim.bracket_width
-        with_numbers = dataclasses.replace(
-            claim,
-            adjusted=adjusted.get(index, math.nan),
-            detectable=detectable,
-            tolerance=math.nan if tolerance is None else tolerance.value,
-        )
-        verdict, advice = _verdict(with_numbers, significance, tolerance)
-        judged.append(dataclasses.replace(with_numbers, verdict=verdict, advice=advice))
+        if index in adjusted and tolerance is not None:
+            with_p = dataclasses.replace(claim, adjusted=adjusted[index])
+            judged.append(_judged(with_p, tolerance, significance, family))
+        else:
+            judged.append(_unjudged(claim, tolerance))
     return judged
 
 
@@ -502,8 +566,11 @@ def counts_text(claims: Sequence[Claim]) -> str:
 
 
 def tolerance_table(tolerances: Mapping[str, float] | None = None) -> str:
-    """Markdown table of the tolerances of scientific interest (report and docs)."""
-    lines = ["| quantity | tolerance | meaning |", "| --- | --- | --- |"]
+    """Markdown table of the tolerances used (the defaults, or with the user's overrides)."""
+    lines = ["| quantity | tolerance | default | meaning |", "| --- | --- | --- | --- |"]
     for tolerance in _tolerances(tolerances).values():
-        lines.append(f"| {tolerance.quantity} | {tolerance.text()} | {tolerance.meaning} |")
+        default = TOLERANCES[tolerance.quantity]
+        lines.append(
+            f"| {tolerance.quantity} | {tolerance.text()} | {default.text()} | {tolerance.meaning} |"
+        )
     return "\n".join(lines)

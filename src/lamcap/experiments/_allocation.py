@@ -1,0 +1,266 @@
+r"""Instances where they decide: what ``lamcap reproduce`` adds after its planned rounds.
+
+The planned sweeps give every cell the same seeds per point.  Afterwards
+:class:`Allocator` adds instances to the transition cells whose finite-size
+claim can still be decided, cheapest information first, until each has
+reached its **precision target** or the **budget** is spent.
+
+Which claims.  A claim is *eligible* when it is judged (tested, two-sided), its
+measurement comes from a sweep cell (``Claim.cell``) and its floor
+:math:`\phi` (:mod:`lamcap.experiments._verdicts`) is below its tolerance
+:math:`\tau`: otherwise no number of instances decides it, and none are added.
+
+The precision target.  Instances are added until the claim's statistical
+half-width :math:`q s` (:math:`q` its familywise quantile, :math:`s` the
+standard error of the fitted shift) is at most :data:`TARGET_SHARE` of the
+room the floor leaves,
+
+.. math::
+
+    q\,s \le \text{TARGET\_SHARE}\cdot(\tau - \phi)
+
+(on the test scale).  At that precision the claim is decided whenever its
+estimate lies within :math:`\tau - \phi - q s` of the prediction (consistent)
+or beyond :math:`\tau + \phi + q s` (inconsistent); between the two the row
+says so.
+
+Why the intervals keep their coverage.  The stopping rule and the order of
+the cells depend only on the precision reached (:math:`s`), on the floor and
+on the measured cost per instance — never on the estimate itself.  So the
+data never decide *whether* to go on from where the estimate lies, which is
+what makes "sample until it looks decided" biased: the final interval is the
+fixed-size interval at a sample size chosen without looking at the estimate.
+(For binary outcomes :math:`s` depends weakly on where the instances fall;
+the simulation on docs/howto/reproduce.md measures the coverage this leaves.)
+
+Cheapest first.  Per eligible cell the allocator estimates the instances
+:math:`m = N\,((s/s^*)^2 - 1)` that bring :math:`s` to its target :math:`s^*`
+(standard errors fall like :math:`1/\sqrt N`), and their cost :math:`m\,t`
+from the mean stored CPU seconds :math:`t` per instance of the cell; cells are
+served in decreasing order of the expected reduction of the interval per CPU
+second, :math:`(s - s^*)/(m t)`, each round at most doubling a cell (then the
+fit is redone), until the round's expected cost would exceed what is left of
+the budget.  New instances go to the fitted law's 25%, 50% and 75% points
+(:class:`~lamcap.experiments._shift.TransitionLaw` moved by the fitted shift),
+with replicate numbers after every one the cell used at that p.
+
+The budget counts the CPU seconds of the added instances as each trial
+measured it (the ``seconds`` column of the store: one core per instance), so
+it is the same on 2 cores and on a cluster; the round in flight when it runs
+out finishes, so a run may exceed it by part of one round.
+
+Resuming.  A round is planned only from the instances planned before it
+(the sweeps' rounds, replayed by :func:`lamcap.experiments._runner.planned_tasks`,
+and the earlier rounds of the allocator), with their stored verdicts and
+seconds, so a rerun replays the same rounds, skips every stored instance and
+stores nothing twice (the store's ``UNIQUE`` key).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lamcap.experiments._analysis import CellData, cell_data_of_rows, row_cell
+from lamcap.experiments._runner import Key, ignore_progress
+from lamcap.experiments._shift import cell_law, shift_fit
+from lamcap.experiments._store import ResultsStore, row_key
+from lamcap.experiments._sweep import Cell, Sweep, Task
+from lamcap.experiments._verdicts import TOLERANCES, Claim, familywise_quantile, floor_on_scale
+
+TARGET_SHARE = 0.5
+"""Share of the room τ − φ that the statistical half-width q·s is brought to."""
+
+PLACEMENT = (0.25, 0.5, 0.75)
+"""Levels of the fitted law at which added instances are placed."""
+
+MIN_ROUND = 12
+"""Fewest instances a cell gets in one round (4 per placement level)."""
+
+DEFAULT_SECONDS = 1.0
+"""CPU seconds assumed per instance of a cell with no stored time."""
+
+SWEEP_NAME = "added"
+"""The ``sweep`` column of the instances the allocator adds."""
+
+
+@dataclass(frozen=True)
+class Need:
+    """What one eligible cell still needs: its standard error, target, count and cost."""
+
+    cell: Cell
+    standard_error: float
+    target: float
+    count: int
+    seconds: float
+
+    @property
+    def instances(self) -> int:
+        """Instances that bring the standard error to the target (:math:`N((s/s^*)^2 - 1)`)."""
+        return max(0, math.ceil(self.count * ((self.standard_error / self.target) ** 2 - 1.0)))
+
+    @property
+    def rate(self) -> float:
+        """Expected reduction of the standard error per CPU second."""
+        cost = max(1, self.instances) * self.seconds
+        return (self.standard_error - self.target) / cost
+
+
+def need(
+    claim: Claim, cell: Cell, family: int, seconds: float, tolerances: Mapping[str, float]
+) -> Need | None:
+    """The :class:`Need` of an eligible claim, or ``None`` when none can be added.
+
+    ``family``: the number of judged claims of the run (the familywise quantile's
+    :math:`k`); ``seconds``: mean CPU seconds per instance of ``cell``.
+    """
+    if not claim.tested or claim.alternative != "two-sided" or not claim.cell:
+        return None
+    tolerance = TOLERANCES[claim.quantity]
+    value = tolerances.get(claim.quantity, tolerance.value)
+    room = (math.log1p(value) if tolerance.relative else value) - floor_on_scale(claim)
+    if room <= 0:
+        return None
+    quantile = familywise_quantile(family, df=claim.df)
+    return Need(
+        cell=cell,
+        standard_error=max(claim.standard_errors),
+        target=TARGET_SHARE * room / quantile,
+        count=claim.count,
+        seconds=seconds,
+    )
+
+
+@dataclass
+class CellRecord:
+    """Instances added to one cell and why the adding stopped."""
+
+    added: int = 0
+    reason: str = ""
+
+
+@dataclass
+class Allocator:
+    """The rounds of added instances (module docstring); a runner planner.
+
+    ``planned``: every task the sweeps planned, per cell; ``sweeps``: the
+    sweep each cell belongs to (its seed draws the added instances);
+    ``claims_of``: the judged claims of given cell data (the run's whole
+    family, so that :math:`k` is the report's); ``budget``: CPU seconds.
+    """
+
+    planned: dict[Cell, list[Task]]
+    sweeps: dict[Cell, Sweep]
+    claims_of: Callable[[dict[Cell, CellData]], list[Claim]]
+    budget: float
+    store: ResultsStore
+    tolerances: Mapping[str, float] = field(default_factory=dict)
+    added: dict[Cell, list[Task]] = field(default_factory=dict)
+    records: dict[Cell, CellRecord] = field(default_factory=dict)
+    spent: float = 0.0
+    finished: bool = False
+    on_round: Callable[[int, float], None] = ignore_progress
+
+    def tasks(self) -> list[Task]:
+        """Every task planned so far: the sweeps' and the added ones."""
+        every = [task for tasks in self.planned.values() for task in tasks]
+        return every + [task for tasks in self.added.values() for task in tasks]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Stored rows of the planned tasks (never those of rounds not replayed yet)."""
+        keys = {task.key() for task in self.tasks()}
+        return [row for row in self.store.rows() if row_key(row) in keys]
+
+    def next_round(self, verdicts: dict[Key, str]) -> list[Task]:  # noqa: ARG002
+        """Plan the next round from the stored results of every task planned so far.
+
+        (The stored rows carry the verdicts, and the CPU seconds the budget counts.)
+        """
+        if self.finished:
+            return []
+        rows = self.rows()
+        added = {task.key() for tasks in self.added.values() for task in tasks}
+        self.spent = sum(row["seconds"] or 0.0 for row in rows if row_key(row) in added)
+        tasks = self._plan(rows)
+        if not tasks:
+            self.finished = True
+        self.on_round(len(tasks), self.spent)
+        return tasks
+
+    def _seconds(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Mean stored CPU seconds per instance of each cell (by label)."""
+        totals: dict[str, list[float]] = {}
+        for row in rows:
+            label = row_cell(row).label()
+            if row["seconds"] is not None:
+                totals.setdefault(label, []).append(float(row["seconds"]))
+        return {label: sum(values) / len(values) for label, values in totals.items()}
+
+    def _plan(self, rows: list[dict[str, Any]]) -> list[Task]:
+        cells = cell_data_of_rows(rows)
+        claims = self.claims_of(cells)
+        family = sum(claim.tested for claim in claims)
+        seconds = self._seconds(rows)
+        by_label = {cell.label(): cell for cell in self.planned}
+        needs = []
+        for claim in claims:
+            cell = by_label.get(claim.cell)
+            if cell is None or claim.kind != "finite-size":
+                continue
+            record = self.records.setdefault(cell, CellRecord())
+            found = need(
+                claim, cell, family, seconds.get(claim.cell, DEFAULT_SECONDS), self.tolerances
+            )
+            if found is None:
+                record.reason = _ineligible(claim)
+            elif found.standard_error <= found.target:
+                record.reason = "reached its precision target"
+            else:
+                needs.append(found)
+        left = self.budget - self.spent
+        tasks: list[Task] = []
+        for found in sorted(needs, key=lambda item: -item.rate):
+            record = self.records[found.cell]
+            count = min(found.instances, max(found.count, MIN_ROUND))
+            count = max(MIN_ROUND, count)
+            affordable = int(left / found.seconds)
+            if affordable < MIN_ROUND:
+                record.reason = "budget spent"
+                continue
+            count = min(count, affordable)
+            left -= count * found.seconds
+            new = self._new_tasks(found.cell, cells[found.cell], count)
+            self.added.setdefault(found.cell, []).extend(new)
+            record.added += len(new)
+            record.reason = "budget spent"  # until a later round says otherwise
+            tasks += new
+        return tasks
+
+    def _new_tasks(self, cell: Cell, data: CellData, count: int) -> list[Task]:
+        """``count`` new instances at the fitted law's :data:`PLACEMENT` levels."""
+        law = cell_law(cell)
+        p, feasible, total = data.counts()
+        fit = shift_fit(p, feasible, total, law)
+        shift = math.exp(fit.delta if math.isfinite(fit.delta) else 0.0)
+        points = [max(2, round(shift * law.quantile(level))) for level in PLACEMENT]
+        used: dict[int, int] = {}
+        for task in [*self.planned[cell], *self.added.get(cell, [])]:
+            used[task.p] = max(used.get(task.p, 0), task.replicate + 1)
+        sweep = self.sweeps[cell]
+        tasks = []
+        for index in range(count):
+            point = points[index % len(points)]
+            tasks.append(sweep.task(cell, point, used.get(point, 0)))
+            used[point] = used.get(point, 0) + 1
+        return tasks
+
+
+def _ineligible(claim: Claim) -> str:
+    """Why no instances are added to the cell of ``claim``."""
+    if claim.alternative != "two-sided":
+        return "a one-sided bound: more instances cannot show agreement"
+    if not claim.tested:
+        return "not judged: " + (claim.undecidable or claim.untested or "no estimate")
+    return "its floor is not below its tolerance: no number of instances decides it"
