@@ -6,6 +6,11 @@
 2. Overhead of the resumable store: instances per second of ``run_sweep``
    in-process (one SQLite transaction per instance) vs a bare Python loop over
    the same trial function.  Timings are noisy on a shared machine.
+3. Hebbian instances per second near the all-recalled transition (d = 16, 32, 64,
+   p = ``hebbian_transition(d, finite=True)``, both models): one ``solver_trial`` per
+   instance vs ``hebbian_trials`` on a batch of 200 (the same records; numba warmed
+   first).  The original model's ``solver_trial`` depends on BLAS threads on a busy
+   machine (docs/benchmarks.md, "Hebbian instances, batched").
 """
 
 from __future__ import annotations
@@ -15,11 +20,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_seconds
 
+from lamcap.experiments._analysis import hebbian_transition
 from lamcap.experiments._fitting import fit_transition
+from lamcap.experiments._hebbian_trials import hebbian_trials
 from lamcap.experiments._runner import run_sweep
 from lamcap.experiments._sweep import Cell, Sweep
-from lamcap.experiments._trials import synthetic_transition, synthetic_trial
+from lamcap.experiments._trials import solver_trial, synthetic_transition, synthetic_trial
 
 
 def _guess(cell: Cell) -> float:
@@ -80,8 +88,43 @@ def store_overhead(count: int = 2000) -> tuple[float, float]:
     return bare, stored
 
 
+def hebbian_batching(
+    dims: tuple[int, ...] = (16, 32, 64), count: int = 200, model: str = "decoupled"
+) -> list[tuple[int, int, float, float, int]]:
+    """Hebbian instances per second: a solver_trial loop vs one hebbian_trials call.
+
+    ``count`` instances per d at p nearest the finite-d transition; best of 3 runs
+    each.  Returns ``(d, p, loop inst/s, batched inst/s, feasible)`` per d.
+    """
+    rows = []
+    for d in dims:
+        p = round(hebbian_transition(d, finite=True))
+        sweep = Sweep(dims=(d,), methods=("hebbian",), models=(model,), seeds_per_point=count)
+        tasks = sweep.tasks(Cell(d, 1.0, model, "hebbian"), [p])
+        solver_trial(tasks[0])  # warm: numba kernels, caches
+        batched = hebbian_trials(tasks)
+        looped = [solver_trial(task) for task in tasks]
+        assert [r["verdict"] for r in batched] == [r["verdict"] for r in looped]
+        loop_seconds = best_seconds(lambda tasks=tasks: [solver_trial(t) for t in tasks])
+        batch_seconds = best_seconds(lambda tasks=tasks: hebbian_trials(tasks))
+        feasible = sum(r["verdict"] == "feasible" for r in batched)
+        rows.append((d, p, count / loop_seconds, count / batch_seconds, feasible))
+    return rows
+
+
+def print_hebbian_batching(
+    rows: list[tuple[int, int, float, float, int]], count: int = 200, model: str = "decoupled"
+) -> None:
+    """The table of :func:`hebbian_batching`: instances per second and their ratio."""
+    print(f"\nHebbian instances per second near the transition ({model} model, Gaussian)")
+    print(f"{'d':>4}{'p':>5}{'feasible':>10}{'solver_trial':>14}{'hebbian_trials':>16}{'ratio':>8}")
+    for d, p, loop, batch, feasible in rows:
+        share = f"{feasible}/{count}"
+        print(f"{d:>4}{p:>5}{share:>10}{loop:>14.0f}{batch:>16.0f}{batch / loop:>8.1f}")
+
+
 def main() -> None:
-    """Print both comparisons as tables with ratios."""
+    """Print the three comparisons as tables with ratios."""
     adaptive, brute, instances = compare_designs()
     print(
         "p_c 95% interval width (relative), same instance count "
@@ -95,6 +138,8 @@ def main() -> None:
     print(f"{'method':<22}{'inst/s':>10}{'ratio':>10}")
     print(f"{'bare loop':<22}{bare:>10.0f}{1.0:>10.2f}")
     print(f"{'run_sweep + SQLite':<22}{stored:>10.0f}{stored / bare:>10.3f}")
+    for model in ("decoupled", "original"):
+        print_hebbian_batching(hebbian_batching(model=model), model=model)
 
 
 if __name__ == "__main__":

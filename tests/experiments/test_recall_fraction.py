@@ -21,7 +21,7 @@ from lamcap.experiments._recall_fraction import (
     run_recall,
 )
 from lamcap.experiments._sweep import Task
-from lamcap.experiments._verdicts import LEVEL, Claim, detectable_deviation, judge
+from lamcap.experiments._verdicts import Claim, familywise_quantile, judge
 
 # -- the test ----------------------------------------------------------------------------------
 
@@ -88,9 +88,14 @@ def test_a_wide_bracket_around_the_prediction_is_inconclusive_and_says_why() -> 
     assert claim.verdict == "inconclusive"
     width = 76 / 77 - float(np.mean(lower)) / 77
     assert claim.bracket_width == pytest.approx(width)
-    statistical = detectable_deviation(claim.standard_errors, significance=LEVEL, df=7.0)
-    assert claim.detectable == pytest.approx(statistical + width, rel=1e-9)
-    assert f"{width:.3f} of it is the bracket's width" in claim.advice
+    assert claim.floor == pytest.approx(width / 2, rel=1e-9)
+    # the hull of both ends, each widened by the Bonferroni t quantile (one claim here)
+    q = familywise_quantile(1, df=7.0)
+    low = float(np.mean(lower)) / 77 - 0.913 - q * claim.standard_errors[0]
+    high = 76 / 77 - 0.913 + q * claim.standard_errors[1]
+    assert claim.interval == pytest.approx((low, high), rel=1e-9)
+    assert f"cannot be decided at a tolerance of 0.01: its floor is {width / 2:.3f}" in claim.advice
+    assert "×" not in claim.advice
     assert "tighter certified upper bound" in claim.note
     assert claim.test.startswith("bracket")
 
@@ -115,7 +120,7 @@ def test_a_closed_bracket_on_many_instances_is_consistent() -> None:
     optimum = np.round(500 * rng.normal(0.9, 0.006, 64)).astype(np.int64)
     claim = _judged(_point(optimum, optimum, 500), predicted=float(np.mean(optimum)) / 500)
     assert claim.bracket_width == 0.0
-    assert claim.detectable <= 0.01
+    assert claim.floor < 1e-9
     assert claim.verdict == "consistent"
 
 
@@ -127,14 +132,20 @@ def test_a_closed_bracket_on_few_instances_is_inconclusive_for_the_statistics() 
     assert "bracket" not in claim.advice  # nothing to narrow
 
 
-def test_a_narrow_bracket_says_how_narrow_it_must_become() -> None:
+def test_a_bracket_is_consistent_when_its_hull_fits_and_undecidable_when_half_its_width_does_not() -> (
+    None
+):
     rng = np.random.default_rng(5)
     lower = np.round(500 * rng.normal(0.9, 0.004, 64)).astype(np.int64)
     claim = _judged(_point(lower, lower + 8, 500), predicted=float(np.mean(lower) + 4) / 500)
-    assert claim.verdict == "inconclusive"  # width 0.016 > 0.01, statistics about 0.0015
-    needed = 0.01 - (claim.detectable - claim.bracket_width)
-    assert claim.advice.endswith(f"needs a bracket narrower than {needed:.3f}")
-    # the same bounds 4 associations apart: width 0.008, within the tolerance
+    # width 0.016: the hull [-0.008 - q s, 0.008 + q s] stays inside ±0.01 (s about 0.0005)
+    assert claim.verdict == "consistent"
+    assert claim.floor == pytest.approx(0.008, rel=1e-9)
+    # 12 associations apart: width 0.024, half of it above the tolerance
+    wide = _judged(_point(lower, lower + 12, 500), predicted=float(np.mean(lower) + 6) / 500)
+    assert wide.verdict == "inconclusive"
+    assert wide.advice.startswith("cannot be decided at a tolerance of 0.01: its floor is 0.012")
+    # the same bounds 4 associations apart: width 0.008, the hull within the tolerance
     closer = _judged(_point(lower, lower + 4, 500), predicted=float(np.mean(lower) + 2) / 500)
     assert closer.verdict == "consistent"
 
@@ -266,7 +277,7 @@ def test_a_small_real_run_brackets_the_optimum(tmp_path: Path) -> None:
     claim = judge([recall_fraction_claim(point)])[0]
     assert claim.prediction.startswith(f"{float(recall_fraction(6, point.p)):.3f}")
     assert claim.verdict in ("consistent", "inconsistent", "inconclusive")
-    assert claim.detectable >= claim.bracket_width
+    assert claim.floor >= claim.bracket_width / 2 - 1e-12
 
 
 def test_the_claims_of_a_run_end_with_the_recall_points() -> None:

@@ -34,20 +34,26 @@ def test_claims_table_layout() -> None:
                 test="t",
                 note="n",
                 quantity="spectrum",
+                estimates=(2.0,),
                 standard_errors=(0.5,),
             )
         ]
     )
     lines = claims_table(claims).splitlines()
     assert lines[0].startswith("| claim | kind | finite-size prediction | measured [95% interval]")
-    assert "| detectable at 80% (tolerance) | verdict |" in lines[0]
+    assert (
+        "| deviation: familywise interval (tolerance) | floor | verdict | exactness "
+        "| instances added |"
+    ) in lines[0]
+    # 2 ± 1.96 × 0.5 (one claim, normal): [1.020, 2.980], wholly above +0.05
     assert lines[2] == (
         "| b | finite-size | 1.000 (law) | 3 [2, 4] | t | 2.50 | <0.001 | <0.001 | "
-        "1.401 (0.05) | **inconsistent** — n |"
+        "[+1.020, +2.980] (±0.05) | 0.000 | **inconsistent** — n | "
+        "the law's bias is detected: +2.000 [+1.020, +2.980] (Holm p = 0.0004) | – |"
     )
 
 
-def test_claims_table_shows_no_power_for_comparisons() -> None:
+def test_claims_table_shows_no_interval_for_comparisons() -> None:
     claims = judge(
         [
             Claim(

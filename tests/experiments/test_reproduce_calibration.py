@@ -13,7 +13,13 @@ import math
 import pytest
 from scipy import stats
 
-from lamcap.experiments._calibration import false_inconsistent_rate, simulate_claims
+from lamcap.experiments._calibration import (
+    SyntheticFamily,
+    deviated_verdicts,
+    equivalence_rates,
+    false_inconsistent_rate,
+    simulate_claims,
+)
 from lamcap.experiments._reproduce import Plan
 from lamcap.experiments._sweep import Sweep
 
@@ -62,19 +68,54 @@ def test_whole_run_false_inconsistent_rate_is_at_most_five_percent() -> None:
     assert math.isfinite(result.interval()[1])
 
 
-def test_a_large_deviation_is_called_inconsistent_and_its_power_says_so() -> None:
-    from lamcap.experiments._calibration import deviated_claims, predicted_power
+def test_a_large_deviation_is_called_inconsistent() -> None:
+    from lamcap.experiments._calibration import deviated_claims
 
     claims = simulate_claims(_PLAN, seed=3, deviations={"transition": 0.2})
-    tested = sum(c.tested for c in claims)
     false = {c.claim: c for c in deviated_claims(claims, "transition")}
     dp16 = false["DP capacity: transition p, d = 16"]
     assert dp16.verdict == "inconsistent"
-    assert predicted_power(dp16, 0.2, tested) > 0.99
+    assert dp16.interval[0] > 0.02
     # the deviation touches only its own quantity: spectra and scores stay true
     untouched = [c for c in claims if c.quantity in ("spectrum", "score") and c.tested]
     assert untouched
     assert all(c.verdict != "inconsistent" for c in untouched)
+
+
+def test_deviated_verdicts_count_every_deviated_claim_once_per_run() -> None:
+    tally = deviated_verdicts(_PLAN, "score", 0.5, 2, first_seed=7)
+    assert tally.runs == 2
+    assert tally.verdicts
+    assert all(sum(counts.values()) == 2 for counts in tally.verdicts.values())
+    # half a unit off against a tolerance of 0.05: never called consistent
+    assert all(counts.get("consistent", 0) == 0 for counts in tally.verdicts.values())
+
+
+def test_equivalence_rates_follow_the_interval_rule() -> None:
+    family = SyntheticFamily(claims=5, most=2000)
+    inside = equivalence_rates(0.0, 60, family)
+    outside = equivalence_rates(2.0, 60, family)
+    # a precise family at no deviation is consistent; at twice the tolerance inconsistent
+    assert inside.rate("consistent")[0] > 0.9
+    assert inside.any_inconsistent == 0
+    assert outside.rate("inconsistent")[0] > 0.9
+    assert outside.any_consistent == 0
+    # the precision target: about (q (spread) / (share x tolerance))^2 instances per claim
+    assert 50 < inside.instances / inside.claims < 400
+    fixed = equivalence_rates(0.0, 20, SyntheticFamily(claims=5, adaptive=False))
+    assert fixed.instances == 20 * 5 * 20
+
+
+@pytest.mark.slow
+def test_equivalence_rates_keep_both_familywise_errors_below_five_percent() -> None:
+    runs = 400
+    for multiple in (0.5, 1.0):
+        result = equivalence_rates(multiple, runs, seed=2)
+        assert result.any_inconsistent <= stats.binom.ppf(0.99, runs, 0.05), multiple
+        assert result.covered >= stats.binom.ppf(0.01, runs, 0.95), multiple
+    for multiple in (1.05, 1.5):
+        result = equivalence_rates(multiple, runs, seed=2)
+        assert result.any_consistent <= stats.binom.ppf(0.99, runs, 0.05), multiple
 
 
 @pytest.mark.parametrize(

@@ -305,7 +305,7 @@ def test_undecided_instances_never_become_verdicts() -> None:
     assert not few.undecidable
 
 
-def test_measured_op_dp_claim_states_the_law_and_the_verdict_with_its_power() -> None:
+def test_measured_op_dp_claim_states_the_law_and_the_verdict_with_its_interval() -> None:
     from lamcap.experiments._claims import measured_op_dp_claim
 
     claim, text = measured_op_dp_claim()
@@ -313,7 +313,7 @@ def test_measured_op_dp_claim_states_the_law_and_the_verdict_with_its_power() ->
     assert claim.quantity == "ratio"
     assert len(claim.standard_errors) == 2
     assert "limit e^c = " in text
-    assert f"{100 * claim.detectable:.1f}%" in text
+    assert f"[{100 * claim.interval[0]:+.1f}%, {100 * claim.interval[1]:+.1f}%]" in text
 
 
 def test_op_vs_dp_page_quotes_the_measured_verdict() -> None:
@@ -336,7 +336,11 @@ def test_spectrum_claims_carry_the_fitted_laws_error() -> None:
     sampling = float(np.std(ratios, ddof=1)) / math.sqrt(ratios.size)
     model = float(half) / stats.norm.ppf(0.975)
     assert claim.test == "t ± model error"
-    assert claim.standard_errors == pytest.approx((math.hypot(sampling, model),))
+    # the interval: the sampling error, widened by the law's 95% half-width
+    assert claim.standard_errors == pytest.approx((sampling,))
+    assert claim.law_error == pytest.approx(float(half))
+    assert claim.estimates == pytest.approx((ratios.mean() - float(value),))
+    # the exactness test adds the law's error (one standard deviation) in quadrature
     assert claim.z == pytest.approx((ratios.mean() - float(value)) / math.hypot(sampling, model))
 
 

@@ -624,10 +624,13 @@ def _register_reproduce(subparsers: Any) -> None:
         help="theory tables, sweeps, figures and a report judging every claim",
         description="Reproduce the claims of arXiv:2605.10795: theory tables, adaptive "
         "sweeps, solutions near capacity, the figures and report.md, where every claim has a "
-        "finite-size prediction, a measurement with its 95% interval, a test and a verdict "
-        "(consistent / inconsistent / not tested; Holm's rule keeps the chance of any false "
-        "'inconsistent' in a run at 5%).  Progress goes to stderr (a bar per stage on a "
-        "terminal, plain lines otherwise); --quiet hides it, never the result.",
+        "finite-size prediction, a measurement and a verdict: consistent when the familywise "
+        "interval of (measured - predicted), widened by the law's own error, lies inside "
+        "+-tolerance, inconsistent when it lies wholly outside, inconclusive otherwise (the "
+        "chance of any false call in a run is at most 5%).  After the planned rounds, "
+        "instances are added where claims can still be decided, within --budget.  Progress "
+        "goes to stderr (a bar per stage on a terminal, plain lines otherwise); --quiet "
+        "hides it, never the result.",
         epilog="Runtime of --quick: measured and stated in docs/howto/reproduce.md "
         "(section 'Runtime'); each report records its own.",
     )
@@ -642,13 +645,47 @@ def _register_reproduce(subparsers: Any) -> None:
         default=Path("lamcap-reproduce"),
         help="output directory (default lamcap-reproduce)",
     )
+    parser.add_argument(
+        "--tolerance",
+        action="append",
+        default=[],
+        metavar="QUANTITY=VALUE",
+        help="tolerance of one quantity, repeatable (defaults: transition=0.02, ratio=0.02, "
+        "spectrum=0.05, score=0.05, recall=0.01, recall_fraction=0.01; relative ones are "
+        "fractions); the report and claims.json list the tolerances used",
+    )
+    parser.add_argument(
+        "--budget",
+        default=None,
+        metavar="CPU_SECONDS",
+        help="CPU seconds (summed over workers, as each instance measured them) spent on "
+        "instances added after the planned rounds to cells whose claims can still be decided; "
+        "0: none (default 900 with --quick, 28800 without)",
+    )
     _add_execution_flags(parser)
     parser.set_defaults(handler=_reproduce)
 
 
+def _budget(text: str | None) -> float | None:
+    """The ``--budget`` in CPU seconds (None: the plan's default); ValueError names it."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0.0):
+        msg = f"--budget must be a finite number of CPU seconds >= 0, got {text!r}"
+        raise ValueError(msg)
+    return value
+
+
 def _reproduce(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._reproduce import reproduce, summary  # noqa: PLC0415
+    from lamcap.experiments._verdicts import parse_tolerance  # noqa: PLC0415
 
+    tolerances = dict(parse_tolerance(text) for text in arguments.tolerance)
+    budget = _budget(arguments.budget)
     try:
         report = reproduce(
             arguments.out,
@@ -658,6 +695,8 @@ def _reproduce(arguments: argparse.Namespace) -> int:
             scheduler=arguments.scheduler,
             progress=not arguments.quiet,
             connect_timeout=arguments.connect_timeout,
+            tolerances=tolerances,
+            budget=budget,
         )
     except KeyboardInterrupt:
         print("lamcap reproduce: interrupted; rerun the same command to resume", file=sys.stderr)

@@ -38,9 +38,10 @@ Cheapest first.  Per eligible cell the allocator estimates the instances
 (standard errors fall like :math:`1/\sqrt N`), and their cost :math:`m\,t`
 from the mean stored CPU seconds :math:`t` per instance of the cell; cells are
 served in decreasing order of the expected reduction of the interval per CPU
-second, :math:`(s - s^*)/(m t)`, each round at most doubling a cell (then the
-fit is redone), until the round's expected cost would exceed what is left of
-the budget.  New instances go to the fitted law's 25%, 50% and 75% points
+second, :math:`(s - s^*)/(m t)`; a cell is served only when its whole remaining
+cost :math:`m t` fits in what is left of the budget (which it then reserves),
+so a cell that the budget cannot bring to its target gets nothing and says how
+much it would need.  Each round at most doubles a cell; then the fit is redone.  New instances go to the fitted law's 25%, 50% and 75% points
 (:class:`~lamcap.experiments._shift.TransitionLaw` moved by the fitted shift),
 with replicate numbers after every one the cell used at that p.
 
@@ -223,14 +224,15 @@ class Allocator:
         tasks: list[Task] = []
         for found in sorted(needs, key=lambda item: -item.rate):
             record = self.records[found.cell]
-            count = min(found.instances, max(found.count, MIN_ROUND))
-            count = max(MIN_ROUND, count)
-            affordable = int(left / found.seconds)
-            if affordable < MIN_ROUND:
-                record.reason = "budget spent"
+            cost = found.instances * found.seconds
+            if cost > left:
+                record.reason = (
+                    f"needs about {found.instances} more instances (about {cost:.0f} CPU s), "
+                    f"more than the {max(0.0, left):.0f} CPU s of budget left"
+                )
                 continue
-            count = min(count, affordable)
-            left -= count * found.seconds
+            left -= cost  # reserved whole: a cheaper cell is never starved by a dearer one
+            count = max(MIN_ROUND, min(found.instances, max(found.count, MIN_ROUND)))
             new = self._new_tasks(found.cell, cells[found.cell], count)
             self.added.setdefault(found.cell, []).extend(new)
             record.added += len(new)

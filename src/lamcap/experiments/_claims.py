@@ -764,8 +764,9 @@ def measured_op_dp_claim(path: Path | None = None) -> tuple[Claim, str]:
         f"Verdict on OP/DP → 1 (both 1/d and 1/log p extrapolations, intersection–union): "
         f"**{judged.verdict}**"
         + (f" — {judged.advice}" if judged.advice else "")
-        + f"; detectable deviation at 80% power {100 * judged.detectable:.1f}% "
-        f"(tolerance 2%); {judged.measured}."
+        + f"; interval of the limit's deviation [{100 * judged.interval[0]:+.1f}%, "
+        f"{100 * judged.interval[1]:+.1f}%] against ±{100 * judged.tolerance:g}%; "
+        f"{judged.measured}."
     )
     return judged, text
 

@@ -138,7 +138,7 @@ QUICK = Plan(
     sweeps=(
         Sweep(
             name="optimal",
-            dims=(8, 12, 16),
+            dims=(8, 10, 12, 16),
             models=("decoupled", "original"),
             seeds_per_point=8,
             rounds=2,
@@ -162,7 +162,7 @@ QUICK = Plan(
         ),
         Sweep(
             name="unit_norm",
-            dims=(12, 16),
+            dims=(8, 12, 16),
             embeddings=("sphere",),
             seeds_per_point=8,
             rounds=2,

@@ -405,8 +405,9 @@ def execute(
         error = future.exception()
         if error is not None:
             return batch[0], error
-        for task, result in zip(batch, future.result(), strict=True):
-            store.add(task, result, sweep=sweep_name)
+        results = future.result()
+        store.add_many(batch, results, sweep=sweep_name)
+        for task, result in zip(batch, results, strict=True):
             verdicts[task.key()] = str(result["verdict"])
         ran += len(batch)
         on_recorded(len(batch))

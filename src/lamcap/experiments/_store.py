@@ -336,38 +336,37 @@ class ResultsStore:
 
     def add(self, task: Task, record: Mapping[str, Any], *, sweep: str = "sweep") -> bool:
         """Write one finished instance in its own transaction; False if already stored."""
-        row = {
-            "d": task.d,
-            "kappa": task.kappa,
-            "rank": task.rank,
-            "model": task.model,
-            "embeddings": task.embeddings,
-            "method": task.method,
-            "p": task.p,
-            "n": int(record.get("n", task.p)),
-            "replicate": task.replicate,
-            "seed": task.seed,
-            STORED_NAMES["raw_margin"]: task.raw_margin,
-            "max_seconds": task.max_seconds,
-            "verdict": str(record["verdict"]),
-            "min_margin": _finite_or_none(record.get("min_margin")),
-            "accuracy": _finite_or_none(record.get("accuracy")),
-            "seconds": _finite_or_none(record.get("seconds")),
-            "iterations": record.get("iterations"),
-            "solver_method": record.get("solver_method", task.method),
-            "infeasible_proof": _infeasible_proof(record),
-            "sweep": sweep,
-            "lamcap_version": __version__,
-            "git_commit": git_commit(),
-            "finished_at": _now(),
-        }
-        names = ", ".join(row)
-        marks = ", ".join(f":{name}" for name in row)
+        return self.add_many([task], [record], sweep=sweep) == 1
+
+    def add_many(
+        self,
+        tasks: Sequence[Task],
+        records: Sequence[Mapping[str, Any]],
+        *,
+        sweep: str = "sweep",
+    ) -> int:
+        """Write finished instances in one transaction (all or none); return how many were new.
+
+        A batch of Hebbian instances, finished by one call on a worker, is written
+        at once: thousands of rows per second, where a transaction per row
+        takes about a quarter of a millisecond each.
+        """
+        if len(tasks) != len(records):
+            msg = f"records must have one entry per task, got {len(records)} for {len(tasks)} tasks"
+            raise ValueError(msg)
+        rows = [
+            _trial_row(task, record, sweep) for task, record in zip(tasks, records, strict=True)
+        ]
+        if not rows:
+            return 0
+        names = ", ".join(rows[0])
+        marks = ", ".join(f":{name}" for name in rows[0])
+        before = self._connection.total_changes
         with self._transaction():
-            cursor = self._connection.execute(
-                f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", row
+            self._connection.executemany(
+                f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", rows
             )
-        return cursor.rowcount == 1
+        return self._connection.total_changes - before
 
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> int:
         """Copy stored rows (all :data:`COLUMNS`) in one transaction; return how many were new."""
@@ -663,3 +662,32 @@ def row_key(row: Mapping[str, Any]) -> tuple[int, int, str, str, int, float, int
         row["seed"],
         row.get("embeddings") or "gaussian",
     )
+
+
+def _trial_row(task: Task, record: Mapping[str, Any], sweep: str) -> dict[str, Any]:
+    """The stored row of one finished instance (its task, its trial's record, the sweep name)."""
+    return {
+        "d": task.d,
+        "kappa": task.kappa,
+        "rank": task.rank,
+        "model": task.model,
+        "embeddings": task.embeddings,
+        "method": task.method,
+        "p": task.p,
+        "n": int(record.get("n", task.p)),
+        "replicate": task.replicate,
+        "seed": task.seed,
+        STORED_NAMES["raw_margin"]: task.raw_margin,
+        "max_seconds": task.max_seconds,
+        "verdict": str(record["verdict"]),
+        "min_margin": _finite_or_none(record.get("min_margin")),
+        "accuracy": _finite_or_none(record.get("accuracy")),
+        "seconds": _finite_or_none(record.get("seconds")),
+        "iterations": record.get("iterations"),
+        "solver_method": record.get("solver_method", task.method),
+        "infeasible_proof": _infeasible_proof(record),
+        "sweep": sweep,
+        "lamcap_version": __version__,
+        "git_commit": git_commit(),
+        "finished_at": _now(),
+    }

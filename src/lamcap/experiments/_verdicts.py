@@ -426,9 +426,11 @@ def _more_data(claim: Claim, tolerance: Tolerance, quantile: float) -> str:
     inside, outside = room - abs(centre), abs(centre) - floor_on_scale(claim) - tolerance.on_scale()
     margin = max(inside, outside)
     if margin <= 0:
+        floor = tolerance.show(tolerance.to_units(floor_on_scale(claim)))[1:]
         return (
-            f"the estimate {tolerance.show(tolerance.to_units(centre))} lies at the edge of "
-            f"±{tolerance.text()} less the floor: at the current estimate no sample size decides it"
+            f"the estimate {tolerance.show(tolerance.to_units(centre))} lies within the floor "
+            f"({floor}) of the tolerance's edge ±{tolerance.text()}: at the current estimate no "
+            "sample size decides it"
         )
     factor = (quantile * max(claim.standard_errors) / margin) ** 2
     if claim.kind == "asymptotic":
