@@ -180,10 +180,10 @@ PAGES: dict[str, tuple[str, list[str]]] = {
     "reproduce": (
         "docs/howto/reproduce.md",
         [
-            f"verdict_power.py --runs 40 --out {OUT}/verdict_power.jsonl",
+            f"verdict_rates.py --runs 1000 --out {OUT}/verdict_rates.csv",
             (
-                f"verdict_power.py --plot --out {OUT}/verdict_power.jsonl"
-                f" --figure {OUT}/verdict_power.png"
+                f"verdict_rates.py --plot --out {OUT}/verdict_rates.csv"
+                f" --figure {OUT}/verdict_rates.png"
             ),
             "reproduce_false_alarms.py --runs 300 --first-seed 5001",
         ],

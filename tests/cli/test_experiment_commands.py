@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -203,6 +204,36 @@ def test_reproduce_with_incompatible_database_exits_2(
     assert main(["reproduce", "--quick", "--out", str(out), "--workers", "0"]) == 2
     assert "not a lamcap results database" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["results.sqlite"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--tolerance", "spectra=0.1"], "tolerance: quantity must be one of .*got 'spectra'"),
+        (["--tolerance", "transition=2"], "tolerance transition must be a number > 0 and < 1"),
+        (["--tolerance", "score=-1"], "tolerance score must be a number > 0, got '-1'"),
+        (["--tolerance", "transition"], "tolerance must be QUANTITY=VALUE"),
+        (["--budget", "-5"], "--budget must be a finite number of CPU seconds >= 0, got '-5'"),
+        (["--budget", "soon"], "--budget must be a finite number of CPU seconds >= 0"),
+    ],
+)
+def test_reproduce_bad_tolerance_or_budget_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    out = tmp_path / "out"
+    assert main(["reproduce", "--quick", "--out", str(out), "--workers", "0", *flags]) == 2
+    error = capsys.readouterr().err
+    assert len(error.strip().splitlines()) == 1
+    assert re.search(message, error)
+    assert not out.exists()  # refused before any work
+
+
+def test_reproduce_help_names_tolerance_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    text = capsys.readouterr().out
+    assert "--tolerance QUANTITY=VALUE" in text
+    assert "--budget CPU_SECONDS" in text
 
 
 # ------------------------------------------------------------------ job arrays

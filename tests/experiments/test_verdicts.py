@@ -10,8 +10,6 @@ import pytest
 from scipy import stats
 
 from lamcap.experiments._verdicts import (
-    LEVEL,
-    TOLERANCES,
     Claim,
     Tolerance,
     counts_text,
@@ -299,9 +297,9 @@ def test_bad_claims_name_the_field() -> None:
         )
     with pytest.raises(ValueError, match="tolerance must be a finite number > 0, got -1"):
         Tolerance("x", -1, relative=False, meaning="")
-    with pytest.raises(ValueError, match="a relative tolerance must lie in \\(0, 1\\), got 1.5"):
+    with pytest.raises(ValueError, match=r"a relative tolerance must lie in \(0, 1\), got 1\.5"):
         Tolerance("x", 1.5, relative=True, meaning="")
     with pytest.raises(ValueError, match="estimates must have one entry per standard error"):
         Claim("a", "1", "1", estimates=(0.1,), standard_errors=(0.1, 0.2))
-    with pytest.raises(ValueError, match="law_error must be a finite number >= 0, got -0.1"):
+    with pytest.raises(ValueError, match=r"law_error must be a finite number >= 0, got -0\.1"):
         Claim("a", "1", "1", law_error=-0.1)

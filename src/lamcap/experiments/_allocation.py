@@ -10,19 +10,22 @@ measurement comes from a sweep cell (``Claim.cell``) and its floor
 :math:`\phi` (:mod:`lamcap.experiments._verdicts`) is below its tolerance
 :math:`\tau`: otherwise no number of instances decides it, and none are added.
 
-The precision target.  Instances are added until the claim's statistical
+The precision targets.  Instances are added until the claim's statistical
 half-width :math:`q s` (:math:`q` its familywise quantile, :math:`s` the
-standard error of the fitted shift) is at most :data:`TARGET_SHARE` of the
-room the floor leaves,
+standard error of the fitted shift) reaches a share of the room the floor
+leaves, first half of it,
 
 .. math::
 
-    q\,s \le \text{TARGET\_SHARE}\cdot(\tau - \phi)
+    q\,s \le \tfrac12\,(\tau - \phi)
 
-(on the test scale).  At that precision the claim is decided whenever its
-estimate lies within :math:`\tau - \phi - q s` of the prediction (consistent)
-or beyond :math:`\tau + \phi + q s` (inconsistent); between the two the row
-says so.
+(on the test scale), then, while budget remains, the further shares of
+:data:`TARGET_SHARES` (each halves the variance of the one before, down to an
+eighth of the room), every eligible claim reaching one target before any goes
+on to the next.  At a target of share :math:`h` a claim is decided whenever
+its estimate lies within :math:`(1 - h)(\tau - \phi)` of the prediction
+(consistent) or beyond :math:`\tau + \phi + h(\tau - \phi)` (inconsistent);
+between the two the row says so.
 
 Why the intervals keep their coverage.  The stopping rule and the order of
 the cells depend only on the precision reached (:math:`s`), on the floor and
@@ -40,8 +43,9 @@ from the mean stored CPU seconds :math:`t` per instance of the cell; cells are
 served in decreasing order of the expected reduction of the interval per CPU
 second, :math:`(s - s^*)/(m t)`; a cell is served only when its whole remaining
 cost :math:`m t` fits in what is left of the budget (which it then reserves),
-so a cell that the budget cannot bring to its target gets nothing and says how
-much it would need.  Each round at most doubles a cell; then the fit is redone.  New instances go to the fitted law's 25%, 50% and 75% points
+so a cell that the budget cannot bring to its next target gets nothing more and
+says how much it would need; so does one that would hold more than
+:data:`MAX_CELL_INSTANCES`.  Each round at most doubles a cell; then the fit is redone.  New instances go to the fitted law's 25%, 50% and 75% points
 (:class:`~lamcap.experiments._shift.TransitionLaw` moved by the fitted shift),
 with replicate numbers after every one the cell used at that p.
 
@@ -71,8 +75,13 @@ from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell, Sweep, Task
 from lamcap.experiments._verdicts import TOLERANCES, Claim, familywise_quantile, floor_on_scale
 
-TARGET_SHARE = 0.5
-"""Share of the room τ − φ that the statistical half-width q·s is brought to."""
+TARGET_SHARES = (0.5, 0.5 / math.sqrt(2.0), 0.25, 0.25 / math.sqrt(2.0), 0.125)
+"""The precision targets, in turn: shares of the room τ − φ that the statistical
+half-width q·s is brought to (each halves the variance of the one before)."""
+
+TARGET_SHARE = TARGET_SHARES[0]
+"""The first precision target: at it a claim is decided unless its estimate lies within
+half the room of the tolerance's edge."""
 
 PLACEMENT = (0.25, 0.5, 0.75)
 """Levels of the fitted law at which added instances are placed."""
@@ -83,30 +92,54 @@ MIN_ROUND = 12
 DEFAULT_SECONDS = 1.0
 """CPU seconds assumed per instance of a cell with no stored time."""
 
+MAX_CELL_INSTANCES = 100_000
+"""Most instances one cell may hold after the adding (planned and added).
+
+The budget counts the workers' CPU seconds; each instance also costs the parent a
+row in the store (about 250 bytes), written and read back every round.  A Hebbian
+instance at d = 16 takes 25 µs on a worker, so a claim that needs millions of them
+(its floor a hair below its tolerance) would fit the CPU budget yet fill the store
+with gigabytes; such a cell gets nothing and says how many it would need."""
+
 SWEEP_NAME = "added"
 """The ``sweep`` column of the instances the allocator adds."""
 
 
 @dataclass(frozen=True)
 class Need:
-    """What one eligible cell still needs: its standard error, target, count and cost."""
+    """What one eligible cell still needs: its standard error, its scale, count and cost.
+
+    ``scale`` is the room the floor leaves divided by the familywise quantile,
+    :math:`(\tau - \\phi)/q`: the standard error at which the statistical
+    half-width would fill the whole room; a precision target is a share of it.
+    """
 
     cell: Cell
     standard_error: float
-    target: float
+    scale: float
     count: int
     seconds: float
 
-    @property
-    def instances(self) -> int:
-        """Instances that bring the standard error to the target (:math:`N((s/s^*)^2 - 1)`)."""
-        return max(0, math.ceil(self.count * ((self.standard_error / self.target) ** 2 - 1.0)))
+    def target(self, share: float) -> float:
+        """The standard error of the precision target ``share`` (:math:`q s^* = `share·room)."""
+        return share * self.scale
 
-    @property
-    def rate(self) -> float:
-        """Expected reduction of the standard error per CPU second."""
-        cost = max(1, self.instances) * self.seconds
-        return (self.standard_error - self.target) / cost
+    def stage(self) -> int | None:
+        """The first of :data:`TARGET_SHARES` not yet reached (``None``: all reached)."""
+        for index, share in enumerate(TARGET_SHARES):
+            if self.standard_error > self.target(share):
+                return index
+        return None
+
+    def instances(self, share: float) -> int:
+        """Instances that bring the standard error to a target (:math:`N((s/s^*)^2 - 1)`)."""
+        ratio = self.standard_error / self.target(share)
+        return max(0, math.ceil(self.count * (ratio**2 - 1.0)))
+
+    def rate(self, share: float) -> float:
+        """Expected reduction of the standard error per CPU second, toward a target."""
+        cost = max(1, self.instances(share)) * self.seconds
+        return (self.standard_error - self.target(share)) / cost
 
 
 def need(
@@ -124,11 +157,10 @@ def need(
     room = (math.log1p(value) if tolerance.relative else value) - floor_on_scale(claim)
     if room <= 0:
         return None
-    quantile = familywise_quantile(family, df=claim.df)
     return Need(
         cell=cell,
         standard_error=max(claim.standard_errors),
-        target=TARGET_SHARE * room / quantile,
+        scale=room / familywise_quantile(family, df=claim.df),
         count=claim.count,
         seconds=seconds,
     )
@@ -140,6 +172,8 @@ class CellRecord:
 
     added: int = 0
     reason: str = ""
+    reached: int = 0
+    """How many of :data:`TARGET_SHARES` the cell's claim has reached."""
 
 
 @dataclass
@@ -162,6 +196,8 @@ class Allocator:
     records: dict[Cell, CellRecord] = field(default_factory=dict)
     spent: float = 0.0
     finished: bool = False
+    excluded: set[Cell] = field(default_factory=set)
+    """Cells the budget or the store's limit cannot bring to their next target: done."""
     on_round: Callable[[int, float], None] = ignore_progress
 
     def tasks(self) -> list[Task]:
@@ -205,7 +241,7 @@ class Allocator:
         family = sum(claim.tested for claim in claims)
         seconds = self._seconds(rows)
         by_label = {cell.label(): cell for cell in self.planned}
-        needs = []
+        pending: list[tuple[int, Need]] = []
         for claim in claims:
             cell = by_label.get(claim.cell)
             if cell is None or claim.kind != "finite-size":
@@ -216,27 +252,55 @@ class Allocator:
             )
             if found is None:
                 record.reason = _ineligible(claim)
-            elif found.standard_error <= found.target:
-                record.reason = "reached its precision target"
-            else:
-                needs.append(found)
+                continue
+            stage = found.stage()
+            record.reached = len(TARGET_SHARES) if stage is None else stage
+            if stage is None:
+                record.reason = _reached(record.reached) + ", the last"
+            elif cell not in self.excluded:
+                pending.append((stage, found))
+        while pending:
+            tasks = self._serve(pending, cells)
+            if tasks:
+                return tasks
+            pending = [item for item in pending if item[1].cell not in self.excluded]
+        return []
+
+    def _serve(self, pending: list[tuple[int, Need]], cells: dict[Cell, CellData]) -> list[Task]:
+        """A round toward the lowest pending target: cheapest information first, within budget."""
+        stage = min(index for index, _ in pending)
+        share = TARGET_SHARES[stage]
         left = self.budget - self.spent
         tasks: list[Task] = []
-        for found in sorted(needs, key=lambda item: -item.rate):
+        serving = sorted(
+            (found for index, found in pending if index == stage),
+            key=lambda found: -found.rate(share),
+        )
+        for found in serving:
             record = self.records[found.cell]
-            cost = found.instances * found.seconds
-            if cost > left:
+            instances = found.instances(share)
+            cost = instances * found.seconds
+            prefix = _reached(record.reached) + "; " if record.reached else ""
+            if found.count + instances > MAX_CELL_INSTANCES:
+                self.excluded.add(found.cell)
                 record.reason = (
-                    f"needs about {found.instances} more instances (about {cost:.0f} CPU s), "
-                    f"more than the {max(0.0, left):.0f} CPU s of budget left"
+                    f"{prefix}the next needs about {instances} more instances, beyond the "
+                    f"{MAX_CELL_INSTANCES} a cell may hold"
+                )
+                continue
+            if cost > left:
+                self.excluded.add(found.cell)
+                record.reason = (
+                    f"{prefix}the next needs about {instances} more instances (about "
+                    f"{cost:.0f} CPU s), more than the {max(0.0, left):.0f} CPU s of budget left"
                 )
                 continue
             left -= cost  # reserved whole: a cheaper cell is never starved by a dearer one
-            count = max(MIN_ROUND, min(found.instances, max(found.count, MIN_ROUND)))
+            count = max(MIN_ROUND, min(instances, max(found.count, MIN_ROUND)))
             new = self._new_tasks(found.cell, cells[found.cell], count)
             self.added.setdefault(found.cell, []).extend(new)
             record.added += len(new)
-            record.reason = "budget spent"  # until a later round says otherwise
+            record.reason = f"{prefix}adding toward target {stage + 1}"
             tasks += new
         return tasks
 
@@ -257,6 +321,16 @@ class Allocator:
             tasks.append(sweep.task(cell, point, used.get(point, 0)))
             used[point] = used.get(point, 0) + 1
         return tasks
+
+
+def _reached(count: int) -> str:
+    """``"reached precision target 2 of 5 (q·s ≤ 0.354 of the room)"``."""
+    if count == 0:
+        return "reached no precision target"
+    share = TARGET_SHARES[count - 1]
+    return (
+        f"reached precision target {count} of {len(TARGET_SHARES)} (q·s ≤ {share:.3g} of the room)"
+    )
 
 
 def _ineligible(claim: Claim) -> str:

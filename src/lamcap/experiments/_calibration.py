@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lamcap.experiments._allocation import TARGET_SHARES
 from lamcap.experiments._analysis import CellData, transition_rows
 from lamcap.experiments._claims import (
     build_claims,
@@ -68,7 +69,15 @@ from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments._runner import CellState, theory_guess
 from lamcap.experiments._shift import cell_law
 from lamcap.experiments._sweep import Cell, Sweep
-from lamcap.experiments._verdicts import LEVEL, TOLERANCES, Claim, Tolerance, judge, verdict_word
+from lamcap.experiments._verdicts import (
+    LEVEL,
+    TOLERANCES,
+    Claim,
+    Tolerance,
+    familywise_quantile,
+    judge,
+    verdict_word,
+)
 
 OP_LOG_RATIO = 0.7
 """Simulated :math:`\\log(p_c^{OP}/p_c^{DP}) = c/d` (1.045 at d = 16, 1.09 at d = 8)."""
@@ -317,8 +326,9 @@ class SyntheticFamily:
     t with n − 1 degrees of freedom), against a prediction of 0 whose stated
     error is ``law_error`` × the tolerance.  ``start`` instances first; with
     ``adaptive``, ``batch`` more at a time while the claim's statistical
-    half-width is above the allocation stage's target (never looking at the
-    estimate), up to ``most`` instances.
+    half-width is above ``target`` × the room the floor leaves (one of the
+    allocation stage's :data:`~lamcap.experiments._allocation.TARGET_SHARES`;
+    never looking at the estimate), up to ``most`` instances.
     """
 
     claims: int = 15
@@ -329,6 +339,7 @@ class SyntheticFamily:
     most: int = 4000
     law_error: float = 0.0
     adaptive: bool = True
+    target: float = TARGET_SHARES[0]
 
 
 def _on_scale(tolerance: Tolerance, units: float) -> float:
@@ -342,9 +353,6 @@ def _synthetic_claim(
     """One claim: instances until its precision target (adaptive), then estimate and test."""
     from scipy import stats  # noqa: PLC0415
 
-    from lamcap.experiments._allocation import TARGET_SHARE  # noqa: PLC0415
-    from lamcap.experiments._verdicts import familywise_quantile  # noqa: PLC0415
-
     sigma = family.spread * tolerance.value
     law_error = _on_scale(tolerance, family.law_error * tolerance.value)
     values = list(rng.normal(truth, sigma, family.start))
@@ -352,7 +360,7 @@ def _synthetic_claim(
     while family.adaptive and room > 0 and len(values) < family.most:
         error = float(np.std(values, ddof=1)) / math.sqrt(len(values))
         quantile = familywise_quantile(family.claims, df=len(values) - 1)
-        if quantile * error <= TARGET_SHARE * room:
+        if quantile * error <= family.target * room:
             break
         values += list(rng.normal(truth, sigma, family.batch))
     data = np.asarray(values)

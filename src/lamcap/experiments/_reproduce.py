@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 from lamcap import __version__
 from lamcap._progress import Progress
-from lamcap.experiments._allocation import SWEEP_NAME, TARGET_SHARE, Allocator, CellRecord
+from lamcap.experiments._allocation import SWEEP_NAME, TARGET_SHARES, Allocator, CellRecord
 from lamcap.experiments._analysis import (
     CellData,
     TransitionRow,
@@ -383,8 +383,9 @@ _COLUMNS = f"""\
   still detectably biased.
 - **instances added** — instances added to the claim's cell after the planned rounds
   (cheapest information first, until the claim's statistical half-width is
-  {100 * TARGET_SHARE:g}% of the room the floor leaves, or the budget is spent), and why
-  the adding stopped.
+  {100 * TARGET_SHARES[0]:g}% of the room the floor leaves, then
+  {100 * TARGET_SHARES[1]:.0f}%, ... down to {100 * TARGET_SHARES[-1]:g}% while budget
+  remains), and why the adding stopped.
   *not tested* says why; *comparison* rows are not judged."""
 
 
