@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -63,6 +64,7 @@ _TINY = Plan(
     mechanism_dims=(6, 8),
     mechanism_seeds=3,
     recall=RecallDesign(dims=(6,), max_seconds=(10.0,), critical_fractions=(1.5,), seeds=2),
+    budget=3.0,
 )
 
 
@@ -79,7 +81,10 @@ def test_reproduce_tiny_plan_writes_report_claims_and_figures(tmp_path: Path) ->
     assert "**no**" not in text
     for number in range(1, 6):
         assert list((tmp_path / "out" / "figures").glob(f"fig{number}_*.png"))
-    claims = json.loads((tmp_path / "out" / "claims.json").read_text())
+    document = json.loads((tmp_path / "out" / "claims.json").read_text())
+    assert document["tolerances"]["transition"] == 0.02
+    assert document["budget"]["cpu_seconds"] == 3.0
+    claims = document["claims"]
     assert {c["verdict"].split(":")[0].split(" (")[0] for c in claims} <= {
         "consistent",
         "inconsistent",
@@ -91,11 +96,18 @@ def test_reproduce_tiny_plan_writes_report_claims_and_figures(tmp_path: Path) ->
     line = summary(report)
     for word in ("consistent", "inconsistent", "inconclusive"):
         assert f" {word}" in f" {line}"
-    assert "| detectable at 80% (tolerance) |" in text
-    assert "### Tolerances of scientific interest" in text
+    assert "| deviation: familywise interval (tolerance) | floor | verdict |" in text
+    assert "### Tolerances used" in text
+    assert "Budget: " in text.splitlines()[6]
     assert "## OP = DP in lamcap's own measurements" in text
-    judged = [c for c in claims if c["verdict"] in ("consistent", "inconclusive")]
-    assert all(c["detectable"] is None or c["detectable"] > 0 for c in judged)
+    judged = [c for c in claims if c["verdict"] in ("consistent", "inconsistent", "inconclusive")]
+    assert all(c["floor"] is not None for c in judged if c["interval"][0] is not None)
+    # instances were added to the decoupled cells, and each says why the adding stopped
+    transitions = [c for c in claims if c["claim"].startswith("DP capacity")]
+    assert all(c["allocation"] for c in transitions)
+    again = reproduce(tmp_path / "out", workers=0, progress=False, plan=_TINY, with_tables=False)
+    assert json.loads((tmp_path / "out" / "claims.json").read_text())["claims"] == claims
+    assert again == report
     samples = np.load(tmp_path / "out" / "figures" / "mechanism_samples.npz")
     assert any(key.endswith("singular_values") for key in samples.files)
     # the partial-recall claim: judged in the family, its solves stored once, resumed
@@ -107,6 +119,25 @@ def test_reproduce_tiny_plan_writes_report_claims_and_figures(tmp_path: Path) ->
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_tolerances_reach_the_report_and_the_claims(tmp_path: Path) -> None:
+    plan = dataclasses.replace(_TINY, recall=None, budget=0.0)
+    report = reproduce(
+        tmp_path / "out",
+        workers=0,
+        progress=False,
+        plan=plan,
+        with_tables=False,
+        tolerances={"transition": 0.5},
+    )
+    assert "| transition | 50% | 2% |" in report.read_text()
+    document = json.loads((tmp_path / "out" / "claims.json").read_text())
+    assert document["tolerances"]["transition"] == 0.5
+    decided = [c for c in document["claims"] if c["claim"].startswith("DP capacity")]
+    assert all(c["tolerance"] == 0.5 for c in decided)
+    assert all(c["allocation"] == "" for c in decided)  # budget 0: nothing added
+
+
 def test_cli_quiet_hides_progress_but_not_the_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,7 +8,9 @@ test or a broken simulation.
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import pytest
 from scipy import stats
@@ -129,3 +131,17 @@ def test_equivalence_rates_keep_both_familywise_errors_below_five_percent() -> N
 def test_bad_deviations_name_themselves(deviations: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         simulate_claims(_PLAN, seed=1, deviations=deviations)
+
+
+def test_the_reproduce_page_shows_the_measured_rates_table() -> None:
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "_verdict_rates", root / "measurements" / "verdict_rates.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table = module.table(root / "docs" / "measurements" / "verdict_rates.csv")
+    page = (root / "docs" / "howto" / "reproduce.md").read_text(encoding="utf-8")
+    assert table in page

@@ -3,9 +3,9 @@ r"""The claims of a reproduction, each measured against a finite-size prediction
 Every claim of arXiv:2605.10795 that ``lamcap reproduce`` checks becomes a
 :class:`~lamcap.experiments.Claim` with a prediction *at the size that
 was run*, a measurement with its 95% interval, a test and the standard
-errors that give its power; the verdicts (consistent, inconsistent,
-inconclusive) come from :func:`lamcap.experiments.judge` (Holm's rule over
-the whole run, and each claim's detectable deviation against its tolerance;
+errors, and the law's own stated error; the verdicts (consistent, inconsistent,
+inconclusive) come from :func:`lamcap.experiments.judge` (each claim's
+familywise interval over the whole run against its tolerance;
 :mod:`lamcap.experiments._verdicts`).  OP is the original problem (every association scores the same
 p outputs), DP the decoupled problem (fresh outputs for every association).
 
@@ -42,19 +42,19 @@ Finite-size claims (one size each):
 * **Best recall fraction beyond capacity at d, p** (lamcap's addition): the
   bracket of the max-recall solver's mean certified bounds against the RS law
   ``recall_fraction(d, p)`` (docs/theory/partial-recall.md), one-sided t on each
-  bound; its detectable deviation includes the bracket's width
+  bound; both bounds are its estimates, so its floor is half the bracket's width
   (:mod:`lamcap.experiments._recall_fraction`).
 
 Asymptotic claims (d → ∞) are judged by the trend across the sizes of the run
 (:func:`trend_claim`): a weighted least-squares line through the per-size
 values against :math:`x = 1/d` and, separately, against :math:`x = 1/\log p`
 (the slowest correction the capacity theory has), extrapolated to
-:math:`x = 0`.  The claim is "inconsistent" only if *both* extrapolations
-exclude the asymptotic value on the same side (an intersection–union test,
-p-value the larger of the two; 1 when they fall on either side of it), so a
-verdict never rests on guessing the convergence law; the
-row prints both intervals, and their union is what the run can say about the
-limit.  At least three sizes are needed.
+:math:`x = 0`.  Both extrapolations are estimates of the limit: the claim's
+interval is their hull, so it is "inconsistent" only if *both* exclude the
+asymptotic value beyond the tolerance on the same side, and a verdict never
+rests on guessing the convergence law (the exactness test is the
+intersection–union test, p-value the larger of the two; 1 when they fall on
+either side of the limit).  At least three sizes are needed.
 
 * **OP = DP**: log(OP/DP) → 0.
 * **α_c → 1/2**: log(measured p_c / Crofton median) → 0; the Crofton law's own
@@ -350,9 +350,10 @@ def trend_claim(
     estimated ``errors``; the reference is then Student's t with the smallest
     of them (conservative), else normal.  ``show`` prints a value on the
     claim's scale; ``quantity`` names its tolerance
-    (:data:`lamcap.experiments._verdicts.TOLERANCES`).  Both intercept errors
-    go into the claim's ``standard_errors``: its power is that of the weaker
-    line, and less (:mod:`~lamcap.experiments._verdicts`).
+    (:data:`lamcap.experiments._verdicts.TOLERANCES`).  Both intercepts (minus
+    the limit) are the claim's ``estimates``, with their errors: its familywise
+    interval is the hull of the two lines' intervals, its floor half their gap
+    (:mod:`~lamcap.experiments._verdicts`).
     """
     from lamcap.experiments._fitting import fit_trend  # noqa: PLC0415
     from lamcap.experiments._model_comparison import trend_variable  # noqa: PLC0415
@@ -461,11 +462,13 @@ def _location_claim(
 ) -> Claim:
     """A transition against its law: shift fit, test of no shift (module :mod:`~lamcap.experiments._shift`).
 
-    ``error``: the prediction's own error in p (numerical, or a model's
-    measured error).  Below 0.1% of p it is ignored and the likelihood-ratio
-    test is used as it is; above, the shift is tested by
-    :math:`z = \\hat\\delta/\\sqrt{s^2 + (\text{error}/p)^2}` (normal), so that a
-    deviation within the model's error is not called a contradiction.
+    The estimate is the fitted shift :math:`\\hat\\delta` with its standard
+    error; ``error``, the prediction's own error in p (numerical, or a model's
+    measured error), becomes the claim's ``law_error``
+    :math:`\\log(1 + \\text{error}/p)`, which widens its familywise interval.
+    The point-null test of exactness is the likelihood-ratio test when the
+    error is below 0.1% of p, else
+    :math:`z = \\hat\\delta/\\sqrt{s^2 + (\\text{error}/p)^2}` (normal).
     ``alternative="greater"``: only a transition above the prediction
     contradicts it (a measured lower bound).
     """

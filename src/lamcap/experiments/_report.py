@@ -1,6 +1,6 @@
 r"""Markdown tables of a reproduction: the judged claims and the fitted transitions.
 
-The verdict logic (claims, Holm's rule, power, tolerances) lives in
+The verdict logic (claims, familywise intervals, floors, tolerances) lives in
 :mod:`lamcap.experiments._verdicts`; this module only renders.
 :func:`claims_table` prints one row per claim with its familywise interval,
 floor, verdict and exactness; :func:`markdown_table` the fitted transitions.

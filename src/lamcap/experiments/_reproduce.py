@@ -14,13 +14,17 @@ Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
   rule over the whole run by :func:`lamcap.experiments.judge`), the
   fitted transitions and the run's provenance (commit, workers, time).
 
-The quick plan runs d = 8–16 (decoupled and original problems), the Hebbian
-rule up to d = 64, κ ∈ {0.25, 0.5, 0.75} at d = 12, the decoupled problem with
-unit-norm embeddings at d = 12 and 16 (docs/theory/unit-norm.md), the
+The quick plan runs d = 8, 10, 12, 16 (decoupled and original problems), the
+Hebbian rule at d = 16, 24, 32, 48 and 64, κ ∈ {0.25, 0.5, 0.75} at d = 12, the
+decoupled problem with unit-norm embeddings at d = 8, 12 and 16
+(docs/theory/unit-norm.md), the
 mechanism solutions at d = 8, 12, 16 and the max-recall solves of the
 partial-recall claim at d = 10 (1.25 and 1.5 × critical_p(d), 8 instances each;
 docs/theory/partial-recall.md).  Its measured runtime is stated once, in
-docs/howto/reproduce.md ("Runtime"); every report records its own.  The full
+docs/howto/reproduce.md ("Runtime"); every report records its own.  After
+the planned rounds both plans add instances where claims can still be decided,
+within their budget (:data:`QUICK_BUDGET`, :data:`FULL_BUDGET`;
+:mod:`lamcap.experiments._allocation`).  The full
 plan (d = 16–64, 16 seeds per point; unit-norm embeddings at d = 16, 32, 64
 for both problems; the partial-recall claim at d = 16 and 32) takes two to three days on 2 cores; point
 it at a Dask cluster with ``--scheduler tcp://host:8786`` (every worker needs
@@ -146,7 +150,7 @@ QUICK = Plan(
         ),
         Sweep(
             name="hebbian",
-            dims=(16, 32, 64),
+            dims=(16, 24, 32, 48, 64),
             methods=("hebbian",),
             seeds_per_point=16,
             rounds=2,
