@@ -141,11 +141,11 @@ def table(path: Path) -> str:
 
 
 def plot(path: Path, figure: Path) -> None:
-    """Verdict shares against the true deviation, one panel per family."""
+    """Verdict shares, and the runs with any false call, against the true deviation."""
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     names = list(dict.fromkeys(row["family"] for row in rows))
-    fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 3.8), sharey=True)
+    fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.2), sharey=True)
     colours = {"consistent": "tab:green", "inconsistent": "tab:red", "inconclusive": "tab:grey"}
     for axis, name in zip(axes, names, strict=True):
         chosen = [row for row in rows if row["family"] == name]
@@ -156,17 +156,35 @@ def plot(path: Path, figure: Path) -> None:
                 count, total = int(row[word]), int(row["claims"])
                 low, high = _wilson(count, total)
                 shares.append(count / total)
-                lows.append(count / total - low)
-                highs.append(high - count / total)
+                lows.append(max(0.0, count / total - low))
+                highs.append(max(0.0, high - count / total))
             axis.errorbar(x, shares, yerr=[lows, highs], marker="o", color=colour, label=word)
+        false, lows, highs = [], [], []
+        for row in chosen:
+            multiple, runs = float(row["multiple"]), int(row["runs"])
+            count = int(row["runs_any_inconsistent" if multiple <= 1 else "runs_any_consistent"])
+            low, high = _wilson(count, runs)
+            false.append(count / runs)
+            lows.append(max(0.0, count / runs - low))
+            highs.append(max(0.0, high - count / runs))
+        axis.errorbar(
+            x,
+            false,
+            yerr=[lows, highs],
+            marker="s",
+            color="black",
+            linestyle="--",
+            label="runs with any false call",
+        )
         axis.axvline(1.0, color="black", linestyle=":", linewidth=1)
         axis.axhline(0.05, color="tab:red", linestyle="--", linewidth=0.8)
         axis.set_title(name)
         axis.set_xlabel("true deviation / tolerance")
-    axes[0].set_ylabel("share of claims (95% Wilson interval)")
-    axes[0].legend(loc="center left")
+    axes[0].set_ylabel("share (95% Wilson interval)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
     fig.suptitle("Interval rule on synthetic families of 15 claims (precision-only allocation)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0.0, 0.08, 1.0, 1.0))
     fig.savefig(figure, dpi=120)
 
 
