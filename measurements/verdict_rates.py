@@ -113,8 +113,8 @@ def table(path: Path) -> str:
     """The Markdown table of docs/howto/reproduce.md, from the CSV."""
     lines = [
         (
-            "| law | true deviation | consistent | inconsistent | inconclusive "
-            "| runs with any false call | runs all covered | instances per claim |"
+            "| law, target | Δ/τ | consistent, % | inconsistent, % | inconclusive, % "
+            "| runs with a false call, % | runs all covered, % | instances |"
         ),
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -126,12 +126,12 @@ def table(path: Path) -> str:
 
         def share(count: int, total: int) -> str:
             low, high = _wilson(count, total)
-            return f"{100 * count / total:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+            return f"{100 * count / total:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
 
         false = int(row["runs_any_inconsistent"] if multiple <= 1 else row["runs_any_consistent"])
         word = "inconsistent" if multiple <= 1 else "consistent"
         lines.append(
-            f"| {row['family']} | {multiple:g} τ | {share(int(row['consistent']), claims)} | "
+            f"| {row['family']} | {multiple:g} | {share(int(row['consistent']), claims)} | "
             f"{share(int(row['inconsistent']), claims)} | "
             f"{share(int(row['inconclusive']), claims)} | "
             f"{share(false, runs)} ({word}) | {share(int(row['runs_covered']), runs)} | "

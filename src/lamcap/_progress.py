@@ -78,7 +78,7 @@ class Progress:
         self._lock = threading.Lock()
         self._bar: Any = None
         if enabled and self._stream.isatty():
-            from tqdm.auto import tqdm  # noqa: PLC0415
+            from tqdm.auto import tqdm  # noqa: PLC0415 - only to draw a bar on a terminal
 
             self._bar = tqdm(
                 total=total or None,

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lamcap._sizes import format_integer
+
 
 def _describe_range(minimum: float | None, maximum: float | None, *, closed: str) -> str:
     """Human description of an interval, e.g. ``in (0, 1]`` (empty without bounds)."""
@@ -188,8 +190,6 @@ def check_float_range(
         return
     bad = np.array([abs(v) > _FLOAT_MAX for v in value.flat], dtype=bool).reshape(value.shape)
     if np.any(bad):
-        from lamcap._sizes import format_integer  # noqa: PLC0415
-
         position = tuple(int(i) for i in np.argwhere(bad)[0])
         shown = format_integer(int(value[position]))
         where = (

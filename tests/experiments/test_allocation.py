@@ -127,54 +127,31 @@ def test_an_interrupted_allocation_resumes_to_the_same_instances_stored_once(
     assert all(record.added > 0 for record in again.records.values())
 
 
+def _claim(cell: Cell, **fields: Any) -> Claim:
+    """A judged-looking transition claim of ``cell`` (estimate 0, 100 instances)."""
+    defaults: dict[str, Any] = {
+        "z": 0.0,
+        "p_value": 1.0,
+        "quantity": "transition",
+        "estimates": (0.0,),
+        "standard_errors": (0.05,),
+        "cell": cell.label(),
+        "count": 100,
+    }
+    return Claim("c", "1", "1", **(defaults | fields))
+
+
 def test_claims_whose_floor_reaches_the_tolerance_get_no_instances() -> None:
     cell = Cell(16, 1.0, "decoupled", "hebbian")
-    claim = Claim(
-        "wide law",
-        "1",
-        "1",
-        z=0.0,
-        p_value=1.0,
-        quantity="transition",
-        estimates=(0.0,),
-        standard_errors=(0.05,),
-        law_error=math.log1p(0.02),
-        cell=cell.label(),
-        count=100,
-    )
+    claim = _claim(cell, law_error=math.log1p(0.02))
     assert need(claim, cell, 10, 0.01, {}) is None
     assert need(claim, cell, 10, 0.01, {"transition": 0.05}) is not None
-    one_sided = Claim(
-        "bound",
-        "1",
-        "1",
-        z=0.0,
-        p_value=1.0,
-        quantity="transition",
-        estimates=(0.0,),
-        standard_errors=(0.05,),
-        alternative="greater",
-        cell=cell.label(),
-        count=100,
-    )
-    assert need(one_sided, cell, 10, 0.01, {}) is None
+    assert need(_claim(cell, alternative="greater"), cell, 10, 0.01, {}) is None
 
 
 def test_need_estimates_the_instances_from_the_square_root_law() -> None:
     cell = Cell(8, 1.0, "decoupled", "auto")
-    claim = Claim(
-        "c",
-        "1",
-        "1",
-        z=0.0,
-        p_value=1.0,
-        quantity="transition",
-        estimates=(0.0,),
-        standard_errors=(0.02,),
-        cell=cell.label(),
-        count=100,
-    )
-    found = need(claim, cell, 4, 0.5, {})
+    found = need(_claim(cell, standard_errors=(0.02,)), cell, 4, 0.5, {})
     assert found is not None
     share = TARGET_SHARES[0]
     target = share * math.log1p(0.02) / familywise_quantile(4)

@@ -15,10 +15,10 @@ from lamcap.experiments._claims import (
     hebbian_prediction,
     mean_test,
     op_dp_law,
-    prediction_text,
     trend_claim,
 )
 from lamcap.experiments._mechanism import SolutionSample
+from lamcap.experiments._report import prediction_text
 from lamcap.experiments._shift import TransitionLaw, shift_fit
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments._verdicts import judge

@@ -100,7 +100,7 @@ def _positive_seconds(text: str) -> float:
 
 def _executor(arguments: argparse.Namespace) -> Any:
     """The executor the execution flags ask for (a context manager)."""
-    from lamcap.experiments._executors import open_executor  # noqa: PLC0415
+    from lamcap.experiments._executors import open_executor  # noqa: PLC0415 - only when the command runs
 
     return open_executor(
         workers=arguments.workers,
@@ -111,8 +111,8 @@ def _executor(arguments: argparse.Namespace) -> Any:
 
 
 def _register_sweep(subparsers: Any) -> None:
-    from lamcap.experiments._sweep import METHODS, MODELS  # noqa: PLC0415
-    from lamcap.problems import EMBEDDINGS  # noqa: PLC0415
+    from lamcap.experiments._sweep import METHODS, MODELS  # noqa: PLC0415 - choices of the parser, loaded as it is built
+    from lamcap.problems import EMBEDDINGS  # noqa: PLC0415 - choices of the parser, loaded as it is built
 
     parser = subparsers.add_parser(
         "sweep",
@@ -227,7 +227,7 @@ def _register_sweep(subparsers: Any) -> None:
 
 
 def _load_trial(spec: str | None) -> Callable[..., Any]:
-    from lamcap.experiments._trials import solver_trial  # noqa: PLC0415
+    from lamcap.experiments._trials import solver_trial  # noqa: PLC0415 - only when the command runs
 
     if spec is None:
         return solver_trial
@@ -240,7 +240,7 @@ def _load_trial(spec: str | None) -> Callable[..., Any]:
 
 
 def _build_sweep(arguments: argparse.Namespace) -> Any:
-    from lamcap.experiments._sweep import Sweep  # noqa: PLC0415
+    from lamcap.experiments._sweep import Sweep  # noqa: PLC0415 - only when the command runs
 
     mapping: Any = {}
     if arguments.config is not None:
@@ -263,10 +263,10 @@ def _build_sweep(arguments: argparse.Namespace) -> Any:
 
 
 def _sweep(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._analysis import format_fits  # noqa: PLC0415
-    from lamcap.experiments._runner import run_sweep  # noqa: PLC0415
-    from lamcap.experiments._store import check_store  # noqa: PLC0415
-    from lamcap.experiments._sweep import parse_shard  # noqa: PLC0415
+    from lamcap.experiments._analysis import format_fits  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._runner import run_sweep  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._store import check_store  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._sweep import parse_shard  # noqa: PLC0415 - only when the command runs
 
     sweep = _build_sweep(arguments)
     shard = None if arguments.shard is None else parse_shard(arguments.shard)
@@ -303,7 +303,7 @@ def _sweep(arguments: argparse.Namespace) -> int:
 
 def _stopped(stop: KeyboardInterrupt) -> int:
     """Message and exit code of a sweep stopped by SIGTERM (143) or Ctrl-C / SIGINT (130)."""
-    from lamcap.experiments._executors import Terminated  # noqa: PLC0415
+    from lamcap.experiments._executors import Terminated  # noqa: PLC0415 - only when the command runs
 
     how, code = (
         ("terminated (SIGTERM)", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
@@ -370,7 +370,7 @@ def _register_results(subparsers: Any) -> None:
 
 
 def _merge(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._store import SIDE_FILE_SUFFIXES, merge_stores  # noqa: PLC0415
+    from lamcap.experiments._store import SIDE_FILE_SUFFIXES, merge_stores  # noqa: PLC0415 - only when the command runs
 
     sources = [path for path in arguments.sources if not path.name.endswith(SIDE_FILE_SUFFIXES)]
     for path in arguments.sources:
@@ -392,7 +392,7 @@ def _merge(arguments: argparse.Namespace) -> int:
 
 
 def _export(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._store import ResultsStore  # noqa: PLC0415
+    from lamcap.experiments._store import ResultsStore  # noqa: PLC0415 - only when the command runs
 
     with ResultsStore(arguments.db, readonly=True) as store:
         if arguments.csv is not None:
@@ -424,7 +424,7 @@ def _add_databases(parser: argparse.ArgumentParser) -> None:
 
 
 def _proof_table(databases: list[Path]) -> str:
-    from lamcap.experiments._analysis import infeasible_proofs  # noqa: PLC0415
+    from lamcap.experiments._analysis import infeasible_proofs  # noqa: PLC0415 - only when the command runs
 
     counts = infeasible_proofs(databases)
     if not counts:
@@ -446,8 +446,8 @@ def _proof_table(databases: list[Path]) -> str:
 
 
 def _summary(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._analysis import transition_table  # noqa: PLC0415
-    from lamcap.experiments._report import markdown_table  # noqa: PLC0415
+    from lamcap.experiments._analysis import transition_table  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._report import markdown_table  # noqa: PLC0415 - only when the command runs
 
     rows = transition_table(arguments.db, proven_only=arguments.proven_only)
     print(markdown_table(rows))
@@ -518,8 +518,8 @@ def _register_transitions(actions: Any) -> None:
 
 
 def _transitions(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments import _transitions as transitions  # noqa: PLC0415
-    from lamcap.experiments._analysis import cell_data  # noqa: PLC0415
+    from lamcap.experiments import _transitions as transitions  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._analysis import cell_data  # noqa: PLC0415 - only when the command runs
 
     cells = cell_data(arguments.db, proven_only=arguments.proven_only)
     _, unbracketed = transitions.fitted_cells(cells)
@@ -548,7 +548,7 @@ def _transitions(arguments: argparse.Namespace) -> int:
 
 
 def _check_tables(outputs: list[tuple[Path, str]]) -> int:
-    from lamcap.experiments._transitions import compare_file  # noqa: PLC0415
+    from lamcap.experiments._transitions import compare_file  # noqa: PLC0415 - only when the command runs
 
     stale = 0
     for path, text in outputs:
@@ -601,8 +601,8 @@ def _register_figures(subparsers: Any) -> None:
 
 
 def _figures(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._store import check_store  # noqa: PLC0415
-    from lamcap.experiments.figures import draw_all  # noqa: PLC0415
+    from lamcap.experiments._store import check_store  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments.figures import draw_all  # noqa: PLC0415 - only when the command runs
 
     check_store(arguments.db, must_exist=True)
     with _executor(arguments) as executor:
@@ -681,8 +681,8 @@ def _budget(text: str | None) -> float | None:
 
 
 def _reproduce(arguments: argparse.Namespace) -> int:
-    from lamcap.experiments._reproduce import reproduce, summary  # noqa: PLC0415
-    from lamcap.experiments._verdicts import parse_tolerance  # noqa: PLC0415
+    from lamcap.experiments._reproduce import reproduce, summary  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._verdicts import parse_tolerance  # noqa: PLC0415 - only when the command runs
 
     tolerances = dict(parse_tolerance(text) for text in arguments.tolerance)
     budget = _budget(arguments.budget)

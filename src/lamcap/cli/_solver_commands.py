@@ -30,7 +30,7 @@ MARGIN_FORMULA = (
 def register(subparsers: Any) -> None:
     """Add the ``solve`` sub-command to the ``lamcap`` parser."""
     from lamcap.problems import EMBEDDINGS, MODELS  # noqa: PLC0415 - numpy only, no solver code
-    from lamcap.solvers import METHODS  # noqa: PLC0415
+    from lamcap.solvers import METHODS  # noqa: PLC0415 - choices of the parser, loaded as it is built
 
     methods = ("auto", *METHODS)
     parser = subparsers.add_parser(
@@ -231,9 +231,9 @@ def _print_recall(instance: Any, summary: dict[str, Any]) -> None:
 
 
 def _save_weights(path: Path, result: Any, d: int) -> tuple[bool, str]:
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - only when the command runs
 
-    from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415
+    from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415 - only when the command runs
 
     if result.weights is None:
         return False, f"W not saved: the solver returned no weights (verdict {result.verdict})"
@@ -244,7 +244,7 @@ def _save_weights(path: Path, result: Any, d: int) -> tuple[bool, str]:
 
 
 def _save_certificate(path: Path, result: Any) -> tuple[bool, str]:
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - only when the command runs
 
     certificate = result.certificate
     dual = result.details.get("dual")
@@ -293,7 +293,7 @@ def _save_certificate(path: Path, result: Any) -> tuple[bool, str]:
 
 def _margin_precision(result: Any, instance: Any) -> float:
     """Proven bound on the rounding error of the printed margin (lamcap.solvers._certificates)."""
-    from lamcap.solvers._certificates import margin_error, product_with_error  # noqa: PLC0415
+    from lamcap.solvers._certificates import margin_error, product_with_error  # noqa: PLC0415 - only when the command runs
 
     precision = margin_error(instance.d)
     if isinstance(result.weights, tuple):
@@ -352,7 +352,7 @@ def _print_text(result: Any, instance: Any, summary: dict[str, Any]) -> None:
 def run_solve(arguments: argparse.Namespace) -> int:
     """Handler of ``lamcap solve``; returns 0 (any verdict is a successful run)."""
     from lamcap.problems import make_instance  # noqa: PLC0415 - keep the CLI start fast
-    from lamcap.solvers import solve  # noqa: PLC0415
+    from lamcap.solvers import solve  # noqa: PLC0415 - only when the command runs
 
     weights_path = _check_target("--save", arguments.save)
     certificate_path = _check_target("--save-certificate", arguments.save_certificate)

@@ -23,13 +23,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import lamcap
+from lamcap._progress import Progress
+
 TOPICS = ("series", "replica", "rank", "hebbian")
 _CODE_TOPIC = "series"  # the topic whose build includes the generated code block
 
 
 def _installed_package() -> Path:
-    import lamcap  # noqa: PLC0415
-
     return Path(lamcap.__file__).resolve().parent
 
 
@@ -44,7 +45,7 @@ def _refuse_installed_package(folder: Path, checkout: Path | None) -> None:
 
 
 def _checkout(arguments: argparse.Namespace) -> Path | None:
-    from lamcap.symbolic import _codegen as codegen  # noqa: PLC0415
+    from lamcap.symbolic import _codegen as codegen  # noqa: PLC0415 - sympy, only when the command runs
 
     if arguments.repo is not None:
         codegen.asymptotics_target(arguments.repo)  # ValueError unless a checkout
@@ -54,7 +55,7 @@ def _checkout(arguments: argparse.Namespace) -> Path | None:
 
 def _destinations(arguments: argparse.Namespace) -> tuple[Path, Path | None] | None:
     """(pages folder, code module or None), or None when there is nowhere to write."""
-    from lamcap.symbolic import _codegen as codegen  # noqa: PLC0415
+    from lamcap.symbolic import _codegen as codegen  # noqa: PLC0415 - sympy, only when the command runs
 
     checkout = _checkout(arguments)
     code = None
@@ -87,8 +88,6 @@ def _nowhere(check: bool) -> int:
 
 def _build(tables: Any, topics: list[str], *, progress: bool) -> dict[str, str]:
     """Build the pages topic by topic, showing which one runs (series and replica take seconds)."""
-    from lamcap._progress import Progress  # noqa: PLC0415
-
     pages: dict[str, str] = {}
     notes = [f"building {topic}" for topic in topics[1:]] + ["built"]
     first = f"building {topics[0]}"

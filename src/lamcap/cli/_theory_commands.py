@@ -136,7 +136,7 @@ def _capacity(arguments: argparse.Namespace) -> int:
 
 
 def _critical_p(arguments: argparse.Namespace) -> int:
-    from lamcap.theory._capacity import critical_p  # noqa: PLC0415
+    from lamcap.theory._capacity import critical_p  # noqa: PLC0415 - keep CLI start-up light
 
     kappa = _parse_real("kappa", arguments.kappa)
     dimensions = [value for text in arguments.d for value in parse_integer_range("d", text)]
@@ -156,7 +156,7 @@ def _critical_p(arguments: argparse.Namespace) -> int:
 
 
 def _feasibility(arguments: argparse.Namespace) -> int:
-    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
+    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415 - keep CLI start-up light
 
     d = _parse_integer("d", arguments.d, 1)
     kappa = _parse_real("kappa", arguments.kappa)

@@ -47,9 +47,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lamcap import critical_p, feasibility_probability, hebbian_recall
 from lamcap.experiments._fitting import TransitionFit, fit_transition, wilson_interval
+from lamcap.experiments._shift import cell_law, law_transition
 from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell
+from lamcap.theory._hebbian import hebbian_recall_finite
 
 
 def load(p: float, d: int) -> float:
@@ -109,7 +112,6 @@ class CellData:
         :meth:`fit` (:meth:`counts`).  Falls back on :meth:`fit` when the
         counts do not locate the law's transition (flat likelihood).
         """
-        from lamcap.experiments._shift import cell_law, law_transition  # noqa: PLC0415
 
         p, feasible, total = self.counts()
         if p.size == 0:
@@ -288,12 +290,9 @@ def hebbian_transition(d: int, *, finite: bool = False) -> float:
     this d, decoupled problem).  Interpolated linearly between integer p.
     """
     if finite:
-        from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
-
         return _integer_crossing(
             lambda p: float(hebbian_recall_finite(p, d, all_associations=True))
         )
-    from lamcap import hebbian_recall  # noqa: PLC0415
 
     return _integer_crossing(lambda p: float(hebbian_recall(p, load(p, d), all_associations=True)))
 
@@ -305,7 +304,6 @@ def crofton_median(d: int, kappa: float = 1.0, embeddings: str = "gaussian") -> 
     Steps over integers from ``floor(critical_p(d, κ))`` to the crossing (two or
     three evaluations in practice) and interpolates linearly between them.
     """
-    from lamcap import critical_p, feasibility_probability  # noqa: PLC0415
 
     def probability(p: int) -> float:
         return float(feasibility_probability(d, p, kappa=kappa, embeddings=embeddings))
@@ -334,7 +332,6 @@ def theory_p(cell: Cell) -> float:
     try:
         if cell.method == "hebbian":
             return hebbian_transition(cell.d) if cell.embeddings == "gaussian" else math.nan
-        from lamcap import critical_p  # noqa: PLC0415
 
         return float(critical_p(cell.d, kappa=cell.kappa, embeddings=cell.embeddings))
     except (ImportError, AttributeError, ValueError):

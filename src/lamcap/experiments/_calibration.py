@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lamcap import critical_p
 from lamcap.experiments._allocation import TARGET_SHARES
 from lamcap.experiments._analysis import CellData, transition_rows
 from lamcap.experiments._claims import (
@@ -66,6 +67,7 @@ from lamcap.experiments._claims import (
 )
 from lamcap.experiments._fitting import wilson_interval
 from lamcap.experiments._mechanism import SolutionSample
+from lamcap.experiments._reproduce import Plan, _mechanism_runs
 from lamcap.experiments._runner import CellState, theory_guess
 from lamcap.experiments._shift import cell_law
 from lamcap.experiments._sweep import Cell, Sweep
@@ -78,6 +80,7 @@ from lamcap.experiments._verdicts import (
     judge,
     verdict_word,
 )
+from lamcap.theory._crofton import feasibility_probability
 
 OP_LOG_RATIO = 0.7
 """Simulated :math:`\\log(p_c^{OP}/p_c^{DP}) = c/d` (1.045 at d = 16, 1.09 at d = 8)."""
@@ -152,7 +155,6 @@ def _sample(
     deviations: Mapping[str, float] | None = None,
 ) -> SolutionSample:
     """Per-matrix statistics drawn around their predictions (see the module docstring)."""
-    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
 
     count = int(rng.binomial(seeds, float(feasibility_probability(d, p, kappa=kappa))))
     finite = spectrum_prediction(kappa, d, p)
@@ -208,8 +210,6 @@ def simulate_claims(
     ``deviations``: quantity (one of :data:`DEVIATIONS`) -> the size by which its
     claims are made false (module docstring); none: every claim true.
     """
-    from lamcap import critical_p  # noqa: PLC0415
-    from lamcap.experiments._reproduce import Plan, _mechanism_runs  # noqa: PLC0415
 
     if not isinstance(plan, Plan):
         msg = f"plan must be a reproduce Plan, got {type(plan).__name__}"

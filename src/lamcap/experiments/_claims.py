@@ -75,20 +75,35 @@ import functools
 import io
 import math
 from collections.abc import Callable, Mapping, Sequence
+from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap.experiments._analysis import CellData, TransitionRow, crofton_median, load
+from lamcap.experiments._analysis import (
+    CellData,
+    TransitionRow,
+    crofton_median,
+    hebbian_transition,
+    load,
+)
+from lamcap.experiments._fitting import fit_trend
 from lamcap.experiments._mechanism import SolutionSample
+from lamcap.experiments._model_comparison import trend_variable
+from lamcap.experiments._recall_fraction import RecallPoint, recall_fraction_claims
+from lamcap.experiments._report import prediction_text
 from lamcap.experiments._shift import ShiftFit, TransitionLaw, cell_law, shift_fit
 from lamcap.experiments._sweep import Cell
-from lamcap.experiments._verdicts import Claim
-
-if TYPE_CHECKING:
-    from lamcap.experiments._recall_fraction import RecallPoint
+from lamcap.experiments._verdicts import Claim, judge
+from lamcap.theory._hebbian import (
+    hebbian_all_recalled_error,
+    hebbian_recall_finite,
+    hebbian_score_law,
+)
+from lamcap.theory._margin import max_margin
+from lamcap.theory._scores import score_law
+from lamcap.theory._spectrum import singular_value_moment
 
 Z95 = 1.959963984540054
 """97.5% quantile of the standard normal law."""
@@ -103,25 +118,6 @@ _QUADRATURE_ERROR = 1e-6  # score laws, spectra: quadratures exact to 1e-9 or be
 _HEBBIAN_SCORE_ERROR = 1e-4  # hebbian_score_law: Gauss rules, about 1e-6 relative
 
 
-def prediction_text(value: float, error: float, source: str) -> str:
-    """``value`` printed to its precision ``error`` (absolute), then the source.
-
-    Errors below 5e-4 print three decimals (every digit right); larger ones
-    print one digit more than the error allows, followed by ``± error``.
-
-    Examples
-    --------
-    >>> prediction_text(92.7621, 0.41, "finite-d law")
-    '92.8 ± 0.4 (finite-d law)'
-    >>> prediction_text(61.68236, 1e-6, "Crofton median")
-    '61.682 (Crofton median)'
-    """
-    if error < 5e-4:
-        return f"{value:.3f} ({source})"
-    digits = max(0, math.floor(-math.log10(2 * error))) + 1
-    return f"{value:.{digits}f} ± {error:.1g} ({source})"
-
-
 # -- predictions -------------------------------------------------------------------------------
 
 
@@ -134,11 +130,6 @@ def hebbian_prediction(d: int) -> tuple[float, float]:
     for 8 ≤ d ≤ 64); divided by the law's slope per unit p at the crossing it is the
     error in p.  NaN error outside the measured range (the claim is then not tested).
     """
-    from lamcap.experiments._analysis import hebbian_transition  # noqa: PLC0415
-    from lamcap.theory._hebbian import (  # noqa: PLC0415
-        hebbian_all_recalled_error,
-        hebbian_recall_finite,
-    )
 
     crossing = hebbian_transition(d, finite=True)
     below = max(2, math.floor(crossing))
@@ -171,7 +162,6 @@ def spectrum_prediction(kappa: float, d: int, p: int) -> tuple[float, float] | N
     """
     if kappa != 1.0:
         return None
-    from lamcap.theory._spectrum import singular_value_moment  # noqa: PLC0415
 
     try:
         fourth, error = singular_value_moment(4, 1.0, d=d, p=p, return_error=True)
@@ -193,7 +183,6 @@ def spectrum_model_sd(half_width: float) -> float:
 
 def asymptotic_ratio(kappa: float) -> float:
     """:math:`E[s^4]/E[s^2]^2` of the (truncated) quarter circle: 2 at κ = 1."""
-    from lamcap.theory._spectrum import singular_value_moment  # noqa: PLC0415
 
     return float(singular_value_moment(4, kappa) / singular_value_moment(2, kappa) ** 2)
 
@@ -206,7 +195,6 @@ def score_margin(d: int, p: int) -> float:
     to about 1e-10): the score law :math:`\Pi_{K_m}(g)` below capacity
     (docs/theory/mechanism.md).  The score claim and figure 5 both use it.
     """
-    from lamcap.theory._margin import max_margin  # noqa: PLC0415
 
     return float(max_margin(p / d**2, p))
 
@@ -218,7 +206,6 @@ def score_prediction(d: int, p: int) -> tuple[float, float]:
     ``score_law(p, margin=m).target.mean()`` with ``m =`` :func:`score_margin`
     (both to about 1e-10).
     """
-    from lamcap.theory._scores import score_law  # noqa: PLC0415
 
     margin = score_margin(d, p)
     return float(score_law(p, margin=margin).target.mean()), margin
@@ -227,7 +214,6 @@ def score_prediction(d: int, p: int) -> tuple[float, float]:
 @functools.lru_cache(maxsize=64)
 def hebbian_target_prediction(d: int, p: int) -> float:
     """Mean normalised Hebbian target score at (d, p): ``hebbian_score_law(p, α, d=d)``."""
-    from lamcap.theory._hebbian import hebbian_score_law  # noqa: PLC0415
 
     return float(hebbian_score_law(p, load(p, d), d=d).target.mean())
 
@@ -243,7 +229,6 @@ checkout does.
 
 def measured_law_text() -> str:
     """The text of the shipped :data:`MEASURED_LAW` (package data, no checkout needed)."""
-    from importlib.resources import files  # noqa: PLC0415
 
     return (files("lamcap.experiments") / "data" / MEASURED_LAW).read_text(encoding="utf-8")
 
@@ -277,7 +262,6 @@ def op_dp_law(path: Path | None = None) -> Callable[[int], tuple[float, float]] 
     the prediction they are judged against.  ``None`` when ``path`` has fewer
     than three sizes with both models.
     """
-    from lamcap.experiments._fitting import fit_trend  # noqa: PLC0415
 
     pairs = _measured_pairs(path)
     if len(pairs) < _MIN_TREND_SIZES:
@@ -355,8 +339,6 @@ def trend_claim(
     interval is the hull of the two lines' intervals, its floor half their gap
     (:mod:`~lamcap.experiments._verdicts`).
     """
-    from lamcap.experiments._fitting import fit_trend  # noqa: PLC0415
-    from lamcap.experiments._model_comparison import trend_variable  # noqa: PLC0415
 
     sizes = ", ".join(str(d) for d in dims)
     if len(dims) < _MIN_TREND_SIZES:
@@ -743,8 +725,6 @@ def measured_op_dp_claim(path: Path | None = None) -> tuple[Claim, str]:
     95% interval.  Returns the judged claim and a one-paragraph text (the
     reproduce report and docs/measurements/op_vs_dp.md print it).
     """
-    from lamcap.experiments._fitting import fit_trend  # noqa: PLC0415
-    from lamcap.experiments._verdicts import judge  # noqa: PLC0415
 
     pairs = _measured_pairs(path)
     dims = [d for d, _, _ in pairs]
@@ -998,7 +978,5 @@ def build_claims(
     claims += spectrum_claims(samples)
     claims += score_claims(samples)
     if recall:
-        from lamcap.experiments._recall_fraction import recall_fraction_claims  # noqa: PLC0415
-
         claims += recall_fraction_claims(recall)
     return claims

@@ -52,7 +52,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lamcap.empirical import empirical_spectrum, normalized_score_rows
 from lamcap.experiments._sweep import Cell, Sweep, Task
+from lamcap.problems import hebbian_weights, make_instance, scores
+from lamcap.solvers import solve
+from lamcap.solvers._certificates import weights_matrix
 
 SOLUTIONS = {
     "max_margin": "max-margin W",
@@ -81,7 +85,6 @@ _SOLUTION_OF_METHOD = {
 
 def _solve(instance: Any, task: Task, solution: str) -> Any:
     """The one place where a mechanism sample's matrix is computed."""
-    from lamcap.solvers import solve  # noqa: PLC0415
 
     if solution == "max_margin":
         return solve(
@@ -109,9 +112,6 @@ def solution_trial(task: Task, solution: str | None = None) -> dict[str, Any]:
     (Frobenius units), ``ratio`` (:math:`E[s^4]/E[s^2]^2`), ``target``,
     ``competitors``, ``target_mean`` and their ``hebbian_*`` counterparts.
     """
-    from lamcap.empirical import empirical_spectrum, normalized_score_rows  # noqa: PLC0415
-    from lamcap.problems import hebbian_weights, make_instance, scores  # noqa: PLC0415
-    from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415
 
     kind = _SOLUTION_OF_METHOD[task.method] if solution is None else solution
     if kind == "first_feasible" and task.rank < task.d:

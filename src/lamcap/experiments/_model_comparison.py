@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from lamcap import critical_p
 from lamcap._deprecation import renamed_keywords
 from lamcap.experiments._analysis import CellData
 from lamcap.experiments._fitting import (
@@ -260,8 +261,6 @@ def trend_variable(d: Iterable[int], variable: str) -> np.ndarray:
     if variable == "1/d":
         return 1.0 / ds
     if variable == "1/log p":
-        from lamcap import critical_p  # noqa: PLC0415
-
         return 1.0 / np.log(np.asarray(critical_p(ds.astype(np.int64)), dtype=np.float64))
     msg = f"variable must be '1/d' or '1/log p', got {variable!r}"
     raise ValueError(msg)

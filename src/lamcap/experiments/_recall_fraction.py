@@ -69,13 +69,15 @@ from typing import Any, Final, Self
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap import __version__
+from lamcap import __version__, critical_p, recall_fraction
 from lamcap._progress import Progress
 from lamcap._validation import check_integer, check_real
-from lamcap.experiments._claims import prediction_text
+from lamcap.experiments._report import prediction_text
 from lamcap.experiments._store import git_commit
 from lamcap.experiments._sweep import MAX_DIMENSION, Cell, Sweep, Task
 from lamcap.experiments._verdicts import Claim
+from lamcap.problems import make_instance
+from lamcap.solvers import solve
 
 RECALL_FILE: Final[str] = "max_recall.sqlite"
 """Store of the max-recall solves in a reproduction's directory (:class:`RecallStore`)."""
@@ -140,7 +142,6 @@ class RecallDesign:
 
     def sizes(self) -> list[tuple[int, float, int, float]]:
         """``(d, critical_fraction, p, max_seconds)`` of every point, in report order."""
-        from lamcap import critical_p  # noqa: PLC0415
 
         points = []
         for d, seconds in zip(self.dims, self.max_seconds, strict=True):
@@ -177,8 +178,6 @@ def recall_trial(task: Task) -> dict[str, Any]:
     ``verdict``, ``upper_exact``, ``stopped`` (``"time"`` when the limit stopped
     the solve), ``start``, ``seconds`` (wall) and ``cpu_seconds`` (this process).
     """
-    from lamcap.problems import make_instance  # noqa: PLC0415
-    from lamcap.solvers import solve  # noqa: PLC0415
 
     started, cpu = time.perf_counter(), time.process_time()
     instance = make_instance(
@@ -560,8 +559,6 @@ def recall_fraction_claim(point: RecallPoint, predicted: float | None = None) ->
         f"({point.critical_fraction:g} p_c)"
     )
     if predicted is None:
-        from lamcap import recall_fraction  # noqa: PLC0415
-
         predicted = float(recall_fraction(point.d, point.p))
     prediction = prediction_text(
         predicted, _RS_NUMERICAL_ERROR, "recall_fraction: RS, asymptotic, an upper estimate"

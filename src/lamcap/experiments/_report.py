@@ -13,7 +13,7 @@ Examples
 ...                       standard_errors=(0.027,))])
 >>> print(claims_table(claims).splitlines()[2])  # doctest: +NORMALIZE_WHITESPACE
 | p_c(12) | finite-size | 40.0 | 39.1 [37.0, 41.2] | LR | -0.80 | 0.420 | 0.420 |
-[-7.3%, +3.0%] (±2%) | 0.0% | inconclusive — at the current estimate: needs about 273.9× the
+[-7.3%, +3.0%] (±2%) | 0.0% | inconclusive — at the current estimate: needs about 270× the
 data | no bias detected (Holm p = 0.42) | – |
 """
 
@@ -24,6 +24,25 @@ from collections.abc import Sequence
 
 from lamcap.experiments._analysis import TransitionRow
 from lamcap.experiments._verdicts import TOLERANCES, Claim
+
+
+def prediction_text(value: float, error: float, source: str) -> str:
+    """``value`` printed to its precision ``error`` (absolute), then the source.
+
+    Errors below 5e-4 print three decimals (every digit right); larger ones
+    print one digit more than the error allows, followed by ``± error``.
+
+    Examples
+    --------
+    >>> prediction_text(92.7621, 0.41, "finite-d law")
+    '92.8 ± 0.4 (finite-d law)'
+    >>> prediction_text(61.68236, 1e-6, "Crofton median")
+    '61.682 (Crofton median)'
+    """
+    if error < 5e-4:
+        return f"{value:.3f} ({source})"
+    digits = max(0, math.floor(-math.log10(2 * error))) + 1
+    return f"{value:.{digits}f} ± {error:.1g} ({source})"
 
 
 def _statistic(value: float, digits: int) -> str:

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lamcap import __version__
+from lamcap import __version__, critical_p
 from lamcap._progress import Progress
 from lamcap.experiments._allocation import SWEEP_NAME, TARGET_SHARES, Allocator, CellRecord
 from lamcap.experiments._analysis import (
@@ -273,7 +273,7 @@ def _staged(name: str, what: str, enabled: bool, function: Callable[[], _T]) -> 
 
 def build_tables() -> dict[str, str]:
     """The derivation pages of ``lamcap tables`` (sympy; runs on a worker)."""
-    from lamcap.experiments import _derivation_tables as tables  # noqa: PLC0415
+    from lamcap.experiments import _derivation_tables as tables  # noqa: PLC0415 - sympy: loaded only when the tables are built
 
     return dict(tables.build_all())
 
@@ -301,7 +301,6 @@ def _mechanism_runs(plan: Plan) -> list[tuple[int, float, str]]:
 
 def mechanism_samples(executor: Executor, plan: Plan, *, progress: bool) -> list[SolutionSample]:
     """Solve every mechanism instance of ``plan`` on ``executor`` (all submitted at once)."""
-    from lamcap import critical_p  # noqa: PLC0415
 
     runs = []
     for d, kappa, solution in _mechanism_runs(plan):
@@ -659,7 +658,7 @@ def reproduce(
     of instances added after the planned rounds (default the plan's,
     :data:`QUICK_BUDGET` or :data:`FULL_BUDGET`; 0: none).
     """
-    from lamcap.experiments.figures import draw_all, save_samples  # noqa: PLC0415
+    from lamcap.experiments.figures import draw_all, save_samples  # noqa: PLC0415 - matplotlib: loaded only when figures are drawn
 
     chosen = plan if plan is not None else (QUICK if quick else FULL)
     spend = chosen.budget if budget is None else float(budget)

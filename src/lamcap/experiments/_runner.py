@@ -51,12 +51,14 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from lamcap import critical_p
 from lamcap._progress import Progress
+from lamcap.experiments._analysis import hebbian_transition
 from lamcap.experiments._executors import open_executor
 from lamcap.experiments._fitting import TransitionFit, fit_transition
 from lamcap.experiments._hebbian_trials import hebbian_trials
 from lamcap.experiments._store import ResultsStore, row_key
-from lamcap.experiments._sweep import Cell, Sweep, Task, p_from_load
+from lamcap.experiments._sweep import Cell, Sweep, Task
 from lamcap.experiments._trials import solver_trial
 
 TrialFunction = Callable[[Task], dict[str, Any]]
@@ -74,22 +76,13 @@ def theory_guess(cell: Cell) -> float:
     unit-norm embeddings (the Gaussian value before this release);
     for ``method="hebbian"`` the p at which the finite-d Hebbian law (P₁ exact, P(all) = P₁ⁿ a model)
     (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
-    all associations with probability 1/2.  If the theory layer
-    is unavailable, a load of 1 (full rank; κ-scaled) or 1/4 (Hebbian).
+    all associations with probability 1/2.
     """
-    try:
-        if cell.method == "hebbian":
-            from lamcap.experiments._analysis import hebbian_transition  # noqa: PLC0415
-
-            return hebbian_transition(cell.d, finite=cell.model == "decoupled")
-        from lamcap import critical_p  # noqa: PLC0415
-
-        if cell.embeddings == "sphere" and cell.rank == cell.d:
-            return float(critical_p(cell.d, embeddings="sphere"))
-        return float(critical_p(cell.d, kappa=cell.rank / cell.d))
-    except (ImportError, AttributeError):
-        load = 0.25 if cell.method == "hebbian" else min(1.0, 2.0 * cell.rank / cell.d)
-        return float(p_from_load(load, cell.d))
+    if cell.method == "hebbian":
+        return hebbian_transition(cell.d, finite=cell.model == "decoupled")
+    if cell.embeddings == "sphere" and cell.rank == cell.d:
+        return float(critical_p(cell.d, embeddings="sphere"))
+    return float(critical_p(cell.d, kappa=cell.rank / cell.d))
 
 
 @dataclass

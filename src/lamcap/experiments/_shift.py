@@ -85,6 +85,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from lamcap.experiments._fitting import TransitionFit
 from lamcap.experiments._sweep import Cell
+from lamcap.theory._crofton import feasibility_probability
+from lamcap.theory._hebbian import hebbian_recall_finite
 
 _Z95 = 1.959963984540054
 _CHI2_95 = 3.841458820694124
@@ -358,10 +360,8 @@ def finite_size_law(
         if embeddings != "gaussian":
             msg = f"embeddings must be 'gaussian' for the Hebbian law, got {embeddings!r}"
             raise ValueError(msg)
-        from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
 
         return TransitionLaw(lambda p: float(hebbian_recall_finite(p, d, all_associations=True)))
-    from lamcap.theory._crofton import feasibility_probability  # noqa: PLC0415
 
     return TransitionLaw(
         lambda p: float(feasibility_probability(d, p, kappa=kappa, embeddings=embeddings))

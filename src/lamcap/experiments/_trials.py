@@ -39,6 +39,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lamcap.experiments._sweep import Task
+from lamcap.problems import make_instance, recall_accuracy
+from lamcap.solvers import solve
+from lamcap.solvers._certificates import weights_matrix
 
 SYNTHETIC_SLOPE = 12.0
 """Steepness ``s`` of the synthetic transition in log p."""
@@ -84,9 +87,6 @@ def long_synthetic_trial(task: Task) -> dict[str, Any]:
 
 def solve_task(task: Task) -> tuple[Any, Any, NDArray[np.float64] | None]:
     """Draw the instance of ``task``, solve it; return (instance, result, W or None)."""
-    from lamcap.problems import make_instance  # noqa: PLC0415
-    from lamcap.solvers import solve  # noqa: PLC0415
-    from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415
 
     instance = make_instance(
         task.d, task.p, model=task.model, seed=task.seed, embeddings=task.embeddings
@@ -106,7 +106,6 @@ def solve_task(task: Task) -> tuple[Any, Any, NDArray[np.float64] | None]:
 
 def solver_trial(task: Task) -> dict[str, Any]:
     """Draw the instance of ``task`` and solve it with :func:`lamcap.solve`."""
-    from lamcap.problems import recall_accuracy  # noqa: PLC0415
 
     started = time.perf_counter()
     instance, result, weights = solve_task(task)

@@ -419,6 +419,11 @@ def _cannot_decide(claim: Claim, tolerance: Tolerance, floor: float) -> str:
     return f"{head}: its floor is {tolerance.show(floor)[1:]} ({' plus '.join(parts)})"
 
 
+def _times(factor: float) -> str:
+    """A factor to its precision: ``4.8×`` below 100, two significant digits above (``170000×``)."""
+    return f"{factor:.1f}×" if factor < 100 else f"{float(f'{factor:.2g}'):.0f}×"
+
+
 def _more_data(claim: Claim, tolerance: Tolerance, quantile: float) -> str:
     """What would decide an undecided claim whose floor is below its tolerance."""
     centre = 0.5 * (max(claim.estimates) + min(claim.estimates))
@@ -435,10 +440,10 @@ def _more_data(claim: Claim, tolerance: Tolerance, quantile: float) -> str:
     factor = (quantile * max(claim.standard_errors) / margin) ** 2
     if claim.kind == "asymptotic":
         return (
-            f"at the current estimate: needs about {factor:.1f}× the information per size, "
+            f"at the current estimate: needs about {_times(factor)} the information per size, "
             "or more and larger sizes"
         )
-    more = f"about {factor:.1f}× the {claim.sample or 'data'}"
+    more = f"about {_times(factor)} the {claim.sample or 'data'}"
     if claim.count:
         more += f" (≈ {math.ceil(factor * claim.count)})"
     return f"at the current estimate: needs {more}"

@@ -90,6 +90,9 @@ d = 96, 2.15 GB at d = 128 and 34.4 GB at d = 256.
 from __future__ import annotations
 
 from lamcap._sizes import available_memory as available_memory  # noqa: PLC0414 - re-export
+from lamcap._streams import thread_count
+from lamcap.problems import CACHE_LIMIT
+from lamcap.solvers._min_norm_point import CHOLESKY_BLOCK, FORWARD_BLOCK
 
 RUNTIME_BYTES = 8 << 20
 """Size-independent allowance of :func:`exact_stage_bytes` (kernels, BLAS buffers, allocator)."""
@@ -106,8 +109,6 @@ _HIGHS_BYTES_PER_ENTRY = 256  # measured 108-173 with the rows (dense random row
 
 def _factor_numbers(d: int, working_set: int, batch: int, sort: bool) -> int:
     """Largest phase of Wolfe's exact stage, in float64 numbers (module docstring)."""
-    from lamcap.solvers._min_norm_point import CHOLESKY_BLOCK, FORWARD_BLOCK  # noqa: PLC0415
-
     capacity = d * d + 2
     first = min(capacity, max(working_set + 1, 64))
     block = min(first, CHOLESKY_BLOCK)
@@ -126,9 +127,6 @@ def _factor_numbers(d: int, working_set: int, batch: int, sort: bool) -> int:
 
 def _pass_numbers(d: int, n: int, p: int) -> int:
     """Float64 numbers one score pass holds at once (module docstring)."""
-    from lamcap._streams import thread_count  # noqa: PLC0415
-    from lamcap.problems import CACHE_LIMIT  # noqa: PLC0415
-
     drawn = max(_BLOCK_NUMBERS, thread_count() * p * d) if n * p * d > CACHE_LIMIT else 0
     return _PASS_ARRAYS * n * p + drawn
 

@@ -337,7 +337,7 @@ def _solve_max_recall(
     options: Mapping[str, Any] | None,
 ) -> SolveResult:
     """``objective="max_recall"``: checks, the memory guard, then :mod:`lamcap.solvers._max_recall`."""
-    from lamcap.solvers._max_recall import (  # noqa: PLC0415 - imports this module
+    from lamcap.solvers._max_recall import (  # noqa: PLC0415 - only for objective='max_recall'
         MAX_RECALL_METHODS,
         check_recall_options,
         recall_result,

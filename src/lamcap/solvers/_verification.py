@@ -179,7 +179,7 @@ def _exactness_problems(instance: Instance, certificate: FarkasCertificate) -> l
 
 def _verify_recall(instance: Instance, result: SolveResult) -> Verification:
     """A max-recall result: the recalled set, every infeasible subset and the verdict, again."""
-    from lamcap.solvers._max_recall import subset_instance, subset_tolerance  # noqa: PLC0415
+    from lamcap.solvers._max_recall import subset_instance, subset_tolerance  # noqa: PLC0415 - max recall only
 
     reasons: list[str] = []
     digest = getattr(result, "instance_digest", "")

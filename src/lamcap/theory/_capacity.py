@@ -24,19 +24,41 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from typing import Any, Final
 
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._sizes import format_integer
 from lamcap._validation import check_dps, check_embeddings, check_integer_array, check_kappa, plain
 from lamcap.theory._arrays import elementwise, float_result
+from lamcap.theory._cone import (
+    _interpolate,
+    _table_nodes,
+    statistical_dimension,
+    statistical_dimension_float,
+)
+from lamcap.theory._interpolation import (
+    bisect_increasing,
+    bracket_index,
+    grid_node,
+    integer_bracket,
+    interpolation_stencil,
+)
+from lamcap.theory._partial_recall import (
+    check_accuracy,
+    partial_critical_p,
+    unit_norm_partial_critical_p,
+)
 from lamcap.theory._precision import working_dps
 from lamcap.theory._rank import rank_capacity, retained_energy
-from lamcap.theory._width import gaussian_width_squared, retained_rank
+from lamcap.theory._unit_norm import _dimension_at, check_unit_norm_arguments
+from lamcap.theory._width import (
+    check_square_fits,
+    full_rank_width,
+    gaussian_width_squared,
+    retained_rank,
+)
 
 #: Asymptotic capacity :math:`\alpha_c = \lim_{p\to\infty}\log p/\mathbb{E}[C_p] = 1/2`
 #: of a full-rank linear associative memory at load :math:`\alpha = p\log p/d^2`
@@ -49,24 +71,14 @@ CAPACITY: Final[float] = 0.5
 FloatArray = NDArray[np.float64]
 
 # Interpolation grid for E[C_p] at real p: every integer up to 20, then integers
-# rounded from 20 * 1.1**j (spacing <= 10 % of p).
-_DENSE_GRID_END = 20
+# rounded from 20 * 1.1**j (spacing <= 10 % of p; lamcap.theory._interpolation).
 _GRID_RATIO = 1.1
 
 
 @functools.lru_cache(maxsize=4096)
 def _statistical_dimension_at(p: int) -> float:
     """Cached float64 :math:`\\mathbb{E}[C_p]` at an integer ``p`` (exact quadrature)."""
-    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415 - keep import light
-
     return float(statistical_dimension(p))
-
-
-def _statistical_dimensions(p: NDArray[Any]) -> FloatArray:
-    r"""Float64 :math:`\mathbb{E}[C_p]` for an integer array (int64 or Python ints), vectorised."""
-    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415 - keep import light
-
-    return np.asarray(statistical_dimension(p.ravel()), dtype=np.float64).reshape(p.shape)
 
 
 def capacity(
@@ -151,10 +163,10 @@ def capacity(
     else:
         sizes = check_integer_array("d", d, minimum=1)
         dimension = sizes.astype(np.float64)
-        _check_square_fits(sizes, dimension)
+        check_square_fits(sizes, dimension)
         width_ratio = gaussian_width_squared(sizes, ratio) / dimension**2
     outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
-    result = np.log(outputs.astype(np.float64)) * width_ratio / _statistical_dimensions(outputs)
+    result = np.log(outputs.astype(np.float64)) * width_ratio / statistical_dimension_float(outputs)
     return float_result(result)
 
 
@@ -162,8 +174,6 @@ def _capacity_mp(
     kappa: ArrayLike, outputs: NDArray[np.int64], d: ArrayLike | None, dps: int
 ) -> Any:
     """mpmath branch of :func:`capacity` with finite ``p`` (``kappa``, ``p``, ``d`` broadcast)."""
-    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415
-
     ratio = check_kappa(kappa)
     dimension: NDArray[Any] = np.zeros((), dtype=np.int64)  # d -> infinity
     if d is not None:
@@ -187,65 +197,15 @@ def _capacity_mp(
 # --------------------------------------------------------------------------- critical p
 
 
-def _grid_node(j: int, ratio: float = _GRID_RATIO) -> int:
-    """j-th node of an interpolation grid in p (strictly increasing, node 0 is p = 2).
-
-    Every integer up to 20, then integers rounded from ``20 * ratio**k`` (``ratio >= 1.05``).
-    """
-    dense = _DENSE_GRID_END - 1
-    if j < dense:
-        return j + 2
-    return round(_DENSE_GRID_END * ratio ** (j - dense + 1))
-
-
-def _bracket_index(p: float, ratio: float = _GRID_RATIO) -> int:
-    """Largest j with grid node j <= p."""
-    if p < _DENSE_GRID_END:
-        return math.floor(p) - 2
-    j = _DENSE_GRID_END - 1 + math.floor(math.log(p / _DENSE_GRID_END) / math.log(ratio))
-    while _grid_node(j + 1, ratio) <= p:
-        j += 1
-    while _grid_node(j, ratio) > p:
-        j -= 1
-    return j
-
-
-def interpolation_stencil(p: float, ratio: float = _GRID_RATIO) -> tuple[list[int], list[float]]:
-    """Grid nodes and cubic Lagrange weights (in the variable log p) for a real p >= 2.
-
-    The four nodes are the two grid nodes on each side of ``p`` (the first four
-    when ``p < 3``); the weights sum to one and reduce to the identity at a node.
-    """
-    nodes = _stencil_nodes(_bracket_index(p, ratio), ratio)
-    return nodes, _lagrange_weights(math.log(p), [math.log(q) for q in nodes])
-
-
-def _stencil_nodes(bracket: int, ratio: float = _GRID_RATIO) -> list[int]:
-    """The four grid nodes of the interpolation stencil for p in [node(bracket), node(bracket+1))."""
-    first = max(0, bracket - 1)
-    return [_grid_node(i, ratio) for i in range(first, first + 4)]
-
-
-def _lagrange_weights(u: float, knots: list[float]) -> list[float]:
-    weights = []
-    for i, knot in enumerate(knots):
-        weight = 1.0
-        for k, other in enumerate(knots):
-            if k != i:
-                weight *= (u - other) / (knot - other)
-        weights.append(weight)
-    return weights
-
-
 def _interpolated_dimension(p: float) -> float:
     """Cubic Lagrange interpolation of E[C_p] in log p through the 4 nearest grid nodes."""
-    nodes, weights = interpolation_stencil(p)
+    nodes, weights = interpolation_stencil(p, _GRID_RATIO)
     return sum(w * _statistical_dimension_at(q) for q, w in zip(nodes, weights, strict=True))
 
 
 def _node_load(j: int) -> float:
     """:math:`p\\,\\mathbb{E}[C_p]` at grid node ``j``."""
-    node = _grid_node(j)
+    node = grid_node(j, _GRID_RATIO)
     return node * _statistical_dimension_at(node)
 
 
@@ -257,7 +217,7 @@ def _critical_p_one(width_squared: float) -> float:
     guess = max(2.0, width_squared / 2.0)
     for _ in range(8):
         guess = max(2.0, width_squared / (1.2 * math.log(max(guess, 3.0))))
-    centre = max(0, _bracket_index(guess))
+    centre = max(0, bracket_index(guess, _GRID_RATIO))
     low, high, step = centre, centre + 1, 1
     while low > 0 and _node_load(low) >= width_squared:
         low, step = max(0, low - step), 2 * step
@@ -274,7 +234,9 @@ def _critical_p_one(width_squared: float) -> float:
     def load_minus_width(q: float) -> float:
         return q * _real_dimension(q) - width_squared
 
-    return _bisect_increasing(load_minus_width, float(_grid_node(low)), float(_grid_node(high)))
+    return bisect_increasing(
+        load_minus_width, float(grid_node(low, _GRID_RATIO)), float(grid_node(high, _GRID_RATIO))
+    )
 
 
 def _real_dimension(p: float) -> float:
@@ -284,42 +246,10 @@ def _real_dimension(p: float) -> float:
     :func:`lamcap.statistical_dimension` (relative error 2e-15; it equals the
     integer values there); elsewhere :func:`_interpolated_dimension` (cubic, 1e-8).
     """
-    from lamcap.theory._cone import _interpolate, _table_nodes  # noqa: PLC0415
-
     nodes = _table_nodes()
     if nodes[0] <= p <= nodes[-1]:
         return float(_interpolate(np.array([p], dtype=np.float64))[0])
     return _interpolated_dimension(p)
-
-
-def _bisect_increasing(function: Callable[[float], float], low: float, high: float) -> float:
-    """Root of an increasing function on ``[low, high]`` by bisection, to machine precision."""
-    while True:
-        middle = 0.5 * (low + high)
-        if not low < middle < high:
-            return middle
-        if function(middle) < 0.0:
-            low = middle
-        else:
-            high = middle
-
-
-def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> FloatArray:
-    """:func:`lamcap.gaussian_width_squared` as a float64 array, d^2 where r = d.
-
-    Equal to it everywhere (it returns d^2 exactly at full rank), but its
-    expansion (numba; about 1 s to load in a fresh process) only runs for r < d.
-    """
-    rank = retained_rank(d, kappa)  # checks d, kappa and r >= 1
-    dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
-    width = np.array(dimension, dtype=np.float64)
-    with np.errstate(over="ignore"):  # d^2 beyond float64 is inf: every V lies below it
-        width *= width  # in place: stays an array for 0-d input
-    partial = rank != dimension
-    if np.any(partial):
-        ratio = np.broadcast_to(np.asarray(check_kappa(kappa), dtype=np.float64), rank.shape)
-        width[partial] = gaussian_width_squared(dimension[partial], ratio[partial])
-    return width
 
 
 def critical_p(
@@ -428,20 +358,12 @@ def critical_p(
         )
         raise ValueError(msg)
 
-    from lamcap.theory._partial_recall import check_accuracy  # noqa: PLC0415
-
     accuracies = check_accuracy(accuracy)
     partial = bool(np.any(accuracies < 1.0))
     if check_embeddings(embeddings) == "sphere":
-        from lamcap.theory._unit_norm import (  # noqa: PLC0415
-            check_unit_norm_arguments,
-            unit_norm_critical_p,
-        )
-
         dimensions = check_unit_norm_arguments(d, kappa, "critical_p")
         if not partial:
             return float_result(unit_norm_critical_p(dimensions))
-        from lamcap.theory._partial_recall import unit_norm_partial_critical_p  # noqa: PLC0415
 
         def sphere_one(size: Any, fraction: float) -> float:
             if fraction == 1.0:
@@ -450,10 +372,9 @@ def critical_p(
 
         return elementwise(sphere_one, dimensions, accuracies)
     sizes = check_integer_array("d", d, minimum=1)
-    _check_square_fits(sizes, sizes.astype(np.float64))
+    check_square_fits(sizes, sizes.astype(np.float64))
     if np.ndim(accuracy) == 0 and not partial:
         return elementwise(_critical_p_one, full_rank_width(d, kappa))
-    from lamcap.theory._partial_recall import partial_critical_p  # noqa: PLC0415
 
     def one(width: float, fraction: float, size: Any) -> float:
         if fraction == 1.0:
@@ -463,19 +384,38 @@ def critical_p(
     return elementwise(one, full_rank_width(d, kappa), accuracies, sizes)
 
 
-_SQUARE_LIMIT = math.sqrt(np.finfo(np.float64).max)  # about 1.34e154
+# --------------------------------------------------------------------------- unit-norm critical p
 
 
-def _check_square_fits(sizes: NDArray[Any], dimension: NDArray[np.float64]) -> None:
-    """ValueError naming ``d`` when :math:`d^2` is beyond the float64 range."""
-    bad = ~(dimension <= _SQUARE_LIMIT)
-    if np.any(bad):
-        position = tuple(int(i) for i in np.argwhere(bad)[0])
-        where = (
-            "" if sizes.ndim == 0 else f" (element {position[0] if sizes.ndim == 1 else position})"
-        )
-        msg = (
-            f"d must be an integer in [1, 1.34e+154] (d^2 is computed in float64), "
-            f"got {format_integer(int(sizes[position]))}{where}"
-        )
-        raise ValueError(msg)
+def _unit_norm_critical_one(d: int) -> float:
+    r"""The real p with :math:`p\,C_p(d) = d^2`: integer bracket by bisection, then real bisection.
+
+    :math:`p\,C_p(d)` increases with p (:math:`C_p(d)` of :mod:`lamcap.theory._unit_norm`,
+    interpolated in :math:`\log p` between integers).  The search starts from the Gaussian
+    ``critical_p(d)`` (the unit-norm root lies above it, :math:`C_p(d) < \mathbb{E}[C_p]`).
+    """
+    target = float(d) * float(d)
+
+    def excess(q: float) -> float:
+        return q * _dimension_at(q, d) - target
+
+    bracket = integer_bracket(excess, math.floor(float(critical_p(d))))
+    if bracket is None:
+        return 2.0
+    low, high = bracket
+    lower, upper = float(low), float(high)
+    for _ in range(60):
+        middle = 0.5 * (lower + upper)
+        if excess(middle) < 0.0:
+            lower = middle
+        else:
+            upper = middle
+    return 0.5 * (lower + upper)
+
+
+def unit_norm_critical_p(d: NDArray[Any]) -> FloatArray:
+    r""":math:`p_c(d)` solving :math:`p\,C_p(d) = d^2` elementwise (``critical_p(d, embeddings="sphere")``)."""
+    result = np.empty(d.shape)
+    for index in np.ndindex(d.shape):
+        result[index] = _unit_norm_critical_one(int(d[index]))
+    return result

@@ -84,6 +84,7 @@ from lamcap._validation import (
     plain,
 )
 from lamcap.theory._arrays import broadcast, elementwise, float_result, grouped
+from lamcap.theory._asymptotics import statistical_dimension_series
 from lamcap.theory._hinge_sums import (
     FLOAT_TOLERANCE,
     cutoff_frequency,
@@ -94,6 +95,7 @@ from lamcap.theory._hinge_sums import (
     sum_cdf_mp_many,
 )
 from lamcap.theory._precision import guarded, working_dps
+from lamcap.theory._unit_norm import check_unit_norm_dimension, unit_norm_dimension
 
 FloatArray = NDArray[np.float64]
 
@@ -283,7 +285,7 @@ def _table_nodes() -> NDArray[np.int64]:
 @functools.cache
 def _table() -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Small-p values, node abscissae log p, node values and barycentric weights."""
-    from lamcap.theory import _dimension_table  # noqa: PLC0415
+    from lamcap.theory import _dimension_table  # noqa: PLC0415 - data, loaded on first use
 
     knots = np.log(_table_nodes().astype(np.float64))
     scaled = knots * (4.0 / (knots[-1] - knots[0]))  # weights of order one
@@ -595,8 +597,6 @@ def statistical_dimension(
         if np.any(margins != 0.0):
             msg = f"margin must be 0 for method='asymptotic', got {plain(margin)}"
             raise ValueError(msg)
-        from lamcap.theory._asymptotics import statistical_dimension_series  # noqa: PLC0415
-
         return statistical_dimension_series(p_array)
     count = (
         100_000
@@ -615,11 +615,6 @@ def statistical_dimension(
 
 def _unit_norm_dimension(p: ArrayLike, d: Any, margin: Any, dps: Any, method: str) -> Any:
     """``statistical_dimension(p, d=d, embeddings="sphere")``: checks, then the unit-norm quadrature."""
-    from lamcap.theory._unit_norm import (  # noqa: PLC0415
-        check_unit_norm_dimension,
-        unit_norm_dimension,
-    )
-
     dimensions = check_unit_norm_dimension(d, "statistical_dimension")
     margins = check_finite_array("margin", margin, minimum=0.0)
     if np.any(margins != 0.0) or check_dps(dps) is not None or method != "exact":
@@ -630,6 +625,23 @@ def _unit_norm_dimension(p: ArrayLike, d: Any, margin: Any, dps: Any, method: st
         raise ValueError(msg)
     p_array, d_array = broadcast(check_integer_array("p", p, minimum=2), dimensions)
     return float_result(unit_norm_dimension(p_array, d_array))
+
+
+def statistical_dimension_float(p: NDArray[Any]) -> FloatArray:
+    r"""Float64 :math:`\mathbb{E}[C_p]` for an integer array (int64 or Python ints), vectorised."""
+    return np.asarray(statistical_dimension(p.ravel()), dtype=np.float64).reshape(p.shape)
+
+
+def unit_norm_width_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
+    r""":math:`\mathbb{E}[C_p] / C_p(d)`: the factor on :math:`d^2` of the scaled Crofton curve.
+
+    The Gaussian statistical dimension over the unit-norm one
+    (:mod:`lamcap.theory._unit_norm`), elementwise over broadcast integer arrays; used by
+    ``feasibility_probability`` and ``recall_fraction`` with ``embeddings="sphere"``.
+    """
+    p_b, d_b = np.broadcast_arrays(p, d)
+    gaussian = np.asarray(statistical_dimension(p_b), dtype=np.float64)
+    return np.asarray(gaussian / unit_norm_dimension(p_b, d_b), dtype=np.float64)
 
 
 # --------------------------------------------------------------------------

@@ -54,7 +54,10 @@ from numpy.typing import ArrayLike, NDArray
 from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import check_dps, check_embeddings, check_integer_array, plain
 from lamcap.theory._arrays import float_result
-from lamcap.theory._capacity import full_rank_width, interpolation_stencil
+from lamcap.theory._cone import active_set_law, unit_norm_width_scale
+from lamcap.theory._interpolation import interpolation_stencil
+from lamcap.theory._unit_norm import check_unit_norm_arguments
+from lamcap.theory._width import full_rank_width
 
 FloatArray = NDArray[np.float64]
 
@@ -71,8 +74,6 @@ _MOMENT_SLACK = 1e-9  # relative allowance for the float64 error of the law's mo
 @functools.lru_cache(maxsize=512)
 def _exact_law(p: int) -> FloatArray:
     """Law of |A| at p outputs from :func:`lamcap.active_set_law` (cached, read-only)."""
-    from lamcap.theory._cone import active_set_law  # noqa: PLC0415 - lazy: keep import light
-
     law = np.asarray(active_set_law(p), dtype=np.float64)
     law.setflags(write=False)
     return law
@@ -331,11 +332,6 @@ def feasibility_probability(
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     width = full_rank_width(d, kappa)
     if sphere:
-        from lamcap.theory._unit_norm import (  # noqa: PLC0415
-            check_unit_norm_arguments,
-            unit_norm_width_scale,
-        )
-
         dimensions = check_unit_norm_arguments(d, kappa, "feasibility_probability")
         width = width * unit_norm_width_scale(outputs, dimensions)
     outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)

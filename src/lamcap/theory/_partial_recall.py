@@ -52,16 +52,16 @@ from lamcap._validation import (
     plain,
 )
 from lamcap.theory._arrays import broadcast, float_result
-from lamcap.theory._capacity import (
-    _bisect_increasing,
-    _check_square_fits,
-    _statistical_dimensions,
-    full_rank_width,
+from lamcap.theory._cone import statistical_dimension_float, unit_norm_width_scale
+from lamcap.theory._crofton import _exact_law
+from lamcap.theory._interpolation import (
+    bisect_increasing,
+    grid_node,
+    integer_bracket,
     interpolation_stencil,
 )
-from lamcap.theory._capacity import (
-    _grid_node as _capacity_grid_node,
-)
+from lamcap.theory._unit_norm import _dimension_at, check_unit_norm_arguments
+from lamcap.theory._width import check_square_fits, full_rank_width
 
 FloatArray = NDArray[np.float64]
 
@@ -83,8 +83,6 @@ _LN2: Final[float] = math.log(2.0)
 
 def _law(p: int) -> FloatArray:
     """Exact law of |A| at an integer ``p`` (cached by the Crofton module)."""
-    from lamcap.theory._crofton import _exact_law  # noqa: PLC0415 - lazy, keeps import light
-
     return _exact_law(p)
 
 
@@ -202,8 +200,6 @@ def _quantile(law: FloatArray, accuracy: float) -> float:
 
 def _unit_norm_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
     r""":math:`\mathbb{E}[C_p]/C_p(d)` elementwise at integer ``p`` (the factor on the budget)."""
-    from lamcap.theory._unit_norm import unit_norm_width_scale  # noqa: PLC0415
-
     return unit_norm_width_scale(np.asarray(p, dtype=np.int64), np.asarray(d, dtype=np.int64))
 
 
@@ -215,8 +211,6 @@ def _unit_norm_partial_load(p: float, accuracy: float, d: int) -> float:
     ``critical_p(d, embeddings="sphere")`` does); at ``accuracy = 1`` it is
     :math:`p\,C_p(d)`.
     """
-    from lamcap.theory._unit_norm import _dimension_at  # noqa: PLC0415
-
     law = _real_law(p)
     return _partial_load(p, accuracy) * _dimension_at(p, d) / _law_mean(law)
 
@@ -228,8 +222,6 @@ def unit_norm_partial_critical_p(d: int, accuracy: float) -> float:
     (the unit-norm costs are smaller, :math:`C_p(d) < \mathbb{E}[C_p]`, so the root lies
     above it), on integers by doubling and bisection, then by bisection in real ``p``.
     """
-    from lamcap.theory._unit_norm import integer_bracket  # noqa: PLC0415
-
     target = float(d) * float(d)
 
     def excess(q: float) -> float:
@@ -238,7 +230,7 @@ def unit_norm_partial_critical_p(d: int, accuracy: float) -> float:
     bracket = integer_bracket(excess, math.floor(partial_critical_p(target, accuracy, d)))
     if bracket is None:
         return 2.0
-    return _bisect_increasing(excess, float(bracket[0]), float(bracket[1]))
+    return bisect_increasing(excess, float(bracket[0]), float(bracket[1]))
 
 
 # --------------------------------------------------------------------------- recall_fraction
@@ -337,12 +329,10 @@ def recall_fraction(
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     sphere = check_embeddings(embeddings) == "sphere"
     if sphere:
-        from lamcap.theory._unit_norm import check_unit_norm_arguments  # noqa: PLC0415
-
         sizes = check_unit_norm_arguments(d, kappa, "recall_fraction")
     else:
         sizes = check_integer_array("d", d, minimum=1)
-    _check_square_fits(sizes, sizes.astype(np.float64))
+    check_square_fits(sizes, sizes.astype(np.float64))
     width = full_rank_width(d, kappa)
     outputs_b, associations_b, width_b, sizes_b = broadcast(outputs, associations, width, sizes)
     budget = np.asarray(width_b, dtype=np.float64) / np.asarray(associations_b, dtype=np.float64)
@@ -352,7 +342,7 @@ def recall_fraction(
     flat_outputs, flat_budget, flat_result = outputs_b.ravel(), budget.ravel(), result.reshape(-1)
     distinct = list(dict.fromkeys(flat_outputs.tolist()))
     big = any(q >= _LAW_LIMIT for q in distinct)
-    means = _statistical_dimensions(np.array(distinct, dtype=object if big else np.int64))
+    means = statistical_dimension_float(np.array(distinct, dtype=object if big else np.int64))
     for q, mean in zip(distinct, means.tolist(), strict=True):
         rows = np.flatnonzero(flat_outputs == q)
         decided = flat_budget[rows] >= mean * (1.0 + _MEAN_SLACK)
@@ -392,7 +382,7 @@ def _partial_load(p: float, accuracy: float) -> float:
 
 def _grid_node(j: int) -> int:
     """Node ``j`` of the 1.05 grid of the interpolated laws (integers up to 20 first)."""
-    return _capacity_grid_node(j, _GRID_RATIO)
+    return grid_node(j, _GRID_RATIO)
 
 
 def _last_node() -> int:
@@ -431,7 +421,7 @@ def partial_critical_p(width_squared: float, accuracy: float, d: Any) -> float:
     def excess(q: float) -> float:
         return _partial_load(q, accuracy) - width_squared
 
-    return _bisect_increasing(excess, float(_grid_node(low)), float(_grid_node(high)))
+    return bisect_increasing(excess, float(_grid_node(low)), float(_grid_node(high)))
 
 
 # --------------------------------------------------------------------------- information
@@ -524,7 +514,7 @@ def information_per_parameter(
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     sizes = check_integer_array("d", d, minimum=1)
-    _check_square_fits(sizes, sizes.astype(np.float64))
+    check_square_fits(sizes, sizes.astype(np.float64))
     if accuracy is None:
         fraction = np.asarray(recall_fraction(d, p, n), dtype=np.float64)
     else:

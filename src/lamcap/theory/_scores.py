@@ -62,7 +62,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from lamcap._cone_kernel import hinge_moments, level_range, sample_top_projection
+from lamcap._cone_kernel import (
+    default_top_length,
+    hinge_moments,
+    level_range,
+    sample_top_projection,
+)
 from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import check_integer, check_real, check_seed
 from lamcap.geometry import project_onto_cone
@@ -400,8 +405,6 @@ def _sample_top(rng: np.random.Generator, p: int, size: int, margin: float) -> S
 
 def _sample(rng: np.random.Generator, p: int, size: int, margin: float) -> ScoreSample:
     """Direct projection up to ``p = 4096``, the top-order-statistics sampler beyond."""
-    from lamcap._cone_kernel import default_top_length  # noqa: PLC0415
-
     width = p if p <= _DIRECT_PROJECTION_MAX_P else default_top_length(p - 1)
     check_memory(
         f"sample_scores with p = {format_integer(p)}, size = {format_integer(size)} "

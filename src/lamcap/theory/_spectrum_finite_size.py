@@ -68,7 +68,11 @@ from numpy.typing import NDArray
 from scipy import optimize, special
 
 from lamcap._validation import check_integer, plain
+from lamcap.theory._capacity import critical_p
+from lamcap.theory._cone import statistical_dimension
 from lamcap.theory._law import Law, quadrature_moment
+from lamcap.theory._margin import max_margin
+from lamcap.theory._scores import score_law
 
 FloatArray = NDArray[np.float64]
 
@@ -172,8 +176,6 @@ def _residual_moments(p: int, margin: float) -> _ResidualMoments:
     (at :math:`m = 0`: :math:`D \mid k \sim \chi^2_k`).  :math:`P(|A| = k)` is
     :meth:`lamcap.theory.ScoreLaw.active_probabilities`.
     """
-    from lamcap.theory._scores import score_law  # noqa: PLC0415  (scores imports geometry)
-
     law = np.asarray(score_law(p, margin=margin).active_probabilities(), dtype=np.float64)
     k = np.arange(law.size, dtype=np.float64)
     moments = np.array([_orthant_moments(int(j), margin) for j in range(law.size)])
@@ -207,8 +209,6 @@ class _FiniteSize:
 
 def _check_size(d: Any, p: Any) -> tuple[int, int]:
     """Validate ``d`` and ``p`` of the finite-size law (both or neither must be given)."""
-    from lamcap.theory._capacity import critical_p  # noqa: PLC0415
-
     if d is None or p is None:
         missing, given, value = ("p", "d", d) if p is None else ("d", "p", p)
         msg = (
@@ -232,8 +232,6 @@ def _check_size(d: Any, p: Any) -> tuple[int, int]:
 @functools.lru_cache(maxsize=256)
 def _finite_size(d: int, p: int) -> _FiniteSize:
     """Parameters and fourth moment of the finite-size law (module docstring)."""
-    from lamcap.theory._margin import max_margin  # noqa: PLC0415
-
     margin = float(max_margin(min(p / d**2, _capacity_load(p)), p))
     residual = _residual_moments(p, margin)
     ratio = d / p
@@ -256,8 +254,6 @@ def _finite_size(d: int, p: int) -> _FiniteSize:
 
 
 def _capacity_load(p: int) -> float:
-    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415
-
     return 1.0 / float(statistical_dimension(p))
 
 

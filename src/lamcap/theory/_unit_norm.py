@@ -80,12 +80,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import fft, special  # type: ignore[import-untyped,unused-ignore]
+
+from lamcap._validation import check_integer_array, check_kappa, plain
 
 FloatArray = NDArray[np.float64]
 
@@ -551,14 +552,13 @@ def sample_unit_norm_scores(rng: np.random.Generator, rows: int, p: int, d: int)
 
 
 # --------------------------------------------------------------------------
-# the public laws (dispatched to by statistical_dimension, critical_p and
-# feasibility_probability with embeddings="sphere")
+# the laws behind statistical_dimension, critical_p, feasibility_probability and
+# recall_fraction with embeddings="sphere" (those live in _cone, _capacity, _crofton and
+# _partial_recall, which import this module; it imports no other theory module)
 
 
 def check_unit_norm_dimension(d: Any, where: str) -> NDArray[np.int64]:
     """``d`` as an int64 array of dimensions >= 4, or ValueError naming it and the accepted values."""
-    from lamcap._validation import check_integer_array  # noqa: PLC0415
-
     if d is None:
         msg = (
             f"d is required by {where} with embeddings='sphere' (the unit-norm law depends on "
@@ -571,38 +571,11 @@ def check_unit_norm_dimension(d: Any, where: str) -> NDArray[np.int64]:
 def check_unit_norm_arguments(d: Any, kappa: Any, where: str) -> NDArray[np.int64]:
     """``d`` as by :func:`check_unit_norm_dimension`, with ``kappa`` 1 (the unit-norm laws
     are full rank); else ValueError naming the argument."""
-    from lamcap._validation import check_kappa, plain  # noqa: PLC0415
-
     dimensions = check_unit_norm_dimension(d, where)
     if np.any(np.asarray(check_kappa(kappa)) != 1.0):
         msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
         raise ValueError(msg)
     return dimensions
-
-
-def integer_bracket(excess: Callable[[float], float], start: int) -> tuple[int, int] | None:
-    """Consecutive integers ``low < high`` with ``excess(low) < 0 <= excess(high)``.
-
-    ``excess`` increases in p.  The search starts at ``start`` (at least 2), walks down
-    by halving while ``excess`` is not negative there, then up by doubling, then bisects
-    on the integers; None when ``excess(2) >= 0`` (the root lies at or below 2).
-    """
-    low = max(2, start)
-    if excess(low) >= 0.0:  # not expected from a start below the root; walk down
-        while low > 2 and excess(low) >= 0.0:
-            low = max(2, low // 2)
-        if excess(low) >= 0.0:
-            return None
-    high = max(low + 1, math.ceil(1.1 * low))
-    while excess(high) < 0.0:
-        low, high = high, 2 * high
-    while high - low > 1:
-        split = (low + high) // 2
-        if excess(split) < 0.0:
-            low = split
-        else:
-            high = split
-    return low, high
 
 
 def unit_norm_dimension(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
@@ -634,47 +607,3 @@ def _dimension_at(p: float, d: int) -> float:
                 weight *= (x - logs[j]) / (logs[i] - logs[j])
         total += weight * unit_norm_distance(knot, d)
     return total
-
-
-def _critical_one(d: int) -> float:
-    r"""The real p with :math:`p\,C_p(d) = d^2`: integer bracket by bisection, then real bisection.
-
-    :math:`p\,C_p(d)` increases with p.  The search starts from the Gaussian
-    ``critical_p(d)`` (the unit-norm root lies above it, :math:`C_p(d) < \mathbb{E}[C_p]`).
-    """
-    from lamcap.theory._capacity import critical_p  # noqa: PLC0415
-
-    target = float(d) * float(d)
-
-    def excess(q: float) -> float:
-        return q * _dimension_at(q, d) - target
-
-    bracket = integer_bracket(excess, math.floor(float(critical_p(d))))
-    if bracket is None:
-        return 2.0
-    low, high = bracket
-    lower, upper = float(low), float(high)
-    for _ in range(60):
-        middle = 0.5 * (lower + upper)
-        if excess(middle) < 0.0:
-            lower = middle
-        else:
-            upper = middle
-    return 0.5 * (lower + upper)
-
-
-def unit_norm_critical_p(d: NDArray[Any]) -> FloatArray:
-    r""":math:`p_c(d)` solving :math:`p\,C_p(d) = d^2` elementwise (``critical_p(d, embeddings="sphere")``)."""
-    result = np.empty(d.shape)
-    for index in np.ndindex(d.shape):
-        result[index] = _critical_one(int(d[index]))
-    return result
-
-
-def unit_norm_width_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
-    r""":math:`\mathbb{E}[C_p] / C_p(d)`: the factor on :math:`d^2` of the scaled Crofton curve."""
-    from lamcap.theory._cone import statistical_dimension  # noqa: PLC0415
-
-    p_b, d_b = np.broadcast_arrays(p, d)
-    gaussian = np.asarray(statistical_dimension(p_b), dtype=np.float64)
-    return np.asarray(gaussian / unit_norm_dimension(p_b, d_b), dtype=np.float64)

@@ -67,6 +67,7 @@ Reference: arXiv:2605.10795 (rank-constrained capacity); docs/theory/rank.md.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -183,3 +184,52 @@ def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     width = size**2 * energy + size * _first_order_coefficient(ratio)
     width = np.where(rank == dimension, size**2, width)
     return width[()] if width.ndim == 0 else width
+
+
+def full_rank_width(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.float64]:
+    """:func:`gaussian_width_squared` as a float64 array, d^2 where r = d.
+
+    Equal to it everywhere (it returns d^2 exactly at full rank), but its
+    expansion (numba; about 1 s to load in a fresh process) only runs for r < d.
+
+    Examples
+    --------
+    >>> full_rank_width([8, 12]).tolist(), round(float(full_rank_width(64, 0.5)), 3)
+    ([64.0, 144.0], 3667.523)
+    """
+    rank = retained_rank(d, kappa)  # checks d, kappa and r >= 1
+    dimension = np.broadcast_to(check_integer_array("d", d, minimum=1), rank.shape)
+    width = np.array(dimension, dtype=np.float64)
+    with np.errstate(over="ignore"):  # d^2 beyond float64 is inf: every V lies below it
+        width *= width  # in place: stays an array for 0-d input
+    partial = rank != dimension
+    if np.any(partial):
+        ratio = np.broadcast_to(np.asarray(check_kappa(kappa), dtype=np.float64), rank.shape)
+        width[partial] = gaussian_width_squared(dimension[partial], ratio[partial])
+    return width
+
+
+_SQUARE_LIMIT = math.sqrt(np.finfo(np.float64).max)  # about 1.34e154
+
+
+def check_square_fits(sizes: NDArray[Any], dimension: NDArray[np.float64]) -> None:
+    """ValueError naming ``d`` when :math:`d^2` is beyond the float64 range.
+
+    Examples
+    --------
+    >>> check_square_fits(np.array([8, 10**160], dtype=object), np.array([8.0, 1e160]))
+    Traceback (most recent call last):
+        ...
+    ValueError: d must be an integer in [1, 1.34e+154] (d^2 is computed in float64), got 1e+160 (element 1)
+    """
+    bad = ~(dimension <= _SQUARE_LIMIT)
+    if np.any(bad):
+        position = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = (
+            "" if sizes.ndim == 0 else f" (element {position[0] if sizes.ndim == 1 else position})"
+        )
+        msg = (
+            f"d must be an integer in [1, 1.34e+154] (d^2 is computed in float64), "
+            f"got {format_integer(int(sizes[position]))}{where}"
+        )
+        raise ValueError(msg)

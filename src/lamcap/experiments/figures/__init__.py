@@ -31,6 +31,7 @@ from typing import ParamSpec, TypeVar
 
 import numpy as np
 
+from lamcap import critical_p
 from lamcap._deprecation import renamed_keywords
 from lamcap._progress import Progress
 from lamcap.experiments._analysis import cell_data, transition_table
@@ -75,7 +76,6 @@ def mechanism_samples(
     the matrix the spectrum and score predictions are about
     (docs/theory/mechanism.md); κ < 1: the rank-constrained trainer.
     """
-    from lamcap import critical_p  # noqa: PLC0415
 
     samples = []
     for kappa in kappas:

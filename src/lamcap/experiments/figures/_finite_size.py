@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from lamcap import critical_p
 from lamcap.experiments._analysis import TransitionRow
 from lamcap.experiments.figures._common import OPTIMAL_METHODS, load_of, theory_or_none
 from lamcap.experiments.figures._style import colour, mark_asymptote, new_figure, save, styled
@@ -23,7 +24,6 @@ NAME = "fig3_finite_size"
 
 
 def _prediction(dims: np.ndarray) -> np.ndarray:
-    from lamcap import critical_p  # noqa: PLC0415
 
     p_c = np.asarray(critical_p(dims), dtype=float)
     return np.asarray(p_c * np.log(p_c) / dims.astype(float) ** 2, dtype=float)

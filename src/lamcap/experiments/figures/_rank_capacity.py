@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from lamcap import capacity, critical_p
 from lamcap.experiments._analysis import TransitionRow
 from lamcap.experiments.figures._common import OPTIMAL_METHODS, load_of, theory_or_none
 from lamcap.experiments.figures._style import (
@@ -33,13 +34,11 @@ NAME = "fig2_rank_capacity"
 
 
 def _asymptote(kappa: np.ndarray) -> np.ndarray:
-    from lamcap import capacity  # noqa: PLC0415
 
     return np.asarray(capacity(kappa), dtype=float)
 
 
 def _finite(d: int) -> tuple[np.ndarray, np.ndarray]:
-    from lamcap import critical_p  # noqa: PLC0415
 
     ranks = np.unique(np.linspace(1, d, min(d, 48)).round().astype(int))
     kappa = ranks / d

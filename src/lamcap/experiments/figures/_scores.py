@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from lamcap import hebbian_score_law, project_onto_cone, score_law
 from lamcap.experiments._claims import score_margin
 from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments.figures._common import load_of, theory_or_none
@@ -34,7 +35,6 @@ def cone_projection_sample(
     p: int, count: int, seed: int = 0, *, margin: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Target and competitor coordinates of :math:`\\Pi_{K_m}(g)`, ``count`` draws of g."""
-    from lamcap import project_onto_cone  # noqa: PLC0415
 
     g = np.random.default_rng(seed).standard_normal((count, p))
     projected, _ = project_onto_cone(g, target=0, margin=margin)
@@ -49,7 +49,6 @@ def theory_margin(sample: SolutionSample) -> float:
 
 
 def _target_pdf(p: int, margin: float, x: np.ndarray) -> np.ndarray:
-    from lamcap import score_law  # noqa: PLC0415
 
     return np.asarray(score_law(p, margin=margin).target.pdf(x), dtype=float)
 
@@ -107,6 +106,5 @@ def draw(sample: SolutionSample, out: Path | None = None) -> Figure:
 
 
 def _hebbian_law(sample: SolutionSample) -> object:
-    from lamcap import hebbian_score_law  # noqa: PLC0415
 
     return hebbian_score_law(sample.p, float(load_of(sample.p, sample.d)), d=sample.d)

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from lamcap import singular_value_density
 from lamcap.experiments._claims import asymptotic_ratio, spectrum_prediction
 from lamcap.experiments._mechanism import SolutionSample
 from lamcap.experiments.figures._common import theory_or_none
@@ -57,7 +58,6 @@ def fourth_moment_ratio(values: np.ndarray) -> float:
 
 
 def _density(s: np.ndarray, kappa: float, family: str) -> np.ndarray:
-    from lamcap import singular_value_density  # noqa: PLC0415
 
     return np.asarray(singular_value_density(s, kappa, family=family), dtype=float)
 
@@ -78,7 +78,6 @@ def _histogram_label(sample: SolutionSample, values: np.ndarray) -> str:
 
 
 def _finite_density(s: np.ndarray, sample: SolutionSample) -> np.ndarray:
-    from lamcap import singular_value_density  # noqa: PLC0415
 
     return np.asarray(singular_value_density(s, 1.0, d=sample.d, p=sample.p), dtype=float)
 

@@ -27,6 +27,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from lamcap import critical_p, feasibility_probability, hebbian_recall
 from lamcap.experiments._analysis import CellData
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments.figures._common import (
@@ -45,6 +46,7 @@ from lamcap.experiments.figures._style import (
     save,
     styled,
 )
+from lamcap.theory._hebbian import hebbian_recall_finite
 
 NAME = "fig1_storable_fraction"
 
@@ -73,13 +75,11 @@ def _in_panel(cell: Cell, model: str, kind: str) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _crofton(d: int, p: tuple[int, ...]) -> np.ndarray:
-    from lamcap import feasibility_probability  # noqa: PLC0415
 
     return np.asarray(feasibility_probability(d, np.array(p)), dtype=float)
 
 
 def _hebbian_limit(d: int, p: np.ndarray) -> np.ndarray:
-    from lamcap import hebbian_recall  # noqa: PLC0415
 
     return np.array(
         [float(hebbian_recall(int(q), float(load_of(q, d)), all_associations=True)) for q in p]
@@ -91,8 +91,6 @@ def _hebbian_exact(d: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray]
     """Exact finite-d law on a fine grid: 24 evaluations joined by monotone cubics."""
     from scipy.interpolate import PchipInterpolator  # noqa: PLC0415
 
-    from lamcap.theory._hebbian import hebbian_recall_finite  # noqa: PLC0415
-
     nodes = integer_grid(low, high, _EXACT_POINTS)
     values = np.array(
         [float(hebbian_recall_finite(int(q), d, all_associations=True)) for q in nodes]
@@ -102,7 +100,6 @@ def _hebbian_exact(d: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def _critical(d: int) -> float:
-    from lamcap import critical_p  # noqa: PLC0415
 
     return float(critical_p(d))
 
