@@ -96,28 +96,59 @@ def test_width_of_angle_against_quadrature(angle: float) -> None:
     assert value == pytest.approx(reference, abs=1e-11)
 
 
-_ORDERED: list[tuple[Callable[..., Any], int]] = [
-    (series.gumbel_coefficients, 1),
-    (series.statistical_dimension_series_terms, 0),
-    (series.capacity_series_terms, 1),
+_ORDERED: list[tuple[Callable[..., Any], int, int]] = [
+    (series.gumbel_coefficients, 1, 6),
+    (series.statistical_dimension_series_terms, 0, 6),
+    # alpha_c to order k needs E[C_p] to order k + 1: one less than the series accepts
+    (series.capacity_series_terms, 1, 5),
 ]
 
 
-@pytest.mark.parametrize(("function", "minimum"), _ORDERED, ids=lambda v: getattr(v, "__name__", v))
+@pytest.mark.parametrize(
+    ("function", "minimum", "maximum"), _ORDERED, ids=lambda v: getattr(v, "__name__", v)
+)
 @pytest.mark.parametrize("order", [-1, 2.5, True, "3", None, float("nan")])
 def test_bad_order_is_a_value_error_naming_it(
-    function: Callable[..., Any], minimum: int, order: object
+    function: Callable[..., Any], minimum: int, maximum: int, order: object
 ) -> None:
-    with pytest.raises(ValueError, match=rf"order must be an integer in \[{minimum}, 6\] .*, got"):
+    with pytest.raises(
+        ValueError, match=rf"order must be an integer in \[{minimum}, {maximum}\] .*, got"
+    ):
         function(order)
 
 
-@pytest.mark.parametrize(("function", "minimum"), _ORDERED, ids=lambda v: getattr(v, "__name__", v))
-def test_order_below_the_minimum_is_refused(function: Callable[..., Any], minimum: int) -> None:
+@pytest.mark.parametrize(
+    ("function", "minimum", "maximum"), _ORDERED, ids=lambda v: getattr(v, "__name__", v)
+)
+def test_order_outside_the_range_is_refused(
+    function: Callable[..., Any], minimum: int, maximum: int
+) -> None:
     with pytest.raises(
-        ValueError, match=rf"order must be an integer in \[{minimum}, 6\] .*, got {minimum - 1}$"
+        ValueError,
+        match=rf"order must be an integer in \[{minimum}, {maximum}\] .*, got {minimum - 1}$",
     ):
         function(minimum - 1)
-    with pytest.raises(ValueError, match=r", got 7$"):
-        function(7)
+    with pytest.raises(ValueError, match=rf", got {maximum + 1}$"):
+        function(maximum + 1)
     assert len(function(minimum)) == minimum + 1 - (function is series.capacity_series_terms)
+
+
+def test_the_largest_capacity_order_asks_for_an_accepted_series_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # capacity_series_terms(5) takes minutes of sympy: check what it asks of E[C_p]
+    # (order 6, which statistical_dimension_series_terms accepts), not the expansion
+    class _Asked(Exception):
+        pass
+
+    asked: list[int] = []
+
+    def record(order: int) -> tuple[Any, ...]:
+        asked.append(order)
+        raise _Asked
+
+    monkeypatch.setattr(series, "_statistical_dimension_series_terms", record)
+    with pytest.raises(_Asked):
+        series.capacity_series_terms(5)
+    assert asked == [6]
+    assert series._checked_order(asked[0], 0) == 6  # the public series accepts it

@@ -64,20 +64,20 @@ _SIGMA, _R, _E, _EPS, _TAU = sp.symbols("sigma r E epsilon tau")
 _MAX_ORDER = 6
 
 
-def _checked_order(order: object, minimum: int) -> int:
-    """``order`` as an ``int`` >= ``minimum``; a ValueError naming it otherwise.
+def _checked_order(order: object, minimum: int, maximum: int = _MAX_ORDER) -> int:
+    """``order`` as an ``int`` in [``minimum``, ``maximum``]; a ValueError naming it otherwise.
 
     Written here rather than with ``lamcap._validation`` so that this package imports
     only sympy (docs/architecture.md).
     """
     accepted = (
-        f"an integer in [{minimum}, {_MAX_ORDER}] (sympy's expansion grows fast: order 5 "
+        f"an integer in [{minimum}, {maximum}] (sympy's expansion grows fast: order 5 "
         "already takes minutes)"
     )
     if isinstance(order, bool) or not isinstance(order, int | sp.Integer):
         msg = f"order must be {accepted}, got {order!r}"
         raise ValueError(msg)
-    if not minimum <= int(order) <= _MAX_ORDER:
+    if not minimum <= int(order) <= maximum:
         msg = f"order must be {accepted}, got {int(order)}"
         raise ValueError(msg)
     return int(order)
@@ -299,6 +299,8 @@ def capacity_series_terms(order: int = 3) -> tuple[sp.Expr, ...]:
 
     Term 0 is the limit :math:`1/2`; term :math:`k` is of order :math:`L^{-k}` (with
     powers of ``Lambda`` :math:`= \log 2L`): the approach to 1/2 is logarithmic.
+    ``order`` terms take ``order + 1`` terms of :math:`\mathbb{E}[C_p]`, so ``order``
+    is at most one less than :func:`statistical_dimension_series_terms` accepts.
 
     Examples
     --------
@@ -308,12 +310,12 @@ def capacity_series_terms(order: int = 3) -> tuple[sp.Expr, ...]:
     >>> sp.expand(terms[1] * L, log=False)
     3*Lambda/4 - 3/4 + log(2*pi)/4
     """
-    return _capacity_series_terms(_checked_order(order, 1))
+    return _capacity_series_terms(_checked_order(order, 1, _MAX_ORDER - 1))
 
 
 @cache
 def _capacity_series_terms(order: int) -> tuple[sp.Expr, ...]:
-    dimension = sum(statistical_dimension_series_terms(order + 1), sp.Integer(0))
+    dimension = sum(_statistical_dimension_series_terms(order + 1), sp.Integer(0))
     dimension = sp.expand(dimension.subs(sp.log(2 * sp.pi), _LOG_2PI).subs(L, 1 / _ETA))
     relative = _truncate(sp.expand(dimension * _ETA / 2 - 1), order - 1)  # E/(2L) - 1
     inverse = _truncate(sum(((-relative) ** k for k in range(order)), sp.Integer(0)), order - 1)
