@@ -97,7 +97,7 @@ def test_sweep_then_export_and_summary(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["results", "export", "--csv", str(tmp_path / "r.csv"), "--db", str(db)]) == 0
     assert len((tmp_path / "r.csv").read_text().splitlines()) == 13
     assert main(["results", "summary", "--db", str(db)]) == 0
-    assert "| 8 | 1 | decoupled | auto | 12 |" in capsys.readouterr().out
+    assert "| 8 | 1 | decoupled | gaussian | auto | 12 |" in capsys.readouterr().out
 
 
 def test_export_of_missing_database_exits_2(tmp_path: Path) -> None:
@@ -574,3 +574,37 @@ def test_sweep_of_an_instance_too_large_exits_2_in_one_line(
     assert err.startswith("lamcap sweep: error: 1 instance(s) cannot run, first Task(d=8")
     assert err.endswith("needs 67.1 GiB of memory, but 16.0 GiB are available\n")
     assert err.count("\n") == 1
+
+
+def test_damaged_store_in_a_real_process_exits_2_in_one_line(tmp_path: Path) -> None:
+    """Issue 37: a damaged page of ``trials`` used to end ``results merge`` in a traceback."""
+    shard = tmp_path / "shard.sqlite"
+    command = ["sweep", "--d", "8", "--p-grid", "10", "20", "--seeds", "40", "--quiet"]
+    assert main([*command, "--db", str(shard), "--workers", "0", *SYNTHETIC]) == 0
+    with sqlite3.connect(shard) as connection:
+        (root,) = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'trials'")
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    data = bytearray(shard.read_bytes())
+    leaf = int.from_bytes(data[(root[0] - 1) * size + 8 : (root[0] - 1) * size + 12], "big")
+    data[(leaf - 1) * size + 8 : leaf * size] = b"\xa5" * (size - 8)
+    shard.write_bytes(bytes(data))
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lamcap",
+            "results",
+            "merge",
+            str(tmp_path / "out.sqlite"),
+            str(shard),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert len(completed.stderr.splitlines()) == 1, completed.stderr
+    assert "is damaged (SQLite" in completed.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["shard.sqlite"]

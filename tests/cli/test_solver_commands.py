@@ -132,6 +132,21 @@ def test_nothing_to_save_is_said_not_written(
     assert not target.exists()
 
 
+def test_an_infeasible_verdict_saves_no_w(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "W.npy"
+    arguments = ["solve", "--d", "4", "--p", "40", "--seed", "1", "--save", str(target)]
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "verdict: infeasible" in out
+    assert "W not saved: verdict infeasible has no verified W (saved only for feasible" in out
+    assert not target.exists()
+    assert main([*arguments, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["saved_weights"] is None
+    assert not target.exists()
+
+
 @pytest.mark.parametrize("option", ["--save", "--save-certificate"])
 def test_saving_into_a_missing_folder_exits_2_and_writes_nothing(
     option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -73,5 +73,5 @@ def test_claims_table_shows_no_interval_for_comparisons() -> None:
 
 def test_transition_table_markdown() -> None:
     text = markdown_table([_row("decoupled", 40.5, 39, 42, 40.0)])
-    assert "| 12 | 1 | decoupled | auto | 60 | 0 | 40.50 [39.00, 42.00] |" in text
+    assert "| 12 | 1 | decoupled | gaussian | auto | 60 | 0 | 40.50 [39.00, 42.00] |" in text
     assert "+1.2%" in text

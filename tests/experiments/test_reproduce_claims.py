@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -296,7 +297,18 @@ def test_undecided_instances_never_become_verdicts() -> None:
     data = _rank_cell(0.25, 0.0, rng)
     claim = _rank_claim(data)
     assert claim.verdict == "inconclusive"
-    assert "25% of the instances in the transition window are undecided" in claim.advice
+    found = re.search(
+        r"(\d+) of the (\d+) instances in the transition window \(p = (\d+)–(\d+)\) are "
+        r"undecided, 25% \(more than 10%; (\d+) of all (\d+)\)",
+        claim.advice,
+    )
+    assert found is not None, claim.advice
+    window_undecided, window_total, first, last, undecided, instances = map(int, found.groups())
+    # the counts agree with the share, and with the cell's own totals
+    assert window_undecided / window_total == 0.25
+    assert window_undecided <= undecided == int(data.undecided.sum())
+    assert window_total <= instances == int(data.undecided.sum() + data.decided.sum())
+    assert data.p.min() <= first <= last <= data.p.max()
     assert math.isnan(claim.adjusted)  # outside the familywise rule
     # the fit counts decided instances only: undecided ones are neither storable nor not
     _, _, total = data.counts()

@@ -24,6 +24,7 @@ processes; rerunning the same command resumes it.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import math
@@ -108,6 +109,28 @@ def _executor(arguments: argparse.Namespace) -> Any:
         scheduler=arguments.scheduler,
         connect_timeout=arguments.connect_timeout,
     )
+
+
+def _store_errors(
+    handler: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """A backstop for the handlers reading or writing results databases: a SQLite error the
+    store did not turn into a ``ValueError`` naming its file still ends in one line, exit 2."""
+
+    @functools.wraps(handler)
+    def guarded(arguments: argparse.Namespace) -> int:
+        import sqlite3  # noqa: PLC0415 - only when the command runs
+
+        try:
+            return handler(arguments)
+        except sqlite3.DatabaseError as error:
+            msg = (
+                f"a results database cannot be read (SQLite: {error}); check it with "
+                "`sqlite3 FILE 'PRAGMA integrity_check'`, restore it from a copy or rerun the sweep"
+            )
+            raise ValueError(msg) from error
+
+    return guarded
 
 
 def _register_sweep(subparsers: Any) -> None:
@@ -262,6 +285,7 @@ def _build_sweep(arguments: argparse.Namespace) -> Any:
     return Sweep.from_mapping(mapping)
 
 
+@_store_errors
 def _sweep(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._analysis import format_fits  # noqa: PLC0415 - only when the command runs
     from lamcap.experiments._runner import run_sweep  # noqa: PLC0415 - only when the command runs
@@ -369,6 +393,7 @@ def _register_results(subparsers: Any) -> None:
     merge.set_defaults(handler=_merge)
 
 
+@_store_errors
 def _merge(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._store import SIDE_FILE_SUFFIXES, merge_stores  # noqa: PLC0415 - only when the command runs
 
@@ -391,6 +416,7 @@ def _merge(arguments: argparse.Namespace) -> int:
     return 0
 
 
+@_store_errors
 def _export(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._store import ResultsStore  # noqa: PLC0415 - only when the command runs
 
@@ -445,6 +471,7 @@ def _proof_table(databases: list[Path]) -> str:
     return "\n".join(lines) + "\n\n" + note
 
 
+@_store_errors
 def _summary(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._analysis import transition_table  # noqa: PLC0415 - only when the command runs
     from lamcap.experiments._report import markdown_table  # noqa: PLC0415 - only when the command runs
@@ -517,6 +544,7 @@ def _register_transitions(actions: Any) -> None:
     parser.set_defaults(handler=_transitions)
 
 
+@_store_errors
 def _transitions(arguments: argparse.Namespace) -> int:
     from lamcap.experiments import _transitions as transitions  # noqa: PLC0415 - only when the command runs
     from lamcap.experiments._analysis import cell_data  # noqa: PLC0415 - only when the command runs

@@ -230,13 +230,27 @@ def _print_recall(instance: Any, summary: dict[str, Any]) -> None:
     )
 
 
-def _save_weights(path: Path, result: Any, d: int) -> tuple[bool, str]:
+VERIFIED_VERDICTS = {
+    "feasible": ("feasible",),
+    "max-margin": ("feasible", "optimal"),
+    "max-recall": ("optimal", "bounded"),
+}
+"""Per ``--objective``, the verdicts whose W was verified (every association recalled; for
+max-recall, the certified recalled set of the lower bound): the only W ``--save`` writes."""
+
+
+def _save_weights(path: Path, result: Any, d: int, objective: str) -> tuple[bool, str]:
     import numpy as np  # noqa: PLC0415 - only when the command runs
 
     from lamcap.solvers._certificates import weights_matrix  # noqa: PLC0415 - only when the command runs
 
     if result.weights is None:
         return False, f"W not saved: the solver returned no weights (verdict {result.verdict})"
+    if result.verdict not in VERIFIED_VERDICTS[objective]:
+        return False, (
+            f"W not saved: verdict {result.verdict} has no verified W (saved only for "
+            f"{' or '.join(VERIFIED_VERDICTS[objective])} with --objective {objective})"
+        )
     matrix = weights_matrix(result.weights, d)
     with path.open("wb") as handle:
         np.save(handle, matrix)
@@ -386,7 +400,7 @@ def run_solve(arguments: argparse.Namespace) -> int:
     notes = []
     summary["saved_weights"] = summary["saved_certificate"] = None
     if weights_path is not None:
-        saved, note = _save_weights(weights_path, result, instance.d)
+        saved, note = _save_weights(weights_path, result, instance.d, arguments.objective)
         summary["saved_weights"] = str(weights_path) if saved else None
         notes.append(note)
     if certificate_path is not None:

@@ -412,12 +412,14 @@ _WINDOW_PROBABILITY = (0.05, 0.95)
 """The transition window: points where the fitted law is between these probabilities."""
 
 
-def undecided_share(data: CellData, fit: ShiftFit, law: TransitionLaw) -> float:
-    """Share of undecided instances among all instances in the transition window.
+def undecided_in_window(
+    data: CellData, fit: ShiftFit, law: TransitionLaw
+) -> tuple[int, int, tuple[int, int]]:
+    """Undecided and all instances in the transition window, and the window's p range.
 
     The window is every p where the law moved by the fitted shift lies in
     :data:`_WINDOW_PROBABILITY` (every p if none does).  Undecided instances never
-    count as storable or not storable; this share says how much the fit could
+    count as storable or not storable; their share says how much the fit could
     be missing.
     """
     shift = fit.delta if math.isfinite(fit.delta) else 0.0
@@ -428,6 +430,13 @@ def undecided_share(data: CellData, fit: ShiftFit, law: TransitionLaw) -> float:
         window = np.ones(data.p.size, dtype=bool)
     undecided = int(data.undecided[window].sum())
     total = undecided + int(data.decided[window].sum())
+    points = data.p[window]
+    return undecided, total, (int(points.min()), int(points.max()))
+
+
+def undecided_share(data: CellData, fit: ShiftFit, law: TransitionLaw) -> float:
+    """Share of undecided instances among all instances in the transition window."""
+    undecided, total, _ = undecided_in_window(data, fit, law)
     return undecided / total if total else 0.0
 
 
@@ -478,10 +487,12 @@ def _location_claim(
             quantity="transition",
             untested="no instance near the transition",
         )
-    share = undecided_share(data, fit, law)
+    undecided, total, (first, last) = undecided_in_window(data, fit, law)
+    share = undecided / total if total else 0.0
     undecidable = (
-        f"{100 * share:.0f}% of the instances in the transition window are undecided "
-        f"(more than {100 * UNDECIDED_LIMIT:.0f}%): the fit cannot locate the transition"
+        f"{undecided} of the {total} instances in the transition window (p = {first}–{last}) "
+        f"are undecided, {100 * share:.0f}% (more than {100 * UNDECIDED_LIMIT:.0f}%; "
+        f"{row.undecided} of all {row.instances}): the fit cannot locate the transition"
         if share > UNDECIDED_LIMIT
         else ""
     )

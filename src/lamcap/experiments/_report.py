@@ -118,17 +118,18 @@ def markdown_table(rows: Sequence[TransitionRow]) -> str:
     """
     lines = [
         (
-            "| d | κ | model | method | instances | undecided | p_c [95% CI] | α_c [95% CI] | "
-            "theory p | finite-size p | gap |"
+            "| d | κ | model | embeddings | method | instances | undecided | p_c [95% CI] | "
+            "α_c [95% CI] | theory p | finite-size p | gap |"
         ),
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         alpha, alpha_low, alpha_high = row.alpha
         bracket = "" if row.bracketed else " (not bracketed)"
         gap = "–" if math.isnan(row.reference) else f"{100 * row.relative_gap:+.1f}%"
         lines.append(
-            f"| {row.cell.d} | {row.cell.kappa:g} | {row.cell.model} | {row.cell.method} | "
+            f"| {row.cell.d} | {row.cell.kappa:g} | {row.cell.model} | {row.cell.embeddings} | "
+            f"{row.cell.method} | "
             f"{row.instances} | {row.undecided} | {row.p_c:.2f} [{row.low:.2f}, {row.high:.2f}]{bracket} | "
             f"{alpha:.3f} [{alpha_low:.3f}, {alpha_high:.3f}] | {_number(row.theory)} | "
             f"{_number(row.finite_theory)} | {gap} |"

@@ -432,10 +432,14 @@ def _report(
     budget_text = "No instances added" if allocation is None else allocation.text()
     _, measured_op_dp = measured_op_dp_claim()
     commit = git_commit()
-    provenance = f"commit {commit}" if commit else f"lamcap {__version__} (no git checkout)"
+    provenance = (
+        f"lamcap {__version__}, commit {commit}"
+        if commit
+        else f"lamcap {__version__} (installed from a package: no git commit to record)"
+    )
     return f"""# lamcap reproduction ({plan.name})
 
-{provenance}, lamcap {__version__}, Python {platform.python_version()}; {where};
+{provenance}, Python {platform.python_version()}; {where};
 {seconds / 60:.1f} minutes.  Reference: arXiv:2605.10795 and the theory pages of the
 lamcap documentation.
 

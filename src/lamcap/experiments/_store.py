@@ -32,7 +32,19 @@ The ``meta`` table also records each sweep run into the store (its canonical
 description, key ``sweep:<digest>``) and each shard of it (``shard:<digest>:I/N``).
 :func:`merge_stores` joins stores of the same sweep (the shards of a job array)
 into one, idempotently, and refuses stores of different sweeps or of an
-unknown schema version before writing anything.
+unknown schema version before writing anything; it writes into a temporary file
+beside the output and renames it only on success, so a failed merge leaves
+nothing behind.
+
+Opening a store checks it first: a file that is empty, truncated or damaged
+(``PRAGMA quick_check``), or that SQLite cannot read, raises
+:class:`DamagedStoreError` (an :class:`IncompatibleStoreError`, so a
+``ValueError``: one line and exit code 2 on the command line) naming the file
+and what to do; so does a SQLite error met later while reading it.  A new store
+is created whole (its tables are written into a temporary file, then linked into
+place), so no process ever sees a half-created store, and several processes may
+open and write one store at once (on a local file system: SQLite's locks are not
+reliable on network file systems, ``docs/howto/job-arrays.md``).
 
 Examples
 --------
@@ -57,13 +69,15 @@ import functools
 import json
 import math
 import os
+import secrets
 import sqlite3
 import subprocess
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from lamcap import __version__
 from lamcap.experiments._sweep import STORED_NAMES, Sweep, Task
@@ -151,14 +165,97 @@ _MISSING = {"embeddings": "'gaussian'"}
 """What a column an older store lacks reads as (others read as ``NULL``)."""
 
 _SCHEMA = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
-    + _TRIALS_TABLE.format(name="trials")
-    + ";\nCREATE INDEX trials_cell ON trials (d, rank, model, method);\n"
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    _TRIALS_TABLE.format(name="trials").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1),
+    "CREATE INDEX IF NOT EXISTS trials_cell ON trials (d, rank, model, method)",
 )
+"""Statements creating the tables of a new store (no-ops on an existing one)."""
+
+BUSY_TIMEOUT = 30.0
+"""Seconds a writer waits for another process's lock before giving up."""
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+
+_HEADER_BYTES = 100
+"""Length of SQLite's database file header."""
 
 
 class IncompatibleStoreError(ValueError):
     """The file is not a lamcap results database of a compatible schema version."""
+
+
+class DamagedStoreError(IncompatibleStoreError):
+    """The file is an empty, truncated or damaged database (SQLite cannot read it whole)."""
+
+
+def _restore(path: Path) -> str:
+    return f"restore {str(path)!r} from a copy, or rerun the sweep into a new file"
+
+
+def _database_error(path: Path, error: sqlite3.Error) -> ValueError:
+    """The one-line ``ValueError`` for a SQLite error met while opening or reading ``path``."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        msg = (
+            f"results database {str(path)!r} stayed locked by another process for "
+            f"{BUSY_TIMEOUT:g} s (SQLite: {text}); retry when the other writer is done"
+        )
+        return ValueError(msg)
+    if "no such table" in text or "no such column" in text:
+        msg = f"{str(path)!r} is not a lamcap results database (SQLite: {text}); use another path"
+        return IncompatibleStoreError(msg)
+    msg = f"results database {str(path)!r} is damaged (SQLite: {text}): {_restore(path)}"
+    return DamagedStoreError(msg)
+
+
+def _check_file(path: Path, hint: str) -> None:
+    """DamagedStoreError if ``path`` is empty or truncated, IncompatibleStoreError if no SQLite file.
+
+    Reads only SQLite's 100-byte header: a new store is created whole, so an
+    empty file, a partial header or a partial page is what a failed copy or a
+    full disk leaves, never a store being written.
+    """
+    size = path.stat().st_size
+    log = path.with_name(path.name + "-wal")
+    has_log = log.exists() and log.stat().st_size > 0
+    if size == 0:
+        if has_log:  # created by an older lamcap, its content still in the write-ahead log
+            return
+        msg = (
+            f"results database {str(path)!r} is empty (0 bytes): it was truncated or never "
+            f"written; {_restore(path)} (delete it first)"
+        )
+        raise DamagedStoreError(msg)
+    with path.open("rb") as handle:
+        header = handle.read(_HEADER_BYTES)
+    if not header.startswith(_SQLITE_MAGIC[: len(header)]):
+        msg = f"{str(path)!r} is not a lamcap results database (not a SQLite file); {hint}"
+        raise IncompatibleStoreError(msg)
+    if size < _HEADER_BYTES:
+        msg = (
+            f"results database {str(path)!r} is truncated ({size} bytes, shorter than SQLite's "
+            f"{_HEADER_BYTES}-byte header): {_restore(path)}"
+        )
+        raise DamagedStoreError(msg)
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    if page_size < 512 or page_size & (page_size - 1):
+        msg = (
+            f"results database {str(path)!r} is damaged (page size {page_size} in its header): "
+            f"{_restore(path)}"
+        )
+        raise DamagedStoreError(msg)
+    pages = int.from_bytes(header[28:32], "big")
+    counted = pages > 0 and header[24:28] == header[92:96]  # SQLite's test of that count
+    if size % page_size:
+        what = f"not a whole number of {page_size}-byte pages"
+    elif counted and pages * page_size > size and not has_log:
+        what = f"{size // page_size} pages of {page_size} bytes where its header counts {pages}"
+    else:
+        return
+    msg = f"results database {str(path)!r} is truncated ({size} bytes, {what}): {_restore(path)}"
+    raise DamagedStoreError(msg)
 
 
 @functools.cache
@@ -181,17 +278,32 @@ def git_commit() -> str | None:
 
 
 def _check_existing(path: Path, hint: str = "use another --db path") -> int:
-    """Schema version of ``path``, or :class:`IncompatibleStoreError` (read-only check)."""
+    """Schema version of ``path``, or :class:`IncompatibleStoreError` (read-only check).
+
+    Runs SQLite's ``PRAGMA quick_check`` (every page and row read once, without
+    the cross-check of indexes that ``integrity_check`` adds) before reading.
+    """
+    _check_file(path, hint)
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
         msg = f"cannot open results database {str(path)!r}: {error}"
         raise IncompatibleStoreError(msg) from None
     try:
+        verdict = str(connection.execute("PRAGMA quick_check(1)").fetchone()[0])
+        if verdict != "ok":
+            problems = [line for line in verdict.splitlines() if not line.startswith("***")]
+            msg = (
+                f"results database {str(path)!r} is damaged (SQLite quick_check: "
+                f"{(problems or [verdict])[0].strip()}): {_restore(path)}"
+            )
+            raise DamagedStoreError(msg)
         row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except sqlite3.DatabaseError as error:
-        msg = f"{str(path)!r} is not a lamcap results database ({error}); {hint}"
-        raise IncompatibleStoreError(msg) from None
+        if "no such table" in str(error):
+            msg = f"{str(path)!r} is not a lamcap results database ({error}); {hint}"
+            raise IncompatibleStoreError(msg) from None
+        raise _database_error(path, error) from None
     finally:
         connection.close()
     found = None if row is None else str(row[0])
@@ -212,8 +324,10 @@ def check_store(
     """Fail early (``ValueError``) if ``path`` cannot hold our results; never writes.
 
     Checks that an existing file is a lamcap database of a schema version this
-    lamcap reads (older versions are migrated when opened for writing), that
-    its directory exists, and, with ``must_exist``, that the file exists.
+    lamcap reads (older versions are migrated when opened for writing) and
+    that SQLite reads whole (not empty, truncated nor damaged:
+    :class:`DamagedStoreError`), that its directory exists, and, with
+    ``must_exist``, that the file exists.
     ``hint`` ends the message about a file that is no store (default: the
     ``--db`` option of the commands that take one).
     """
@@ -225,7 +339,7 @@ def check_store(
             f"its database); {hint}"
         )
         raise ValueError(msg)
-    if target.exists() and target.stat().st_size > 0:
+    if target.exists():
         _check_existing(target, hint)
     elif must_exist:
         msg = f"results database {str(target)!r} does not exist (run `lamcap sweep` first)"
@@ -235,6 +349,111 @@ def check_store(
         raise ValueError(msg)
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guarded(
+    method: Callable[Concatenate[ResultsStore, _P], _R],
+) -> Callable[Concatenate[ResultsStore, _P], _R]:
+    """Turn a SQLite error of a store method into the one-line ``ValueError`` naming the file."""
+
+    @functools.wraps(method)
+    def guarded(store: ResultsStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(store, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            raise _database_error(store.path, error) from error
+
+    return guarded
+
+
+def _ensure_schema(connection: sqlite3.Connection, path: Path) -> int:
+    """Create the tables if missing, inside the caller's write transaction; the schema version.
+
+    ``CREATE TABLE IF NOT EXISTS`` under ``BEGIN IMMEDIATE``: of several
+    processes creating one store at once, the first creates it and the others
+    find it; a SQLite file holding other tables is refused untouched.
+    """
+    tables = {str(row[0]) for row in connection.execute("SELECT name FROM sqlite_master")}
+    if tables and "meta" not in tables:
+        msg = f"{str(path)!r} is not a lamcap results database (it has no meta table)"
+        raise IncompatibleStoreError(msg)
+    for statement in _SCHEMA:
+        connection.execute(statement)
+    connection.executemany(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+        [
+            ("schema_version", str(SCHEMA_VERSION)),
+            ("created_by", f"lamcap {__version__}"),
+            ("created_at", _now()),
+        ],
+    )
+    row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    found = str(row[0])
+    if found not in {str(version) for version in range(1, SCHEMA_VERSION + 1)}:
+        msg = (
+            f"results database {str(path)!r} has schema version {found}, this lamcap "
+            f"({__version__}) writes versions 1 to {SCHEMA_VERSION}; use another path"
+        )
+        raise IncompatibleStoreError(msg)
+    return int(found)
+
+
+def _without_side_files(path: Path) -> None:
+    for name in (path.name, *(path.name + suffix for suffix in SIDE_FILE_SUFFIXES)):
+        path.with_name(name).unlink(missing_ok=True)
+
+
+def _create_whole(path: Path) -> None:
+    """Create the store ``path`` at once: its tables go into a new file, then hard-linked in place.
+
+    Linking fails if ``path`` exists, so when several processes create one
+    store at once the first link wins and the others open it; no process ever
+    sees an empty or half-created file.  Where hard links are not supported
+    the store is created in place instead (:func:`_ensure_schema`, under the
+    write lock).
+    """
+    draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}.new")
+    try:
+        connection = sqlite3.connect(draft, isolation_level=None)
+        try:
+            with _Transaction(connection):
+                _ensure_schema(connection, path)
+        finally:
+            connection.close()
+        try:
+            os.link(draft, path)
+        except FileExistsError:  # another process created it first: open theirs
+            pass
+        except OSError:  # no hard links on this file system: created in place
+            pass
+    finally:
+        _without_side_files(draft)
+
+
+def _set_write_ahead_log(connection: sqlite3.Connection, timeout: float = BUSY_TIMEOUT) -> None:
+    """``PRAGMA journal_mode=WAL``, retried while another process holds the lock it needs.
+
+    The switch takes an exclusive lock for a moment and, unlike other
+    statements, does not wait for it through the busy timeout; it is retried
+    with growing pauses (up to 0.1 s) for at most ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.002
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as error:
+            locked = "locked" in str(error) or "busy" in str(error)
+            if not locked or time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(2 * pause, 0.1)
+        else:
+            return
+
+
 class ResultsStore:
     """SQLite results database; use as a context manager (closes on exit).
 
@@ -242,29 +461,44 @@ class ResultsStore:
     ----------
     path : database file; created with the current schema if missing.
     readonly : open without creating or writing (for analysis and export).
+
+    Raises
+    ------
+    ValueError
+        :class:`DamagedStoreError` for an empty, truncated or damaged file,
+        :class:`IncompatibleStoreError` for another file or a newer schema
+        version (each naming the file and what to do); also later, for a
+        SQLite error met while reading or writing.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = Path(path)
         self._readonly = readonly
-        exists = self.path.exists() and self.path.stat().st_size > 0
         check_store(self.path, must_exist=readonly)
-        if readonly:
-            self._connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-        else:
-            self._connection = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
-            if not exists:
-                self._create()
+        connection: sqlite3.Connection | None = None
+        try:
+            if readonly:
+                connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
             else:
+                if not self.path.exists():
+                    _create_whole(self.path)
+                connection = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT)
+                _set_write_ahead_log(connection)
+                connection.execute("PRAGMA synchronous=NORMAL")
+                self._connection = connection
                 self._migrate()
-        self._connection.row_factory = sqlite3.Row
-        self._columns = {
-            str(row[1]) for row in self._connection.execute("PRAGMA table_info(trials)")
-        }
+            connection.row_factory = sqlite3.Row
+            self._columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(trials)")}
+        except BaseException as error:
+            if connection is not None:
+                connection.close()
+            if isinstance(error, sqlite3.DatabaseError):
+                raise _database_error(self.path, error) from error
+            raise
+        self._connection = connection
 
     @property
+    @_guarded
     def schema_version(self) -> int:
         """Schema version of the database (older than :data:`SCHEMA_VERSION` only read-only)."""
         row = self._connection.execute(
@@ -273,9 +507,13 @@ class ResultsStore:
         return int(row[0])
 
     def _migrate(self) -> None:
-        """Bring an older schema to :data:`SCHEMA_VERSION` in one transaction (rows kept)."""
+        """Create a missing schema, or bring an older one to :data:`SCHEMA_VERSION` (rows kept).
+
+        One ``BEGIN IMMEDIATE`` transaction: the version is read and changed
+        under the write lock, so concurrent writers migrate once.
+        """
         with self._transaction():
-            version = self.schema_version
+            version = _ensure_schema(self._connection, self.path)
             if version >= SCHEMA_VERSION:
                 return
             for step in range(version, SCHEMA_VERSION):
@@ -287,20 +525,6 @@ class ResultsStore:
             self._connection.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 (f"migrated:{version}->{SCHEMA_VERSION}", f"lamcap {__version__} at {_now()}"),
-            )
-
-    def _create(self) -> None:
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._connection.execute(statement)
-            self._connection.executemany(
-                "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [
-                    ("schema_version", str(SCHEMA_VERSION)),
-                    ("created_by", f"lamcap {__version__}"),
-                    ("created_at", _now()),
-                ],
             )
 
     def _transaction(self) -> _Transaction:
@@ -338,6 +562,7 @@ class ResultsStore:
         """Write one finished instance in its own transaction; False if already stored."""
         return self.add_many([task], [record], sweep=sweep) == 1
 
+    @_guarded
     def add_many(
         self,
         tasks: Sequence[Task],
@@ -368,16 +593,17 @@ class ResultsStore:
             )
         return self._connection.total_changes - before
 
+    @_guarded
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> int:
         """Copy stored rows (all :data:`COLUMNS`) in one transaction; return how many were new."""
         names = ", ".join(COLUMNS)
         marks = ", ".join(f":{name}" for name in COLUMNS)
-        before = self.count()
+        before = self._connection.total_changes  # not count(): other writers add rows too
         with self._transaction():
             self._connection.executemany(
                 f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", rows
             )
-        return self.count() - before
+        return self._connection.total_changes - before
 
     def record_sweep(self, sweep: Sweep, shard: tuple[int, int] | None = None) -> None:
         """Record that ``sweep`` (or its shard ``(I, N)``) runs into this store."""
@@ -386,12 +612,14 @@ class ResultsStore:
             entries.append((f"shard:{sweep.digest()}:{shard[0]}/{shard[1]}", "1"))
         self._insert_meta(entries)
 
+    @_guarded
     def _insert_meta(self, entries: Sequence[tuple[str, str]]) -> None:
         with self._transaction():
             self._connection.executemany(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", entries
             )
 
+    @_guarded
     def meta(self, prefix: str = "") -> dict[str, str]:
         """Entries of the ``meta`` table whose key starts with ``prefix``."""
         rows = self._connection.execute(
@@ -413,6 +641,7 @@ class ResultsStore:
             found.setdefault(digest, set()).add((int(index), int(count)))
         return found
 
+    @_guarded
     def done_keys(self) -> set[tuple[int, int, str, str, int, float, int, str]]:
         """Keys (:meth:`Task.key`) of every stored instance."""
         embeddings = "embeddings" if "embeddings" in self._columns else _MISSING["embeddings"]
@@ -421,11 +650,13 @@ class ResultsStore:
         )
         return {(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows}
 
+    @_guarded
     def count(self) -> int:
         """Number of stored instances."""
         return int(self._connection.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
 
-    def rows(self, **equal: Any) -> list[dict[str, Any]]:
+    @_guarded
+    def rows(self, /, **equal: Any) -> list[dict[str, Any]]:
         """Stored rows (as dicts) matching ``column=value`` filters, in a fixed order."""
         unknown = set(equal) - set(COLUMNS)
         if unknown:
@@ -539,7 +770,7 @@ def _check_target(out: Path, sources: Sequence[Path], sweeps: dict[str, str]) ->
         msg = f"the output store {str(out)!r} is also one of the stores to merge"
         raise ValueError(msg)
     check_store(out, hint="choose another output")
-    if not (out.exists() and out.stat().st_size > 0):
+    if not out.exists():
         return
     with ResultsStore(out, readonly=True) as store:
         existing, rows = store.sweeps(), store.count()
@@ -549,6 +780,38 @@ def _check_target(out: Path, sources: Sequence[Path], sweeps: dict[str, str]) ->
             f"({_describe_difference(sweeps, existing)}); choose another output"
         )
         raise ValueError(msg)
+
+
+def _copy_store(source: Path, copy: Path) -> None:
+    """Copy the store ``source`` (read-only, with what its write-ahead log holds) to ``copy``."""
+    reader = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        writer = sqlite3.connect(copy)
+        try:
+            reader.backup(writer)
+        finally:
+            writer.close()
+    except sqlite3.DatabaseError as error:
+        raise _database_error(source, error) from error
+    finally:
+        reader.close()
+
+
+def _merge_into(
+    target: Path, paths: Sequence[Path]
+) -> tuple[int, int, dict[str, set[tuple[int, int]]]]:
+    """Copy the rows and sweep records of ``paths`` into ``target``; (added, present, shards)."""
+    added = present = 0
+    with ResultsStore(target) as merged:
+        for path in paths:
+            with ResultsStore(path, readonly=True) as source:
+                rows, entries = source.rows(), list(source.meta("sweep:").items())
+                entries += list(source.meta("shard:").items())
+            written = merged.add_rows(rows)
+            added, present = added + written, present + len(rows) - written
+            merged._insert_meta(entries)
+        shards = merged.shards()
+    return added, present, shards
 
 
 def merge_stores(
@@ -562,6 +825,11 @@ def merge_stores(
     exist, have this lamcap's schema version and record the same sweep
     description, and an existing ``out`` must hold that sweep too; otherwise
     ``ValueError`` (exit code 2 on the command line) and no file changes.
+    The merge is written into a temporary file beside ``out`` (a copy of
+    ``out`` if it exists), which replaces ``out`` only when every store has
+    been merged: a merge that fails (a damaged shard, a full disk, Ctrl-C)
+    leaves ``out`` as it was and nothing else behind.  Do not merge into a
+    store that a sweep is still writing.
 
     Examples
     --------
@@ -585,16 +853,14 @@ def merge_stores(
     target = Path(out)
     sweeps = _sources_sweeps(paths)
     _check_target(target, paths, sweeps)
-    added = present = 0
-    with ResultsStore(target) as merged:
-        for path in paths:
-            with ResultsStore(path, readonly=True) as source:
-                rows, entries = source.rows(), list(source.meta("sweep:").items())
-                entries += list(source.meta("shard:").items())
-            written = merged.add_rows(rows)
-            added, present = added + written, present + len(rows) - written
-            merged._insert_meta(entries)
-        shards = merged.shards()
+    draft = target.with_name(f".{target.name}.{secrets.token_hex(6)}.merging")
+    try:
+        if target.exists():
+            _copy_store(target, draft)
+        added, present, shards = _merge_into(draft, paths)
+        draft.replace(target)
+    finally:
+        _without_side_files(draft)
     missing = {}
     for digest, description in sweeps.items():
         found = shards.get(digest, set())

@@ -1,7 +1,8 @@
 r"""Figure 3: measured critical load α_c(d) vs d, approaching 1/2, with the finite-size prediction.
 
 Points: measured :math:`\alpha_c(d) = p_c\log p_c/d^2` (full rank, decoupled
-and original problems, 95% intervals).  Lines: the finite-size threshold
+and original problems, Gaussian and unit-norm embeddings each with its own marker
+and label, 95% intervals).  Lines: the finite-size threshold
 ``critical_p(d)`` (docs/theory/capacity.md), the median of the Crofton law
 (§2 fact 5, at the measured d) and the asymptote 1/2: the approach is
 logarithmic in p, so at these sizes α_c is far above 1/2 (§2 fact 6).
@@ -23,9 +24,9 @@ from lamcap.experiments.figures._style import colour, mark_asymptote, new_figure
 NAME = "fig3_finite_size"
 
 
-def _prediction(dims: np.ndarray) -> np.ndarray:
-
-    p_c = np.asarray(critical_p(dims), dtype=float)
+def _prediction(dims: np.ndarray, embeddings: str = "gaussian") -> np.ndarray:
+    """The finite-size law's α_c at ``dims``: ``critical_p(d, embeddings=...)`` as a load."""
+    p_c = np.asarray(critical_p(dims, embeddings=embeddings), dtype=float)
     return np.asarray(p_c * np.log(p_c) / dims.astype(float) ** 2, dtype=float)
 
 
@@ -40,13 +41,28 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
     if prediction is not None:
         axis.plot(dims, prediction, color="k", label=r"finite-size law $p\,E[C_p] = w^2$")
     mark_asymptote(axis, 0.5, r"asymptote $1/2$ ($d\to\infty$)")
-    for index, model in enumerate(("decoupled", "original")):
-        points = sorted((r for r in chosen if r.cell.model == model), key=lambda r: r.cell.d)
+    series = [(m, e) for e in ("gaussian", "sphere") for m in ("decoupled", "original")]
+    if any(r.cell.embeddings == "sphere" for r in chosen):
+        sphere = theory_or_none(lambda: _prediction(dims, "sphere"))
+        if sphere is not None:
+            axis.plot(
+                dims,
+                sphere,
+                color=colour(2),
+                linestyle="-.",
+                label="finite-size law, unit-norm embeddings",
+            )
+    for index, (model, embeddings) in enumerate(series):
+        points = sorted(
+            (r for r in chosen if r.cell.model == model and r.cell.embeddings == embeddings),
+            key=lambda r: r.cell.d,
+        )
         if not points:
             continue
         d = np.array([r.cell.d for r in points], dtype=float)
         alpha = np.array([r.alpha for r in points]).reshape(-1, 3)
-        shift = 1.0 + 0.02 * index  # keep the two models' error bars apart
+        shift = 1.0 + 0.02 * index  # keep the series' error bars apart
+        label = f"measured, {model}" + (", unit-norm embeddings" if embeddings == "sphere" else "")
         axis.errorbar(
             d * shift,
             alpha[:, 0],
@@ -54,10 +70,10 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
                 np.maximum(alpha[:, 0] - alpha[:, 1], 0),
                 np.maximum(alpha[:, 2] - alpha[:, 0], 0),
             ],
-            fmt="os"[index],
+            fmt="os^v"[index],
             color=colour(index),
             zorder=3,
-            label=f"measured, {model}",
+            label=label,
         )
         crofton = [
             load_of(r.finite_theory, r.cell.d) for r in points if np.isfinite(r.finite_theory)
@@ -67,8 +83,9 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
     axis.set_xscale("log")
     axis.set_xlabel("dimension d")
     axis.set_ylabel(r"critical load $\alpha_c(d)$")
-    axis.set_ylim(0.4, None)
-    axis.legend(loc="upper right")
+    top = max([1.25, *(float(r.alpha[2]) for r in chosen if np.isfinite(r.alpha[2]))])
+    axis.set_ylim(0.4, 0.4 + 1.6 * (top - 0.4))  # the upper part holds the legend
+    axis.legend(loc="upper right", fontsize="small")
     if out is not None:
         save(figure, out, NAME)
     return figure
