@@ -13,7 +13,8 @@ lines join values at whole numbers p, the only ones that exist; at d = 8 they
 are a few hundredths of a load apart.  Grey dashed lines: the asymptotic
 thresholds, α = 1/2 for optimal weights and α = 1/8 for the Hebbian rule to
 recall every association.  One legend below the panels.  Only full-rank
-(κ = 1) cells are drawn.
+(κ = 1) cells with Gaussian embeddings are drawn: unit-norm cells follow their own
+law and are drawn, labelled, in figure 3.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def panels(cells: Mapping[Cell, CellData]) -> list[tuple[str, str, str]]:
 
 
 def _in_panel(cell: Cell, model: str, kind: str) -> bool:
-    if cell.kappa != 1.0 or cell.model != model:
+    """Full rank, Gaussian embeddings (unit-norm cells have their own law: figure 3)."""
+    if cell.kappa != 1.0 or cell.model != model or cell.embeddings != "gaussian":
         return False
     return cell.method == "hebbian" if kind == "hebbian" else cell.method in OPTIMAL_METHODS
 

@@ -59,8 +59,10 @@ PALETTE = (
     "#E69F00",  # orange
     "#56B4E9",  # sky blue
     "#000000",  # black
+    "#882255",  # wine (Tol's muted scheme): an eighth size, as the quick plan has
 )
-"""Okabe–Ito colours (distinguishable with the common colour-vision deficiencies)."""
+"""Okabe–Ito colours, and Tol's wine for an eighth (distinguishable with the common
+colour-vision deficiencies)."""
 
 ASYMPTOTE: dict[str, Any] = {"color": "0.45", "lw": 0.9, "ls": (0, (4, 2)), "zorder": 1}
 """Line style of an asymptote (d → ∞)."""
