@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,7 @@ def _claim(cell: Cell, **fields: Any) -> Claim:
         "standard_errors": (0.05,),
         "cell": cell.label(),
         "count": 100,
+        "tolerance": 0.02,  # as judge() sets it
     }
     return Claim("c", "1", "1", **(defaults | fields))
 
@@ -144,14 +146,15 @@ def _claim(cell: Cell, **fields: Any) -> Claim:
 def test_claims_whose_floor_reaches_the_tolerance_get_no_instances() -> None:
     cell = Cell(16, 1.0, "decoupled", "hebbian")
     claim = _claim(cell, law_error=math.log1p(0.02))
-    assert need(claim, cell, 10, 0.01, {}) is None
-    assert need(claim, cell, 10, 0.01, {"transition": 0.05}) is not None
-    assert need(_claim(cell, alternative="greater"), cell, 10, 0.01, {}) is None
+    assert need(claim, cell, 10, 0.01) is None
+    assert need(dataclasses.replace(claim, tolerance=0.05), cell, 10, 0.01) is not None
+    assert need(_claim(cell, alternative="greater"), cell, 10, 0.01) is None
+    assert need(_claim(cell, tolerance=math.nan), cell, 10, 0.01) is None  # not judged
 
 
 def test_need_estimates_the_instances_from_the_square_root_law() -> None:
     cell = Cell(8, 1.0, "decoupled", "auto")
-    found = need(_claim(cell, standard_errors=(0.02,)), cell, 4, 0.5, {})
+    found = need(_claim(cell, standard_errors=(0.02,), estimates=(0.01,)), cell, 4, 0.5)
     assert found is not None
     share = TARGET_SHARES[0]
     target = share * math.log1p(0.02) / familywise_quantile(4)
@@ -159,3 +162,4 @@ def test_need_estimates_the_instances_from_the_square_root_law() -> None:
     assert found.instances(share) == math.ceil(100 * ((0.02 / target) ** 2 - 1))
     assert found.rate(share) == pytest.approx((0.02 - target) / (found.instances(share) * 0.5))
     assert found.stage() == 0
+    assert found.estimate == 0.01  # where the added instances go

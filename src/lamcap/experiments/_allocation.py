@@ -69,8 +69,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lamcap.experiments._analysis import CellData, cell_data_of_rows, row_cell
-from lamcap.experiments._runner import Key, ignore_progress
-from lamcap.experiments._shift import cell_law, shift_fit
+from lamcap.experiments._runner import Key, ignore_progress, replicates_used
+from lamcap.experiments._shift import cell_law
 from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell, Sweep, Task
 from lamcap.experiments._verdicts import TOLERANCES, Claim, familywise_quantile, floor_on_scale
@@ -119,6 +119,8 @@ class Need:
     scale: float
     count: int
     seconds: float
+    estimate: float = 0.0
+    """The claim's fitted shift of its law (log p): where the added instances go."""
 
     def target(self, share: float) -> float:
         """The standard error of the precision target ``share`` (:math:`q s^* = `share·room)."""
@@ -142,20 +144,18 @@ class Need:
         return (self.standard_error - self.target(share)) / cost
 
 
-def need(
-    claim: Claim, cell: Cell, family: int, seconds: float, tolerances: Mapping[str, float]
-) -> Need | None:
-    """The :class:`Need` of an eligible claim, or ``None`` when none can be added.
+def need(claim: Claim, cell: Cell, family: int, seconds: float) -> Need | None:
+    """The :class:`Need` of an eligible judged claim, or ``None`` when none can be added.
 
-    ``family``: the number of judged claims of the run (the familywise quantile's
-    :math:`k`); ``seconds``: mean CPU seconds per instance of ``cell``.
+    ``claim`` as :func:`~lamcap.experiments.judge` returned it (its ``tolerance``
+    is the one the run used); ``family``: the number of judged claims of the run
+    (the familywise quantile's :math:`k`); ``seconds``: mean CPU seconds per
+    instance of ``cell``.
     """
     if not claim.tested or claim.alternative != "two-sided" or not claim.cell:
         return None
-    tolerance = TOLERANCES[claim.quantity]
-    value = tolerances.get(claim.quantity, tolerance.value)
-    room = (math.log1p(value) if tolerance.relative else value) - floor_on_scale(claim)
-    if room <= 0:
+    room = TOLERANCES[claim.quantity].from_units(claim.tolerance) - floor_on_scale(claim)
+    if not room > 0:  # NaN: a claim that was not judged
         return None
     return Need(
         cell=cell,
@@ -163,6 +163,7 @@ def need(
         scale=room / familywise_quantile(family, df=claim.df),
         count=claim.count,
         seconds=seconds,
+        estimate=claim.estimates[0],
     )
 
 
@@ -183,7 +184,8 @@ class Allocator:
     ``planned``: every task the sweeps planned, per cell; ``sweeps``: the
     sweep each cell belongs to (its seed draws the added instances);
     ``claims_of``: the judged claims of given cell data (the run's whole
-    family, so that :math:`k` is the report's); ``budget``: CPU seconds.
+    family, so that :math:`k` and the tolerances are the report's);
+    ``budget``: CPU seconds.
     """
 
     planned: dict[Cell, list[Task]]
@@ -191,7 +193,6 @@ class Allocator:
     claims_of: Callable[[dict[Cell, CellData]], list[Claim]]
     budget: float
     store: ResultsStore
-    tolerances: Mapping[str, float] = field(default_factory=dict)
     added: dict[Cell, list[Task]] = field(default_factory=dict)
     records: dict[Cell, CellRecord] = field(default_factory=dict)
     spent: float = 0.0
@@ -247,9 +248,7 @@ class Allocator:
             if cell is None or claim.kind != "finite-size":
                 continue
             record = self.records.setdefault(cell, CellRecord())
-            found = need(
-                claim, cell, family, seconds.get(claim.cell, DEFAULT_SECONDS), self.tolerances
-            )
+            found = need(claim, cell, family, seconds.get(claim.cell, DEFAULT_SECONDS))
             if found is None:
                 record.reason = _ineligible(claim)
                 continue
@@ -260,13 +259,13 @@ class Allocator:
             elif cell not in self.excluded:
                 pending.append((stage, found))
         while pending:
-            tasks = self._serve(pending, cells)
+            tasks = self._serve(pending)
             if tasks:
                 return tasks
             pending = [item for item in pending if item[1].cell not in self.excluded]
         return []
 
-    def _serve(self, pending: list[tuple[int, Need]], cells: dict[Cell, CellData]) -> list[Task]:
+    def _serve(self, pending: list[tuple[int, Need]]) -> list[Task]:
         """A round toward the lowest pending target: cheapest information first, within budget."""
         stage = min(index for index, _ in pending)
         share = TARGET_SHARES[stage]
@@ -297,23 +296,18 @@ class Allocator:
                 continue
             left -= cost  # reserved whole: a cheaper cell is never starved by a dearer one
             count = max(MIN_ROUND, min(instances, max(found.count, MIN_ROUND)))
-            new = self._new_tasks(found.cell, cells[found.cell], count)
+            new = self._new_tasks(found.cell, found.estimate, count)
             self.added.setdefault(found.cell, []).extend(new)
             record.added += len(new)
             record.reason = f"{prefix}adding toward target {stage + 1}"
             tasks += new
         return tasks
 
-    def _new_tasks(self, cell: Cell, data: CellData, count: int) -> list[Task]:
-        """``count`` new instances at the fitted law's :data:`PLACEMENT` levels."""
+    def _new_tasks(self, cell: Cell, shift: float, count: int) -> list[Task]:
+        """``count`` new instances at the :data:`PLACEMENT` levels of the law moved by ``shift``."""
         law = cell_law(cell)
-        p, feasible, total = data.counts()
-        fit = shift_fit(p, feasible, total, law)
-        shift = math.exp(fit.delta if math.isfinite(fit.delta) else 0.0)
-        points = [max(2, round(shift * law.quantile(level))) for level in PLACEMENT]
-        used: dict[int, int] = {}
-        for task in [*self.planned[cell], *self.added.get(cell, [])]:
-            used[task.p] = max(used.get(task.p, 0), task.replicate + 1)
+        points = [max(2, round(math.exp(shift) * law.quantile(level))) for level in PLACEMENT]
+        used = replicates_used([*self.planned[cell], *self.added.get(cell, [])])
         sweep = self.sweeps[cell]
         tasks = []
         for index in range(count):

@@ -342,11 +342,6 @@ class SyntheticFamily:
     target: float = TARGET_SHARES[0]
 
 
-def _on_scale(tolerance: Tolerance, units: float) -> float:
-    """A deviation in the tolerance's units on the test scale (relative: log(1 + x))."""
-    return math.log1p(units) if tolerance.relative else units
-
-
 def _synthetic_claim(
     family: SyntheticFamily, truth: float, tolerance: Tolerance, rng: np.random.Generator
 ) -> Claim:
@@ -354,7 +349,7 @@ def _synthetic_claim(
     from scipy import stats  # noqa: PLC0415
 
     sigma = family.spread * tolerance.value
-    law_error = _on_scale(tolerance, family.law_error * tolerance.value)
+    law_error = tolerance.from_units(family.law_error * tolerance.value)
     values = list(rng.normal(truth, sigma, family.start))
     room = tolerance.on_scale() - law_error
     while family.adaptive and room > 0 and len(values) < family.most:
@@ -427,7 +422,7 @@ def equivalence_rates(
     outcome = EquivalenceRates(multiple)
     for _ in range(runs):
         signs = rng.choice((-1.0, 1.0), chosen.claims)
-        truths = [_on_scale(tolerance, sign * multiple * tolerance.value) for sign in signs]
+        truths = [tolerance.from_units(sign * multiple * tolerance.value) for sign in signs]
         claims = judge([_synthetic_claim(chosen, truth, tolerance, rng) for truth in truths])
         words = [verdict_word(claim.verdict) for claim in claims]
         outcome.runs += 1

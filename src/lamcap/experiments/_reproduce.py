@@ -80,8 +80,8 @@ from lamcap.experiments._sweep import Cell, Sweep
 from lamcap.experiments._trials import solver_trial
 from lamcap.experiments._verdicts import (
     LEVEL,
-    TOLERANCES,
     Claim,
+    chosen_tolerances,
     counts_text,
     judge,
     tolerance_table,
@@ -591,7 +591,6 @@ def add_instances(
     claims_of: Callable[[dict[Cell, CellData]], list[Claim]],
     *,
     budget: float,
-    tolerances: Mapping[str, float] | None,
     progress: bool,
 ) -> tuple[dict[Cell, CellData], Allocation]:
     """Add instances where claims can still be decided (:mod:`lamcap.experiments._allocation`).
@@ -616,15 +615,7 @@ def add_instances(
             def on_round(_tasks: int, spent: float) -> None:
                 bar.note(f"{spent:.0f} of {budget:.0f} CPU s spent")
 
-            allocator = Allocator(
-                planned,
-                sweeps,
-                claims_of,
-                budget,
-                store,
-                dict(tolerances or {}),
-                on_round=on_round,
-            )
+            allocator = Allocator(planned, sweeps, claims_of, budget, store, on_round=on_round)
             if budget > 0:
                 execute(
                     [allocator],
@@ -669,7 +660,7 @@ def reproduce(
     if not (math.isfinite(spend) and spend >= 0):
         msg = f"budget must be a finite number of CPU seconds >= 0, got {budget!r}"
         raise ValueError(msg)
-    judge([], tolerances=tolerances)  # checks the overrides before any work
+    chosen_tolerances(tolerances)  # checks the overrides before any work
     directory = Path(out)
     database = directory / "results.sqlite"
     if directory.exists() and not directory.is_dir():
@@ -706,7 +697,6 @@ def reproduce(
             executor,
             claims_of,
             budget=spend,
-            tolerances=tolerances,
             progress=progress,
         )
         figures = draw_all(
@@ -767,9 +757,8 @@ def _write_claims(
     ``{"tolerances": {quantity: value}, "budget": {"cpu_seconds": ..., "spent": ...},
     "claims": [...]}``; NaN is written as null, infinity as ``"inf"`` (:func:`_plain`).
     """
-    used = {q: t.value for q, t in TOLERANCES.items()} | dict(tolerances or {})
     document = {
-        "tolerances": used,
+        "tolerances": {q: t.value for q, t in chosen_tolerances(tolerances).items()},
         "budget": None
         if allocation is None
         else {"cpu_seconds": allocation.budget, "spent": allocation.spent},

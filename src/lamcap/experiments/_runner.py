@@ -85,6 +85,15 @@ def theory_guess(cell: Cell) -> float:
     return float(critical_p(cell.d, kappa=cell.rank / cell.d))
 
 
+def replicates_used(tasks: Sequence[Task]) -> dict[int, int]:
+    """Per p, the number of replicates ``tasks`` use (one more than the largest): new
+    instances at that p take the replicates from there on, so no instance repeats."""
+    used: dict[int, int] = {}
+    for task in tasks:
+        used[task.p] = max(used.get(task.p, 0), task.replicate + 1)
+    return used
+
+
 @dataclass
 class CellState:
     """Progress of one cell through its rounds (see the module docstring)."""
@@ -119,9 +128,7 @@ class CellState:
         return fit_transition(ps, feasible, total, link=self.cell.link)
 
     def _new_tasks(self, p_values: list[int]) -> list[Task]:
-        used: dict[int, int] = {}
-        for task in self.planned:
-            used[task.p] = max(used.get(task.p, 0), task.replicate + 1)
+        used = replicates_used(self.planned)
         return [
             self.sweep.task(self.cell, p, used.get(p, 0) + r)
             for p in sorted(set(p_values))
@@ -315,7 +322,7 @@ class Planner(Protocol):
 
 
 BATCH_SIZE = 128
-"""Hebbian instances per submitted call (:func:`lamcap.experiments._trials.batch_trial`):
+"""Hebbian instances per submitted call (:func:`batch_trial`):
 one Hebbian instance costs milliseconds, far less than a round trip to a worker."""
 
 
@@ -360,14 +367,16 @@ def execute(
     on_recorded: Callable[[int], None] = ignore_progress,
     on_exhausted: Callable[[], None] = ignore_progress,
     on_started: Callable[[], None] = ignore_progress,
-) -> tuple[int, int]:
-    """Run the rounds of every planner on ``executor``, resumably; return (ran, skipped).
+) -> tuple[int, int, dict[Key, str]]:
+    """Run the rounds of every planner on ``executor``, resumably.
 
     Each planner's next round is planned when its previous one has finished;
     instances already in ``store`` are skipped (their stored verdicts stand),
-    every finished one is written by this (parent) process in its own
-    transaction.  Hebbian instances of the default trial go to a worker
-    :data:`BATCH_SIZE` at a time.  The callbacks report progress: instances
+    and every finished call is written by this (parent) process in its own
+    transaction: one instance, or the batch of Hebbian instances of the default
+    trial that went to a worker together (:data:`BATCH_SIZE` at a time).
+    Returns the instances run, those skipped, and the verdict of every stored
+    instance.  The callbacks report progress: instances
     planned and already done, instances recorded, a planner with nothing left,
     and the end of the first rounds of all planners.
     """
@@ -421,7 +430,14 @@ def execute(
     except BaseException:
         _drain(pending, record)
         raise
-    return ran, skipped
+    return ran, skipped, verdicts
+
+
+def _state(
+    cell: Cell, sweep: Sweep, guess: Callable[[Cell], float], keep: frozenset[Key] | None = None
+) -> CellState:
+    """A cell's state before its first round (the guess only matters to adaptive sweeps)."""
+    return CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0, keep=keep)
 
 
 def _run(
@@ -434,13 +450,10 @@ def _run(
     keep: frozenset[Key] | None,
 ) -> SweepOutcome:
     started = time.perf_counter()
-    states = [
-        CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0, keep=keep)
-        for cell in sweep.cells()
-    ]
+    states = [_state(cell, sweep, guess, keep) for cell in sweep.cells()]
     bar = _SweepProgress(progress, sweep, states)
     try:
-        ran, skipped = execute(
+        ran, skipped, verdicts = execute(
             list(states),
             store,
             executor,
@@ -454,9 +467,7 @@ def _run(
     except BaseException:
         bar.bar.close(interrupted=True)
         raise
-    bar.release()
     bar.bar.close()
-    verdicts = {row_key(r): r["verdict"] for r in store.rows()}
     fits = {state.cell: state.fit(verdicts) for state in states}
     return SweepOutcome(ran=ran, skipped=skipped, seconds=time.perf_counter() - started, fits=fits)
 
@@ -473,7 +484,7 @@ def planned_tasks(
     """
     planned = {}
     for cell in sweep.cells():
-        state = CellState(cell, sweep, guess(cell) if sweep.adaptive else 0.0)
+        state = _state(cell, sweep, guess)
         while tasks := state.next_round(verdicts):
             missing = [task for task in tasks if task.key() not in verdicts]
             if missing:

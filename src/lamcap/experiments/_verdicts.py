@@ -149,9 +149,13 @@ class Tolerance:
             return deviation
         return math.expm1(deviation)
 
+    def from_units(self, deviation: float) -> float:
+        """A deviation in the tolerance's units on the test scale (relative: :math:`\\log(1 + x)`)."""
+        return math.log1p(deviation) if self.relative else deviation
+
     def on_scale(self) -> float:
         """The tolerance on the test scale, the narrower side: :math:`\\log(1 + \\tau)` if relative."""
-        return math.log1p(self.value) if self.relative else self.value
+        return self.from_units(self.value)
 
 
 TOLERANCES: dict[str, Tolerance] = {
@@ -354,7 +358,8 @@ def floor_on_scale(claim: Claim) -> float:
 # -- verdicts ----------------------------------------------------------------------------------
 
 
-def _tolerances(overrides: Mapping[str, float] | None) -> dict[str, Tolerance]:
+def chosen_tolerances(overrides: Mapping[str, float] | None = None) -> dict[str, Tolerance]:
+    """:data:`TOLERANCES` with the user's ``overrides`` (quantity -> value), each checked."""
     chosen = dict(TOLERANCES)
     for quantity, value in (overrides or {}).items():
         if quantity not in TOLERANCES:
@@ -529,7 +534,7 @@ def judge(
         ``advice`` and ``exactness`` set.
     """
     _check_probability("significance", significance)
-    chosen = _tolerances(tolerances)
+    chosen = chosen_tolerances(tolerances)
     tested = [i for i, claim in enumerate(claims) if claim.tested]
     for index in tested:
         if not claims[index].quantity:
@@ -575,7 +580,7 @@ def counts_text(claims: Sequence[Claim]) -> str:
 def tolerance_table(tolerances: Mapping[str, float] | None = None) -> str:
     """Markdown table of the tolerances used (the defaults, or with the user's overrides)."""
     lines = ["| quantity | tolerance | default | meaning |", "| --- | --- | --- | --- |"]
-    for tolerance in _tolerances(tolerances).values():
+    for tolerance in chosen_tolerances(tolerances).values():
         default = TOLERANCES[tolerance.quantity]
         lines.append(
             f"| {tolerance.quantity} | {tolerance.text()} | {default.text()} | {tolerance.meaning} |"
