@@ -1,4 +1,4 @@
-"""The public theory values are as before the import-circle refactor (issue 35).
+"""The public theory values are as before the import-circle and cost-model refactors (issue 35).
 
 ``data/theory_record.json`` was written by ``data/make_theory_record.py`` from the
 code before the shared pieces of ``lamcap.theory._capacity``, ``_partial_recall``,
@@ -40,7 +40,8 @@ CELLS = [(d, embeddings) for d in maker.DIMENSIONS for embeddings in maker.EMBED
 def test_record_covers_the_grid() -> None:
     assert len(RECORD["commit"]) == 40
     assert RECORD["theory_tree_clean"]
-    assert sorted(RECORD["values"]) == sorted(maker.cell_name(*cell) for cell in CELLS)
+    names = [maker.cell_name(*cell) for cell in CELLS] + [maker.EXTREMES]
+    assert sorted(RECORD["values"]) == sorted(names)
 
 
 def _differences(
@@ -73,3 +74,12 @@ def test_theory_values_are_as_recorded(d: int, embeddings: str) -> None:
     computed = {name: maker._hex(call()) for name, call in calls.items()}
     exact = maker.host() == RECORD["host"]
     assert not _differences(recorded, computed, exact)
+
+
+def test_root_searches_at_their_ends_are_as_recorded() -> None:
+    """``critical_p`` at tiny and huge ``d`` and far-from-1 accuracies equals the record."""
+    recorded = RECORD["values"][maker.EXTREMES]
+    calls = maker.extreme_cases()
+    assert sorted(calls) == sorted(recorded)
+    computed = {name: maker._hex(call()) for name, call in calls.items()}
+    assert not _differences(recorded, computed, maker.host() == RECORD["host"])

@@ -43,6 +43,14 @@ EMBEDDINGS = ("gaussian", "sphere")
 ACCURACIES = (1.0, 0.99)
 LOAD_FACTORS = (0.9, 1.0, 1.1, 1.5)
 HALF_RANK = 0.5
+#: The root searches at their ends (added before the cost models of issue 35 took them
+#: over): tiny and huge ``d``, accuracies far below 1, unit-norm ``d`` at its minimum.
+EXTREME_DIMENSIONS = (1, 2, 3, 5, 1000, 10**6, 10**20, 10**150)
+EXTREME_ACCURACIES = (1.0, 0.99, 0.5, 0.001)
+#: Below 1e18 the partial root is computed; beyond, critical_p(accuracy < 1) refuses.
+PARTIAL_LIMIT = 10**6
+SPHERE_EXTREMES = ((4, (1.0, 0.9, 0.5)), (6, (1.0, 0.9, 0.5)))
+EXTREMES = "extremes"
 
 
 def _hex(values: Any) -> list[str]:
@@ -97,6 +105,26 @@ def cases(d: int, embeddings: str) -> dict[str, Callable[[], Any]]:
     return calls
 
 
+def extreme_cases() -> dict[str, Callable[[], Any]]:
+    """Name -> call of ``critical_p`` at the ends of its root searches (:data:`EXTREME_DIMENSIONS`)."""
+    calls: dict[str, Callable[[], Any]] = {}
+    for d in EXTREME_DIMENSIONS:
+        for accuracy in EXTREME_ACCURACIES if d <= PARTIAL_LIMIT else (1.0,):
+            calls[f"critical_p(d={d},accuracy={accuracy})"] = lambda d=d, a=accuracy: (
+                lamcap.critical_p(d, accuracy=a)
+            )
+    for accuracy in (1.0, 0.5):
+        calls[f"critical_p(d=1000,kappa={HALF_RANK},accuracy={accuracy})"] = lambda a=accuracy: (
+            lamcap.critical_p(1000, kappa=HALF_RANK, accuracy=a)
+        )
+    for d, accuracies in SPHERE_EXTREMES:
+        for accuracy in accuracies:
+            calls[f"critical_p(d={d},embeddings=sphere,accuracy={accuracy})"] = (
+                lambda d=d, a=accuracy: lamcap.critical_p(d, accuracy=a, embeddings="sphere")
+            )
+    return calls
+
+
 def cell_name(d: int, embeddings: str) -> str:
     """Key of one cell of the grid in the record."""
     return f"d={d},embeddings={embeddings}"
@@ -104,13 +132,15 @@ def cell_name(d: int, embeddings: str) -> str:
 
 def values(dimensions: tuple[int, ...] = DIMENSIONS) -> dict[str, dict[str, list[str]]]:
     """Cell -> case -> values, computed now, as ``float.hex`` strings."""
-    return {
+    cells = {
         cell_name(d, embeddings): {
             name: _hex(call()) for name, call in cases(d, embeddings).items()
         }
         for d in dimensions
         for embeddings in EMBEDDINGS
     }
+    cells[EXTREMES] = {name: _hex(call()) for name, call in extreme_cases().items()}
+    return cells
 
 
 def host() -> dict[str, str]:
