@@ -40,7 +40,7 @@ _EXPORTS: dict[str, str] = {
     "capacity": "lamcap.theory._capacity",
     "critical_p": "lamcap.theory._capacity",
     "CAPACITY": "lamcap.theory._capacity",
-    "statistical_dimension": "lamcap.theory._cone",
+    "statistical_dimension": "lamcap.theory._cost_models",
     "active_set_law": "lamcap.theory._cone",
     "feasibility_probability": "lamcap.theory._crofton",
     "gaussian_width_squared": "lamcap.theory._width",

@@ -365,6 +365,29 @@ instances (docs/theory/unit-norm.md).
 """
 
 
+def check_fraction(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """A fraction of the associations, e.g. the recalled fraction: float64 values in (0, 1].
+
+    The one check of such a fraction (``accuracy`` of the theory, ``stop_accuracy`` of
+    the trainers), else ``ValueError`` naming ``name``, the value and the range.
+
+    Examples
+    --------
+    >>> check_fraction("accuracy", [0.5, 1.0]).tolist()
+    [0.5, 1.0]
+    >>> check_fraction("accuracy", 0.0)
+    Traceback (most recent call last):
+        ...
+    ValueError: accuracy must contain finite values in (0.0, 1.0], got 0.0
+    """
+    return check_finite_array(name, value, minimum=0.0, maximum=1.0, closed="(]")
+
+
+def check_accuracy(accuracy: ArrayLike) -> NDArray[np.float64]:
+    """``accuracy`` (the fraction of associations recalled) by :func:`check_fraction`."""
+    return check_fraction("accuracy", accuracy)
+
+
 def check_embeddings(embeddings: Any, name: str = "embeddings") -> str:
     """Return ``embeddings`` if it is one of :data:`EMBEDDINGS`, else raise ``ValueError``.
 

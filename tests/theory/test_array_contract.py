@@ -29,7 +29,7 @@ import pytest
 
 from lamcap.theory import _asymptotics as asymptotics
 from lamcap.theory import _capacity as capacity
-from lamcap.theory import _cone as cone
+from lamcap.theory import _cost_models as cost_models
 from lamcap.theory import _crofton as crofton
 from lamcap.theory import _hebbian as hebbian
 from lamcap.theory import _hinge_sums as hinge_sums
@@ -143,7 +143,7 @@ CASES: dict[str, Case] = {
         ),
     ),
     "statistical_dimension": Case(
-        cone.statistical_dimension,
+        cost_models.statistical_dimension,
         {"p": 30, "margin": 0.0},
         {"p": [3, 30, 10**20], "margin": [0.0, 0.5]},
         dps=2e-15,  # margin 0: the tabulated interpolant, "below 2e-15 against dps=30"
@@ -158,14 +158,14 @@ CASES: dict[str, Case] = {
         ),
     ),
     "statistical_dimension_margin": Case(
-        cone.statistical_dimension,
+        cost_models.statistical_dimension,
         {"p": 4, "margin": 0.5},
         {"p": [3, 4]},
         dps=1e-12,  # with a margin, "relative error below 1e-12"
         bad=(({"p": [3, 2.5]}, r"p must contain integers >= 2, got 2\.5 \(element 1\)"),),
     ),
     "statistical_dimension_sphere": Case(
-        cone.statistical_dimension,
+        cost_models.statistical_dimension,
         {"p": 22, "d": 8},
         {"p": [10, 22], "d": [8, 12]},
         options={"embeddings": "sphere"},

@@ -18,7 +18,7 @@ POWERS = np.array([2, 3, 4, 5, 6, 9])
 
 @pytest.fixture(scope="module")
 def exact() -> np.ndarray:
-    from lamcap.theory._cone import statistical_dimension
+    from lamcap.theory._cost_models import statistical_dimension
 
     return np.array([float(statistical_dimension(10.0**k)) for k in POWERS])
 

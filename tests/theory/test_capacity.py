@@ -10,14 +10,12 @@ import numpy as np
 import pytest
 
 import lamcap
-from lamcap.theory._capacity import (
-    CAPACITY,
-    _interpolated_dimension,
-    _real_dimension,
-    capacity,
-    critical_p,
+from lamcap.theory._capacity import CAPACITY, capacity, critical_p
+from lamcap.theory._cost_models import (
+    gaussian_mean_at,
+    interpolated_gaussian_mean,
+    statistical_dimension,
 )
-from lamcap.theory._cone import statistical_dimension
 
 #: the brute-force Monte Carlo of E[C_p] (tests/conftest.py)
 Sampler = Callable[[int, int, int], tuple[float, float]]
@@ -118,16 +116,16 @@ def test_real_p_dimension_between_integers() -> None:
     # to that stencil's 1e-8 and with integer values exactly.
     for p in (16.0, 40.5, 333.25, 1e6 + 0.5):
         below, above = statistical_dimension(math.floor(p)), statistical_dimension(math.ceil(p))
-        value = _real_dimension(p)
+        value = gaussian_mean_at(p)
         assert below <= value <= above
-        assert value == pytest.approx(_interpolated_dimension(p), rel=1e-8)
-    assert _real_dimension(1000.0) == statistical_dimension(1000)
+        assert value == pytest.approx(interpolated_gaussian_mean(p), rel=1e-8)
+    assert gaussian_mean_at(1000.0) == statistical_dimension(1000)
 
 
 @pytest.mark.parametrize("p", [23, 25, 47, 333, 1001])
 def test_interpolation_between_grid_nodes(p: int) -> None:
     exact = float(statistical_dimension(p))
-    assert _interpolated_dimension(float(p)) == pytest.approx(exact, rel=1e-8)
+    assert interpolated_gaussian_mean(float(p)) == pytest.approx(exact, rel=1e-8)
 
 
 def test_p_beyond_int64() -> None:

@@ -12,7 +12,8 @@ import pytest
 
 from lamcap import project_onto_cone
 from lamcap.theory import _cone as cone
-from lamcap.theory._cone import MonteCarloEstimate, active_set_law, statistical_dimension
+from lamcap.theory._cone import MonteCarloEstimate, active_set_law
+from lamcap.theory._cost_models import statistical_dimension
 
 
 def test_p2_is_one_half() -> None:

@@ -13,12 +13,8 @@ import pytest
 from scipy import optimize
 
 from lamcap.theory._capacity import critical_p
-from lamcap.theory._crofton import (
-    _active_set_law,
-    _exact_law,
-    feasibility_probability,
-    sum_law_window,
-)
+from lamcap.theory._cost_law import active_set_law_at, exact_active_set_law
+from lamcap.theory._crofton import feasibility_probability, sum_law_window
 
 
 def _cover(weights: int, patterns: int) -> Fraction:
@@ -87,8 +83,8 @@ def test_p3_matches_lp_monte_carlo_of_the_gaussian_model() -> None:
 
 
 def test_law_interpolation_between_nodes_is_accurate() -> None:
-    interpolated = _active_set_law(25)
-    exact = _exact_law(25)
+    interpolated = active_set_law_at(25)
+    exact = exact_active_set_law(25)
     size = max(interpolated.size, exact.size)
     gap = np.abs(
         np.pad(interpolated, (0, size - interpolated.size)) - np.pad(exact, (0, size - exact.size))
@@ -191,7 +187,7 @@ def test_huge_p_is_zero_without_allocating(monkeypatch: pytest.MonkeyPatch) -> N
         msg = "the law of |A| must not be needed"
         raise AssertionError(msg)
 
-    monkeypatch.setattr(_crofton, "_active_set_law", refuse)
+    monkeypatch.setattr(_crofton, "active_set_law_at", refuse)
     assert feasibility_probability(16, 10**100) == 0.0
     assert feasibility_probability(16, 10**12) == 0.0
     assert feasibility_probability(16, 1e15) == 0.0
@@ -211,12 +207,12 @@ def test_early_exits_agree_with_the_fft_where_both_apply() -> None:
     from lamcap.theory._crofton import _decided, _feasibility_one
 
     assert _decided(4000, 5, 64.0) == 0.0
-    start, values = sum_law_window(_active_set_law(5), 4000)
+    start, values = sum_law_window(active_set_law_at(5), 4000)
     assert abs(_feasibility_one(start, values, 64.0)) < 3e-13
     assert feasibility_probability(8, 5, n=4000) == 0.0
     # every value of V (at most n (p - 1) = 12) below D = 13: exactly 1, the FFT agrees
     assert _decided(3, 5, 13.0) == 1.0
-    start, values = sum_law_window(_active_set_law(5), 3)
+    start, values = sum_law_window(active_set_law_at(5), 3)
     assert abs(_feasibility_one(start, values, 13.0) - 1.0) < 3e-13
     assert _decided(3, 5, 12.0) is None
 
@@ -249,7 +245,7 @@ def test_a_window_that_does_not_fit_raises_naming_the_sizes_and_bytes(
     with pytest.raises(ValueError, match=r"p = 3, n = 1000000000000 .*needs 640 MiB"):
         feasibility_probability(912871, 3, n=10**12)
     with pytest.raises(ValueError, match=r"n = 1000000000000 .*needs 640 MiB"):
-        sum_law_window(_active_set_law(3), 10**12)
+        sum_law_window(active_set_law_at(3), 10**12)
 
 
 def test_p_beyond_int64_between_zero_and_one_is_refused_by_name() -> None:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from lamcap.theory._capacity import capacity
-from lamcap.theory._cone import statistical_dimension
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._hebbian import hebbian_recall
 from lamcap.theory._hinge_sums import hinge_sum_cdf, target_level_cdf
 from lamcap.theory._rank import (

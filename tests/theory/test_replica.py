@@ -119,7 +119,7 @@ def test_monte_carlo_kernel_at_p2_matches_quadrature() -> None:
 
 def test_q_to_one_limit_is_the_statistical_dimension() -> None:
     """G(q) ~ -E[C_p] / (2(1 - q)) and the saddle density q/D(q) -> 1/E[C_p]."""
-    from lamcap.theory._cone import statistical_dimension
+    from lamcap.theory._cost_models import statistical_dimension
 
     dimension = float(statistical_dimension(5))
     gap = 1e-9

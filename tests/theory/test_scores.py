@@ -10,7 +10,8 @@ import pytest
 from scipy import integrate, stats
 
 from lamcap.geometry import project_onto_cone
-from lamcap.theory._cone import active_set_law, statistical_dimension
+from lamcap.theory._cone import active_set_law
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._scores import sample_scores, score_law
 
 SIZE = 20000

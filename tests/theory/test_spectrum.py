@@ -14,7 +14,8 @@ from scipy import integrate, optimize, stats
 
 from lamcap.geometry import project_onto_cone
 from lamcap.theory._capacity import critical_p
-from lamcap.theory._cone import active_set_law, statistical_dimension
+from lamcap.theory._cone import active_set_law
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._margin import max_margin
 from lamcap.theory._rank import threshold_angle
 from lamcap.theory._scores import score_law

@@ -91,7 +91,7 @@ def test_public_laws_with_sphere_embeddings() -> None:
     pc = float(critical_p(12, embeddings="sphere"))
     assert pc > float(critical_p(12))
     # p_c solves p C_p(d) = d^2 on the interpolant
-    assert pc * un._dimension_at(pc, 12) == pytest.approx(144.0, rel=1e-10)
+    assert pc * un.unit_norm_dimension_at(pc, 12) == pytest.approx(144.0, rel=1e-10)
     curve = feasibility_probability(12, [38, 42, 46], embeddings="sphere")
     gaussian = feasibility_probability(12, [38, 42, 46])
     assert np.all(np.diff(curve) < 0)

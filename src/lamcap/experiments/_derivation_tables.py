@@ -31,7 +31,7 @@ from lamcap.symbolic import _hebbian as hebbian
 from lamcap.symbolic import _rank as rank
 from lamcap.symbolic import _series as series
 from lamcap.theory._asymptotics import statistical_dimension_series
-from lamcap.theory._cone import statistical_dimension
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._replica import critical_density, free_entropy, solve_saddle_point
 
 Pages = dict[str, str]

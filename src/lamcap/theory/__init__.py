@@ -19,7 +19,8 @@ Examples
 from lamcap._deprecation import deprecated_attribute
 from lamcap.theory._asymptotics import capacity_series, statistical_dimension_series
 from lamcap.theory._capacity import CAPACITY, capacity, critical_p
-from lamcap.theory._cone import MonteCarloEstimate, active_set_law, statistical_dimension
+from lamcap.theory._cone import MonteCarloEstimate, active_set_law
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._crofton import feasibility_probability
 from lamcap.theory._hebbian import (
     HEBBIAN_CAPACITY,

@@ -22,37 +22,18 @@ Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
 
 from __future__ import annotations
 
-import functools
-import math
 from typing import Any, Final
 
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lamcap._validation import check_dps, check_embeddings, check_integer_array, check_kappa, plain
+from lamcap._validation import check_accuracy, check_dps, check_integer_array, check_kappa, plain
 from lamcap.theory._arrays import elementwise, float_result
-from lamcap.theory._cone import (
-    _interpolate,
-    _table_nodes,
-    statistical_dimension,
-    statistical_dimension_float,
-)
-from lamcap.theory._interpolation import (
-    bisect_increasing,
-    bracket_index,
-    grid_node,
-    integer_bracket,
-    interpolation_stencil,
-)
-from lamcap.theory._partial_recall import (
-    check_accuracy,
-    partial_critical_p,
-    unit_norm_partial_critical_p,
-)
+from lamcap.theory._cone import gaussian_statistical_dimension, statistical_dimension_float
+from lamcap.theory._cost_models import cost_model
 from lamcap.theory._precision import working_dps
 from lamcap.theory._rank import rank_capacity, retained_energy
-from lamcap.theory._unit_norm import _dimension_at, check_unit_norm_arguments
 from lamcap.theory._width import (
     check_square_fits,
     full_rank_width,
@@ -73,12 +54,6 @@ FloatArray = NDArray[np.float64]
 # Interpolation grid for E[C_p] at real p: every integer up to 20, then integers
 # rounded from 20 * 1.1**j (spacing <= 10 % of p; lamcap.theory._interpolation).
 _GRID_RATIO = 1.1
-
-
-@functools.lru_cache(maxsize=4096)
-def _statistical_dimension_at(p: int) -> float:
-    """Cached float64 :math:`\\mathbb{E}[C_p]` at an integer ``p`` (exact quadrature)."""
-    return float(statistical_dimension(p))
 
 
 def capacity(
@@ -189,67 +164,12 @@ def _capacity_mp(
 
     def one(k: float, q: int, _dimension: int) -> Any:
         energy = 1 if d is not None else retained_energy(k, dps=work)
-        return mpmath.log(q) * energy / statistical_dimension(q, dps=work)
+        return mpmath.log(q) * energy / gaussian_statistical_dimension(q, dps=work)
 
     return elementwise(one, ratio, outputs, dimension, dps=dps)
 
 
 # --------------------------------------------------------------------------- critical p
-
-
-def _interpolated_dimension(p: float) -> float:
-    """Cubic Lagrange interpolation of E[C_p] in log p through the 4 nearest grid nodes."""
-    nodes, weights = interpolation_stencil(p, _GRID_RATIO)
-    return sum(w * _statistical_dimension_at(q) for q, w in zip(nodes, weights, strict=True))
-
-
-def _node_load(j: int) -> float:
-    """:math:`p\\,\\mathbb{E}[C_p]` at grid node ``j``."""
-    node = grid_node(j, _GRID_RATIO)
-    return node * _statistical_dimension_at(node)
-
-
-def _critical_p_one(width_squared: float) -> float:
-    """Real root of p E[C_p] = w^2 (p >= 2)."""
-    if width_squared <= _node_load(0):
-        return 2.0
-    # Start near the root (E[C_p] is about 1.2 log p here), then bracket by doubling steps.
-    guess = max(2.0, width_squared / 2.0)
-    for _ in range(8):
-        guess = max(2.0, width_squared / (1.2 * math.log(max(guess, 3.0))))
-    centre = max(0, bracket_index(guess, _GRID_RATIO))
-    low, high, step = centre, centre + 1, 1
-    while low > 0 and _node_load(low) >= width_squared:
-        low, step = max(0, low - step), 2 * step
-    step = 1
-    while _node_load(high) < width_squared:
-        high, step = high + step, 2 * step
-    while high - low > 1:  # bisection over grid nodes
-        middle = (low + high) // 2
-        if _node_load(middle) < width_squared:
-            low = middle
-        else:
-            high = middle
-
-    def load_minus_width(q: float) -> float:
-        return q * _real_dimension(q) - width_squared
-
-    return bisect_increasing(
-        load_minus_width, float(grid_node(low, _GRID_RATIO)), float(grid_node(high, _GRID_RATIO))
-    )
-
-
-def _real_dimension(p: float) -> float:
-    r""":math:`\mathbb{E}[C_p]` at a real ``p >= 2``.
-
-    For :math:`16 \le p \le 10^{18}` the interpolant in :math:`\log p` behind
-    :func:`lamcap.statistical_dimension` (relative error 2e-15; it equals the
-    integer values there); elsewhere :func:`_interpolated_dimension` (cubic, 1e-8).
-    """
-    nodes = _table_nodes()
-    if nodes[0] <= p <= nodes[-1]:
-        return float(_interpolate(np.array([p], dtype=np.float64))[0])
-    return _interpolated_dimension(p)
 
 
 def critical_p(
@@ -358,64 +278,13 @@ def critical_p(
         )
         raise ValueError(msg)
 
+    model = cost_model(embeddings)
     accuracies = check_accuracy(accuracy)
-    partial = bool(np.any(accuracies < 1.0))
-    if check_embeddings(embeddings) == "sphere":
-        dimensions = check_unit_norm_arguments(d, kappa, "critical_p")
-        if not partial:
-            return float_result(unit_norm_critical_p(dimensions))
-
-        def sphere_one(size: Any, fraction: float) -> float:
-            if fraction == 1.0:
-                return float(unit_norm_critical_p(np.array([size]))[0])
-            return unit_norm_partial_critical_p(int(size), float(fraction))
-
-        return elementwise(sphere_one, dimensions, accuracies)
-    sizes = check_integer_array("d", d, minimum=1)
-    check_square_fits(sizes, sizes.astype(np.float64))
-    if np.ndim(accuracy) == 0 and not partial:
-        return elementwise(_critical_p_one, full_rank_width(d, kappa))
-
-    def one(width: float, fraction: float, size: Any) -> float:
-        if fraction == 1.0:
-            return _critical_p_one(width)  # the same code path as accuracy=1
-        return partial_critical_p(width, fraction, size)
-
-    return elementwise(one, full_rank_width(d, kappa), accuracies, sizes)
-
-
-# --------------------------------------------------------------------------- unit-norm critical p
-
-
-def _unit_norm_critical_one(d: int) -> float:
-    r"""The real p with :math:`p\,C_p(d) = d^2`: integer bracket by bisection, then real bisection.
-
-    :math:`p\,C_p(d)` increases with p (:math:`C_p(d)` of :mod:`lamcap.theory._unit_norm`,
-    interpolated in :math:`\log p` between integers).  The search starts from the Gaussian
-    ``critical_p(d)`` (the unit-norm root lies above it, :math:`C_p(d) < \mathbb{E}[C_p]`).
-    """
-    target = float(d) * float(d)
-
-    def excess(q: float) -> float:
-        return q * _dimension_at(q, d) - target
-
-    bracket = integer_bracket(excess, math.floor(float(critical_p(d))))
-    if bracket is None:
-        return 2.0
-    low, high = bracket
-    lower, upper = float(low), float(high)
-    for _ in range(60):
-        middle = 0.5 * (lower + upper)
-        if excess(middle) < 0.0:
-            lower = middle
-        else:
-            upper = middle
-    return 0.5 * (lower + upper)
-
-
-def unit_norm_critical_p(d: NDArray[Any]) -> FloatArray:
-    r""":math:`p_c(d)` solving :math:`p\,C_p(d) = d^2` elementwise (``critical_p(d, embeddings="sphere")``)."""
-    result = np.empty(d.shape)
-    for index in np.ndindex(d.shape):
-        result[index] = _unit_norm_critical_one(int(d[index]))
-    return result
+    sizes = model.check_dimensions(d, kappa, "critical_p")
+    widths = full_rank_width(d, kappa)
+    if np.ndim(accuracy) == 0:
+        fraction = float(accuracies)
+        return elementwise(lambda w, size: model.critical_p(w, fraction, int(size)), widths, sizes)
+    return elementwise(
+        lambda w, f, size: model.critical_p(w, float(f), int(size)), widths, accuracies, sizes
+    )

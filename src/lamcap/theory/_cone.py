@@ -76,7 +76,6 @@ from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import (
     check_choice,
     check_dps,
-    check_embeddings,
     check_finite_array,
     check_integer,
     check_integer_array,
@@ -95,7 +94,6 @@ from lamcap.theory._hinge_sums import (
     sum_cdf_mp_many,
 )
 from lamcap.theory._precision import guarded, working_dps
-from lamcap.theory._unit_norm import check_unit_norm_dimension, unit_norm_dimension
 
 FloatArray = NDArray[np.float64]
 
@@ -445,7 +443,7 @@ def _panel_integral(
 
 
 def _exact_mp(p: int, margin: Any, dps: int, order: int | None = None) -> Any:
-    """mpmath route of :func:`statistical_dimension`; ``margin`` a float or an ``mpf``.
+    """mpmath route of :func:`gaussian_statistical_dimension`; ``margin`` a float or an ``mpf``.
 
     The margin enters the integrands exactly; its float64 value only places the
     integration ranges and panels.
@@ -486,7 +484,7 @@ _INT64_LIMIT = 2**63
 # public API
 
 
-def statistical_dimension(
+def gaussian_statistical_dimension(
     p: ArrayLike,
     *,
     margin: float = 0.0,
@@ -494,96 +492,13 @@ def statistical_dimension(
     method: str = "exact",
     samples: int | None = None,
     seed: int | None = None,
-    d: ArrayLike | None = None,
-    embeddings: str = "gaussian",
 ) -> Any:
-    r"""Statistical dimension :math:`\mathbb{E}[C_p] = \mathbb{E}\operatorname{dist}(g, K_m)^2`.
+    r"""Statistical dimension :math:`\mathbb{E}[C_p]` of the recall cone for Gaussian scores.
 
-    .. math::
-
-        \mathbb{E}[C_p] = \mathbb{E}|A| = (p - 1)\int \varphi(y)\,
-        P\Big(g + \sum_{i=1}^{p-2}(Z_i - y)_+ < y\Big)\,dy \qquad (m = 0).
-
-    With margin :math:`m > 0` (the cone :math:`K_m = \{\lambda_t \ge \lambda_\rho + m\}`,
-    i.e. competitors must sit ``m`` below the target, in units of the score
-    spread), Stein's identity for the projection onto the convex set
-    :math:`K_m` gives
-
-    .. math::
-
-        \mathbb{E}\operatorname{dist}(g, K_m)^2 = \mathbb{E}|A|_m + m\,\mathbb{E}[\ell^* - g_t],
-
-    where :math:`|A|_m` counts the competitors pulled down and :math:`\ell^*` is
-    the projected target score (law: :func:`~lamcap.theory._hinge_sums.target_level_cdf`, public as ``score_law(p).target``).
-    At :math:`p = 2` this is Gardner's :math:`\int_{-\kappa_G}^\infty Dz\,(z + \kappa_G)^2`
-    with the stability :math:`\kappa_G = m/\sqrt2`.
-
-    Status: exact. :math:`\mathbb{E}\operatorname{dist}(g, K_m)^2` of the recall cone for a
-    standard Gaussian :math:`g`, to the precision stated under ``method`` (float64 relative
-    error below ``2e-15`` at margin 0 for :math:`p \le 10^{18}`). ``method="monte_carlo"``
-    returns an estimate with its standard error instead, and ``method="asymptotic"`` the
-    asymptotic series of :func:`lamcap.statistical_dimension_series`.
-
-    Parameters
-    ----------
-    p : int or array_like of int
-        Number of outputs, ``p >= 2`` (vectorised): any integer up to the float64
-        range (about ``1.8e308``), also beyond int64 (``10**100``), or an
-        integral float (``1e300``); beyond it ``ValueError``.
-    margin : float or array_like, optional
-        :math:`m \ge 0`; broadcasts with ``p``.
-    dps : int, optional
-        ``method="exact"`` only: return mpmath numbers good to ``dps``
-        significant digits (verified at ``dps=30`` against closed forms and
-        ``dps=40``; about 2-5 s per value at ``dps=30`` for any ``p`` up to
-        ``1e9``, with ``margin > 0`` about twice that).
-    method : {"exact", "monte_carlo", "asymptotic"}
-        ``"exact"``: deterministic.  In float64 with margin 0, tabulated values
-        and their interpolant in :math:`\log p` for ``p <= 1e18`` (relative error
-        below ``2e-15`` against ``dps=30``, module docstring), the quadrature beyond
-        (``3e-12`` relative at ``p = 1e100``); with a margin, the quadrature
-        (relative error below ``1e-12`` for ``2 <= p <= 1e9``).
-        ``"monte_carlo"``: sampling only the top order statistics of the
-        ``p - 1`` competitors; returns :class:`MonteCarloEstimate`.
-        ``"asymptotic"``: the large-``p`` series of
-        :func:`lamcap.theory.statistical_dimension_series` (``margin=0``).
-    samples, seed : int, optional
-        Monte Carlo sample count (default 100 000, at most 10**8) and seed.
-    d : int or array_like of int, optional
-        Dimension; required (``>= 4``) by ``embeddings="sphere"``, broadcast with ``p``.
-    embeddings : {"gaussian", "sphere"}
-        ``"sphere"``: the per-association cost for unit-norm outputs,
-        :math:`C_p(d) = \mathbb{E}\operatorname{dist}(\sqrt d\,s, K)^2` with
-        :math:`s` iid coordinates of a uniform point on :math:`S^{d-1}`
-        (docs/theory/unit-norm.md; status there: the quadrature is exact to
-        ``3e-9`` relative, its use as the cost of an association a model with
-        measured error).  Margin 0, ``method="exact"`` and float64 only; about
-        1-3 s per value, cached.
-
-    Returns
-    -------
-    numpy.float64, ndarray, mpmath.mpf (object array) or MonteCarloEstimate
-        Shaped like ``p`` and ``margin`` broadcast together, ``numpy.float64``
-        (``mpf``) when both are scalars (array contract: docs/howto/precision.md);
-        a :class:`MonteCarloEstimate` holds its means and standard errors that way.
-
-    References
-    ----------
-    arXiv:2605.10795; docs/theory/cone.md, facts 1 and 5; docs/theory/mechanism.md
-    (margin); Amelunxen, Lotz, McCoy, Tropp (2014), *Living on the edge*.
-
-    Examples
-    --------
-    >>> print(f"{statistical_dimension(2):.12f}")
-    0.500000000000
-    >>> print(f"{statistical_dimension(1000):.10f}")
-    8.1202378064
-    >>> print(f"{statistical_dimension(22, d=8, embeddings='sphere'):.8f}")
-    2.68885723
+    The Gaussian branch of :func:`lamcap.statistical_dimension` (its docstring holds the
+    formula, the status and the precision of each ``method``); arguments are checked here.
     """
     method = check_choice("method", method, _METHODS)
-    if check_embeddings(embeddings) == "sphere":
-        return _unit_norm_dimension(p, d, margin, dps, method)
     digits = check_dps(dps)
     p_array, margins = broadcast(
         check_integer_array("p", p, minimum=2), check_finite_array("margin", margin, minimum=0.0)
@@ -613,35 +528,9 @@ def statistical_dimension(
     return MonteCarloEstimate(means, errors, count)
 
 
-def _unit_norm_dimension(p: ArrayLike, d: Any, margin: Any, dps: Any, method: str) -> Any:
-    """``statistical_dimension(p, d=d, embeddings="sphere")``: checks, then the unit-norm quadrature."""
-    dimensions = check_unit_norm_dimension(d, "statistical_dimension")
-    margins = check_finite_array("margin", margin, minimum=0.0)
-    if np.any(margins != 0.0) or check_dps(dps) is not None or method != "exact":
-        msg = (
-            f"embeddings='sphere' has only margin=0, dps=None and method='exact', got "
-            f"margin={plain(margin)}, dps={plain(dps)}, method={method!r}"
-        )
-        raise ValueError(msg)
-    p_array, d_array = broadcast(check_integer_array("p", p, minimum=2), dimensions)
-    return float_result(unit_norm_dimension(p_array, d_array))
-
-
 def statistical_dimension_float(p: NDArray[Any]) -> FloatArray:
     r"""Float64 :math:`\mathbb{E}[C_p]` for an integer array (int64 or Python ints), vectorised."""
-    return np.asarray(statistical_dimension(p.ravel()), dtype=np.float64).reshape(p.shape)
-
-
-def unit_norm_width_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
-    r""":math:`\mathbb{E}[C_p] / C_p(d)`: the factor on :math:`d^2` of the scaled Crofton curve.
-
-    The Gaussian statistical dimension over the unit-norm one
-    (:mod:`lamcap.theory._unit_norm`), elementwise over broadcast integer arrays; used by
-    ``feasibility_probability`` and ``recall_fraction`` with ``embeddings="sphere"``.
-    """
-    p_b, d_b = np.broadcast_arrays(p, d)
-    gaussian = np.asarray(statistical_dimension(p_b), dtype=np.float64)
-    return np.asarray(gaussian / unit_norm_dimension(p_b, d_b), dtype=np.float64)
+    return np.asarray(gaussian_statistical_dimension(p.ravel()), dtype=np.float64).reshape(p.shape)
 
 
 # --------------------------------------------------------------------------
@@ -944,7 +833,7 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     ndarray
         :math:`P(|A| = k)` for ``k = 0..kmax``; absolute error about ``1e-15``
         per entry for p up to 1e3 (measured against the simplex-angle closed
-        form of docs/theory/cone.md, fact 4 and against :func:`statistical_dimension`),
+        form of docs/theory/cone.md, fact 4 and against :func:`lamcap.statistical_dimension`),
         rounding in the inversions growing it to about ``1e-14`` at p = 1e6 and
         ``1e-13`` at p = 1e9 (the one-inversion-per-k route differs by as much);
         summing to one within ``1e-12`` when ``kmax`` covers the support.

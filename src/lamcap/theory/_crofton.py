@@ -44,7 +44,6 @@ p <= 20, then integers rounded from :math:`20\cdot 1.05^j`) the law of
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -52,48 +51,21 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import check_memory, format_integer
-from lamcap._validation import check_dps, check_embeddings, check_integer_array, plain
+from lamcap._validation import check_dps, check_integer_array, plain
 from lamcap.theory._arrays import float_result
-from lamcap.theory._cone import active_set_law, unit_norm_width_scale
-from lamcap.theory._interpolation import interpolation_stencil
-from lamcap.theory._unit_norm import check_unit_norm_arguments
+from lamcap.theory._cost_law import active_set_law_at
+from lamcap.theory._cost_models import cost_model
 from lamcap.theory._width import full_rank_width
 
 FloatArray = NDArray[np.float64]
 
 _EXACT_SUPPORT_LIMIT = 1 << 16  # full-support FFT below this many values of V
 _LOG_TAIL = math.log(1e20)  # mass left outside the window: below 1e-20
-_LAW_GRID_RATIO = 1.05  # the law of |A| is interpolated in log p between these nodes
 _LOG_2 = math.log(2.0)
 _LOG_ROUNDS_TO_ZERO = -1075.0 * _LOG_2  # below 2**-1075 a probability rounds to 0.0
 _FFT_BYTES_PER_VALUE = 40  # folded law, its spectrum, the power, the inverse and its roll
 _LAW_LIMIT = 2**63  # the law of |A| is computed for p below this (int64 arithmetic)
 _MOMENT_SLACK = 1e-9  # relative allowance for the float64 error of the law's moments
-
-
-@functools.lru_cache(maxsize=512)
-def _exact_law(p: int) -> FloatArray:
-    """Law of |A| at p outputs from :func:`lamcap.active_set_law` (cached, read-only)."""
-    law = np.asarray(active_set_law(p), dtype=np.float64)
-    law.setflags(write=False)
-    return law
-
-
-def _active_set_law(p: int) -> FloatArray:
-    """Law of |A| at p outputs: exact at the nodes of the p grid, interpolated in between.
-
-    Cubic Lagrange interpolation in log p through four nodes (every integer up
-    to 20, then integers rounded from 20 * 1.05**j); the weights sum to one, so
-    the result sums to one and keeps the alternating sum zero.
-    """
-    nodes, weights = interpolation_stencil(float(p), _LAW_GRID_RATIO)
-    if p in nodes:
-        return _exact_law(p)
-    laws = [_exact_law(q) for q in nodes]
-    result = np.zeros(max(law.size for law in laws))
-    for law, weight in zip(laws, weights, strict=True):
-        result[: law.size] += weight * law
-    return result
 
 
 def _window_plan(probabilities: FloatArray, n: int) -> tuple[int, int, int]:
@@ -327,13 +299,12 @@ def feasibility_probability(
         )
         raise ValueError(msg)
 
-    sphere = check_embeddings(embeddings) == "sphere"
+    model = cost_model(embeddings)
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     width = full_rank_width(d, kappa)
-    if sphere:
-        dimensions = check_unit_norm_arguments(d, kappa, "feasibility_probability")
-        width = width * unit_norm_width_scale(outputs, dimensions)
+    dimensions = model.check_dimensions(d, kappa, "feasibility_probability")
+    width = width * model.budget_scale(outputs, dimensions)
     outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)
     result = np.empty(outputs_b.shape)
     for q in np.unique(outputs_b):
@@ -408,4 +379,4 @@ def _checked_law(p: int, n: int, dimension: float) -> FloatArray:
             f"d^2 = {dimension:g}"
         )
         raise ValueError(msg)
-    return _active_set_law(p)
+    return active_set_law_at(p)

@@ -1,15 +1,19 @@
-r"""Grids in p, cubic Lagrange interpolation in :math:`\log p` and root searches in p.
+r"""Grids in p, the one interpolator in :math:`\log p` and the one root search in p.
 
-Shared by the modules that interpolate a quantity known at integer p to a real p and
-then solve for p: :mod:`lamcap.theory._capacity` (:math:`\mathbb{E}[C_p]` on a grid of
-ratio 1.1, the root of :math:`p\,\mathbb{E}[C_p] = w^2`), :mod:`lamcap.theory._crofton`
-and :mod:`lamcap.theory._partial_recall` (the law of :math:`|A|` on a grid of ratio
-1.05, the root of the partial load).  A grid holds every integer up to 20, then the
-integers rounded from :math:`20\cdot\text{ratio}^k`; the interpolation is cubic in
-:math:`\log p` through the two nodes on each side of ``p``.
+Every quantity lamcap knows at integer p and needs at a real p goes through
+:func:`interpolation_stencil` (or :func:`interpolate_in_log_p` for a scalar): the mean
+Gaussian cost :math:`\mathbb{E}[C_p]` on a grid of ratio 1.1, the law of :math:`|A|` on
+a grid of ratio 1.05 (:mod:`lamcap.theory._cost_law`) and the unit-norm cost
+:math:`C_p(d)` on every integer (:data:`EVERY_INTEGER`).  A grid holds every integer up
+to 20, then the integers rounded from :math:`20\cdot\text{ratio}^k`; the interpolation
+is cubic in :math:`\log p` through the two nodes on each side of ``p``.
+
+Every critical p (full or partial recall, any embeddings) is the root of an increasing
+load in p, found by :func:`increasing_root`: an integer bracket, then bisection in real
+p to the last bit (:mod:`lamcap.theory._cost_models`).
 
 This module imports the standard library only: it sits below every theory module that
-uses it, so that their imports point one way (issue 35).
+uses it, so that their imports point one way (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -20,20 +24,23 @@ from collections.abc import Callable
 #: Every integer p up to this one is a grid node; beyond, integers rounded from
 #: ``20 * ratio**k``.
 DENSE_GRID_END = 20
+#: The ratio that names the grid of every integer p >= 2.
+EVERY_INTEGER = 1.0
 
 
 def grid_node(j: int, ratio: float) -> int:
     """j-th node of an interpolation grid in p (strictly increasing, node 0 is p = 2).
 
-    Every integer up to 20, then integers rounded from ``20 * ratio**k`` (``ratio >= 1.05``).
+    Every integer up to 20, then integers rounded from ``20 * ratio**k`` (``ratio >= 1.05``),
+    or every integer (``ratio`` :data:`EVERY_INTEGER`).
 
     Examples
     --------
-    >>> [grid_node(j, 1.1) for j in (0, 18, 19, 20)]
-    [2, 20, 22, 24]
+    >>> [grid_node(j, 1.1) for j in (0, 18, 19, 20)], grid_node(40, EVERY_INTEGER)
+    ([2, 20, 22, 24], 42)
     """
     dense = DENSE_GRID_END - 1
-    if j < dense:
+    if j < dense or ratio == EVERY_INTEGER:
         return j + 2
     return round(DENSE_GRID_END * ratio ** (j - dense + 1))
 
@@ -43,10 +50,10 @@ def bracket_index(p: float, ratio: float) -> int:
 
     Examples
     --------
-    >>> bracket_index(2.5, 1.1), bracket_index(23.0, 1.1)
-    (0, 19)
+    >>> bracket_index(2.5, 1.1), bracket_index(23.0, 1.1), bracket_index(23.5, EVERY_INTEGER)
+    (0, 19, 21)
     """
-    if p < DENSE_GRID_END:
+    if p < DENSE_GRID_END or ratio == EVERY_INTEGER:
         return math.floor(p) - 2
     j = DENSE_GRID_END - 1 + math.floor(math.log(p / DENSE_GRID_END) / math.log(ratio))
     while grid_node(j + 1, ratio) <= p:
@@ -70,6 +77,25 @@ def interpolation_stencil(p: float, ratio: float) -> tuple[list[int], list[float
     """
     nodes = _stencil_nodes(bracket_index(p, ratio), ratio)
     return nodes, _lagrange_weights(math.log(p), [math.log(q) for q in nodes])
+
+
+def interpolate_in_log_p(value_at: Callable[[int], float], p: float, ratio: float) -> float:
+    """A quantity known at the integer grid nodes, at a real ``p >= 2``: cubic in log p.
+
+    ``value_at(q)`` is called at the four nodes of :func:`interpolation_stencil`; at a
+    node ``p`` itself only there, and its value is returned unchanged.
+
+    Examples
+    --------
+    >>> round(interpolate_in_log_p(math.log, 30.0, 1.1), 12) == round(math.log(30.0), 12)
+    True
+    """
+    if float(p).is_integer() and bracket_index(p, ratio) >= 0:
+        node = int(p)
+        if grid_node(bracket_index(p, ratio), ratio) == node:
+            return value_at(node)
+    nodes, weights = interpolation_stencil(p, ratio)
+    return sum(w * value_at(q) for q, w in zip(nodes, weights, strict=True))
 
 
 def _stencil_nodes(bracket: int, ratio: float) -> list[int]:
@@ -107,12 +133,15 @@ def bisect_increasing(function: Callable[[float], float], low: float, high: floa
             high = middle
 
 
-def integer_bracket(excess: Callable[[float], float], start: int) -> tuple[int, int] | None:
+def integer_bracket(
+    excess: Callable[[float], float], start: int, limit: float = math.inf
+) -> tuple[int, int] | None:
     """Consecutive integers ``low < high`` with ``excess(low) < 0 <= excess(high)``.
 
     ``excess`` increases in p.  The search starts at ``start`` (at least 2), walks down
-    by halving while ``excess`` is not negative there, then up by doubling, then bisects
-    on the integers; None when ``excess(2) >= 0`` (the root lies at or below 2).
+    by halving while ``excess`` is not negative there, then up by doubling (never past
+    ``limit``, where the caller has checked that ``excess`` is not negative), then
+    bisects on the integers; None when ``excess(2) >= 0`` (the root lies at or below 2).
 
     Examples
     --------
@@ -125,9 +154,9 @@ def integer_bracket(excess: Callable[[float], float], start: int) -> tuple[int, 
             low = max(2, low // 2)
         if excess(low) >= 0.0:
             return None
-    high = max(low + 1, math.ceil(1.1 * low))
+    high = _capped(max(low + 1, math.ceil(1.1 * low)), limit)
     while excess(high) < 0.0:
-        low, high = high, 2 * high
+        low, high = high, _capped(2 * high, limit)
     while high - low > 1:
         split = (low + high) // 2
         if excess(split) < 0.0:
@@ -135,3 +164,27 @@ def integer_bracket(excess: Callable[[float], float], start: int) -> tuple[int, 
         else:
             high = split
     return low, high
+
+
+def _capped(value: int, limit: float) -> int:
+    """``value``, or the largest integer not above ``limit`` when that is smaller."""
+    return value if value <= limit else math.floor(limit)
+
+
+def increasing_root(
+    excess: Callable[[float], float], start: float, limit: float = math.inf
+) -> float:
+    """Real root ``p >= 2`` of an increasing ``excess``: 2.0 when ``excess(2) >= 0``.
+
+    :func:`integer_bracket` from ``floor(start)`` (below ``limit``, where ``excess``
+    must not be negative), then :func:`bisect_increasing` between the two integers.
+
+    Examples
+    --------
+    >>> increasing_root(lambda q: q * q - 2000.0, 10.0) == math.sqrt(2000.0)
+    True
+    """
+    bracket = integer_bracket(excess, math.floor(start), limit)
+    if bracket is None:
+        return 2.0
+    return bisect_increasing(excess, float(bracket[0]), float(bracket[1]))

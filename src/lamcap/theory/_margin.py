@@ -45,7 +45,8 @@ from scipy import optimize, special
 from lamcap._sizes import format_integer
 from lamcap._validation import check_dps, check_finite_array, check_integer_array, plain
 from lamcap.theory._arrays import broadcast, elementwise, float_result
-from lamcap.theory._cone import _exact_mp, statistical_dimension
+from lamcap.theory._cone import _exact_mp
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._precision import secant_root, working_dps
 
 
@@ -123,7 +124,7 @@ def density_at_margin(margin: ArrayLike, p: ArrayLike, *, dps: int | None = None
     --------
     >>> round(float(density_at_margin(0.0, 2)), 12)  # Cover: n = 2 d^2
     2.0
-    >>> from lamcap.theory._cone import statistical_dimension  # quadrature, not Gardner
+    >>> from lamcap.theory._cost_models import statistical_dimension  # quadrature, not Gardner
     >>> quadrature = statistical_dimension(2, margin=math.sqrt(2))
     >>> bool(abs(density_at_margin(math.sqrt(2), 2) * quadrature - 1) < 1e-12)
     True

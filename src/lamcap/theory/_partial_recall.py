@@ -45,123 +45,36 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special  # type: ignore[import-untyped,unused-ignore]
 
 from lamcap._sizes import format_integer
-from lamcap._validation import (
-    check_embeddings,
-    check_finite_array,
-    check_integer_array,
-    plain,
-)
+from lamcap._validation import check_accuracy, check_integer_array
 from lamcap.theory._arrays import broadcast, float_result
-from lamcap.theory._cone import statistical_dimension_float, unit_norm_width_scale
-from lamcap.theory._crofton import _exact_law
-from lamcap.theory._interpolation import (
-    bisect_increasing,
-    grid_node,
-    integer_bracket,
-    interpolation_stencil,
+from lamcap.theory._cone import statistical_dimension_float
+from lamcap.theory._cost_law import (
+    LOG_TAU_FLOOR,
+    chi_bar_cdf,
+    chi_bar_partial_mean,
+    exact_active_set_law,
+    law_mean,
+    log_bisect,
+    upper_point,
 )
-from lamcap.theory._unit_norm import _dimension_at, check_unit_norm_arguments
+from lamcap.theory._cost_models import cost_model
 from lamcap.theory._width import check_square_fits, full_rank_width
 
 FloatArray = NDArray[np.float64]
 
 #: The laws of |A| are computed for p below this (int64 tables of active_set_law).
 _LAW_LIMIT: Final[int] = 2**63
-#: critical_p(accuracy < 1) searches p in [2, this]; beyond it ValueError.
-P_LIMIT: Final[float] = 1e18
-#: Grid ratio of the interpolated laws at real p (the grid of the Crofton law).
-_GRID_RATIO: Final[float] = 1.05
 #: Relative slack on E[C_p] when f = 1 is decided without the law.
 _MEAN_SLACK: Final[float] = 1e-12
-#: Smallest threshold tau tried: below it f equals P(C_p = 0) = 1/p to double precision.
-_LOG_TAU_FLOOR: Final[float] = math.log(1e-300)
 _LN2: Final[float] = math.log(2.0)
 
 
-# --------------------------------------------------------------------------- the chi-bar law
-
-
-def _law(p: int) -> FloatArray:
-    """Exact law of |A| at an integer ``p`` (cached by the Crofton module)."""
-    return _exact_law(p)
-
-
-def _real_law(p: float) -> FloatArray:
-    """Law of |A| at a real ``p >= 2``: exact at grid nodes, cubic in log p in between."""
-    nodes, weights = interpolation_stencil(p, _GRID_RATIO)
-    if float(p).is_integer() and int(p) in nodes:
-        return _law(int(p))
-    laws = [_law(q) for q in nodes]
-    result = np.zeros(max(law.size for law in laws))
-    for law, weight in zip(laws, weights, strict=True):
-        result[: law.size] += weight * law
-    return result
-
-
-def chi_bar_cdf(law: ArrayLike, x: ArrayLike) -> FloatArray:
-    r""":math:`P(C_p \le x) = \sum_k w_k P(\chi^2_k \le x)` for the weights ``law`` (x >= 0).
-
-    Examples
-    --------
-    >>> [round(float(v), 12) for v in chi_bar_cdf([0.5, 0.5], [0.0, 1.0])]  # C_2 = Z_+^2
-    [0.5, 0.841344746069]
-    """
-    weights = np.asarray(law, dtype=np.float64)
-    points = np.asarray(x, dtype=np.float64)
-    k = np.arange(1, weights.size)
-    halves = 0.5 * np.maximum(points, 0.0)[..., None]
-    return weights[0] + np.sum(weights[1:] * special.gammainc(0.5 * k, halves), axis=-1)  # type: ignore[no-any-return]
-
-
-def chi_bar_partial_mean(law: ArrayLike, x: ArrayLike) -> FloatArray:
-    r""":math:`\mathbb{E}[C_p;\ C_p < x] = \sum_k w_k\,k\,P(\chi^2_{k+2} < x)` for the weights ``law``.
-
-    Examples
-    --------
-    >>> round(float(chi_bar_partial_mean([0.5, 0.5], 1e9)), 12)  # E[C_2] = 1/2
-    0.5
-    """
-    weights = np.asarray(law, dtype=np.float64)
-    points = np.asarray(x, dtype=np.float64)
-    k = np.arange(1, weights.size)
-    halves = 0.5 * np.maximum(points, 0.0)[..., None]
-    return np.sum(weights[1:] * k * special.gammainc(0.5 * k + 1.0, halves), axis=-1)  # type: ignore[no-any-return]
-
-
-def _law_mean(law: FloatArray) -> float:
-    return float(np.dot(np.arange(law.size), law))
-
-
-def _log_bisect(
-    function: Any, target: FloatArray, low: float, high: FloatArray, iterations: int = 200
-) -> FloatArray:
-    """Vectorised bisection in log x of the increasing ``function(x) = target`` on [low, high]."""
-    lo = np.full(target.shape, low)
-    hi = np.log(high)
-    for _ in range(iterations):
-        middle = 0.5 * (lo + hi)
-        if not np.any((lo < middle) & (middle < hi)):
-            break
-        below = function(np.exp(middle)) < target
-        lo = np.where(below, middle, lo)
-        hi = np.where(below, hi, middle)
-    return np.exp(hi)  # type: ignore[no-any-return,unused-ignore]
-
-
-def _upper_point(function: Any, target: FloatArray, mean: float) -> FloatArray:
-    """A point where the increasing ``function`` reaches ``target`` (doubling from the mean)."""
-    high = np.full(target.shape, max(1.0, mean))
-    for _ in range(64):
-        short = function(high) < target
-        if not np.any(short):
-            break
-        high = np.where(short, 2.0 * high, high)
-    return high
+# --------------------------------------------------------------------------- recall_fraction
 
 
 def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
     r"""RS recalled fraction for each per-association budget :math:`w^2/n` (one law)."""
-    mean = _law_mean(law)
+    mean = law_mean(law)
     result = np.ones(budget.shape)
     open_ = budget < mean
     if not np.any(open_):
@@ -171,69 +84,10 @@ def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
     def partial(x: FloatArray) -> FloatArray:
         return chi_bar_partial_mean(law, x)
 
-    high = _upper_point(partial, target, mean)
-    tau = _log_bisect(partial, target, _LOG_TAU_FLOOR, high)
+    high = upper_point(partial, target, mean)
+    tau = log_bisect(partial, target, LOG_TAU_FLOOR, high)
     result[open_] = np.clip(chi_bar_cdf(law, tau), 0.0, 1.0)
     return result
-
-
-def _quantile(law: FloatArray, accuracy: float) -> float:
-    r"""The ``accuracy``-quantile :math:`q_f` of :math:`C_p` (0 at or below the atom :math:`1/p`).
-
-    ``inf`` when the law's total mass (1 to about 1e-12) stays below ``accuracy``.
-    """
-    if accuracy <= law[0]:
-        return 0.0
-    target = np.array([accuracy])
-
-    def cdf(x: FloatArray) -> FloatArray:
-        return chi_bar_cdf(law, x)
-
-    high = _upper_point(cdf, target, _law_mean(law))
-    if cdf(high)[0] < accuracy:
-        return math.inf
-    return float(_log_bisect(cdf, target, _LOG_TAU_FLOOR, high)[0])
-
-
-# --------------------------------------------------------------------------- unit-norm model
-
-
-def _unit_norm_scale(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
-    r""":math:`\mathbb{E}[C_p]/C_p(d)` elementwise at integer ``p`` (the factor on the budget)."""
-    return unit_norm_width_scale(np.asarray(p, dtype=np.int64), np.asarray(d, dtype=np.int64))
-
-
-def _unit_norm_partial_load(p: float, accuracy: float, d: int) -> float:
-    r""":math:`p\,\mathbb{E}[C_p;\ C_p < q_f]\,C_p(d)/\mathbb{E}[C_p]` at a real ``p``.
-
-    The Gaussian partial load of :func:`_partial_load` with the cost law scaled to the
-    unit-norm mean :math:`C_p(d)` (interpolated in :math:`\log p` between integers, as
-    ``critical_p(d, embeddings="sphere")`` does); at ``accuracy = 1`` it is
-    :math:`p\,C_p(d)`.
-    """
-    law = _real_law(p)
-    return _partial_load(p, accuracy) * _dimension_at(p, d) / _law_mean(law)
-
-
-def unit_norm_partial_critical_p(d: int, accuracy: float) -> float:
-    r"""Real root :math:`p` of the unit-norm partial load :math:`= d^2` (model of :func:`recall_fraction`).
-
-    Bracketed from the Gaussian root ``critical_p(d, accuracy=accuracy)`` upwards
-    (the unit-norm costs are smaller, :math:`C_p(d) < \mathbb{E}[C_p]`, so the root lies
-    above it), on integers by doubling and bisection, then by bisection in real ``p``.
-    """
-    target = float(d) * float(d)
-
-    def excess(q: float) -> float:
-        return _unit_norm_partial_load(float(q), accuracy, d) - target
-
-    bracket = integer_bracket(excess, math.floor(partial_critical_p(target, accuracy, d)))
-    if bracket is None:
-        return 2.0
-    return bisect_increasing(excess, float(bracket[0]), float(bracket[1]))
-
-
-# --------------------------------------------------------------------------- recall_fraction
 
 
 def recall_fraction(
@@ -327,17 +181,12 @@ def recall_fraction(
     """
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
-    sphere = check_embeddings(embeddings) == "sphere"
-    if sphere:
-        sizes = check_unit_norm_arguments(d, kappa, "recall_fraction")
-    else:
-        sizes = check_integer_array("d", d, minimum=1)
-    check_square_fits(sizes, sizes.astype(np.float64))
+    model = cost_model(embeddings)
+    sizes = model.check_dimensions(d, kappa, "recall_fraction")
     width = full_rank_width(d, kappa)
     outputs_b, associations_b, width_b, sizes_b = broadcast(outputs, associations, width, sizes)
     budget = np.asarray(width_b, dtype=np.float64) / np.asarray(associations_b, dtype=np.float64)
-    if sphere:
-        budget = budget * _unit_norm_scale(outputs_b, sizes_b)
+    budget = budget * model.budget_scale(outputs_b, sizes_b)
     result = np.empty(outputs_b.shape)
     flat_outputs, flat_budget, flat_result = outputs_b.ravel(), budget.ravel(), result.reshape(-1)
     distinct = list(dict.fromkeys(flat_outputs.tolist()))
@@ -357,71 +206,8 @@ def recall_fraction(
                 f"n E[C_p] above the budget d^2"
             )
             raise ValueError(msg)
-        flat_result[rows] = _fraction_from_law(_law(int(q)), flat_budget[rows])
+        flat_result[rows] = _fraction_from_law(exact_active_set_law(int(q)), flat_budget[rows])
     return float_result(result)
-
-
-# --------------------------------------------------------------------------- critical p
-
-
-def check_accuracy(accuracy: ArrayLike) -> FloatArray:
-    """``accuracy`` as a float64 array of values in (0, 1], else ``ValueError`` naming it."""
-    return check_finite_array("accuracy", accuracy, minimum=0.0, maximum=1.0, closed="(]")
-
-
-def _partial_load(p: float, accuracy: float) -> float:
-    r""":math:`p\,\mathbb{E}[C_p;\ C_p < q_f(p)]` at a real ``p`` (law interpolated in log p)."""
-    law = _real_law(p)
-    quantile = _quantile(law, accuracy)
-    if quantile == 0.0:
-        return 0.0
-    if math.isinf(quantile):
-        return p * _law_mean(law)
-    return p * float(chi_bar_partial_mean(law, quantile))
-
-
-def _grid_node(j: int) -> int:
-    """Node ``j`` of the 1.05 grid of the interpolated laws (integers up to 20 first)."""
-    return grid_node(j, _GRID_RATIO)
-
-
-def _last_node() -> int:
-    """Index of the last grid node not above :data:`P_LIMIT`."""
-    j = int(math.log(P_LIMIT / 20.0) / math.log(_GRID_RATIO)) + 19
-    while _grid_node(j) > P_LIMIT:
-        j -= 1
-    return j
-
-
-def partial_critical_p(width_squared: float, accuracy: float, d: Any) -> float:
-    r"""Real root :math:`p` of :math:`p\,\mathbb{E}[C_p;\ C_p < q_f(p)] = w^2` in [2, 1e18].
-
-    The load :math:`p\,\mathbb{E}[C_p; C_p < q_f]` is bracketed on the integer grid
-    nodes (exact laws) and the root found by bisection in real ``p``.
-    """
-    if _partial_load(2.0, accuracy) >= width_squared:
-        return 2.0
-    last = _last_node()
-    if _partial_load(float(_grid_node(last)), accuracy) < width_squared:
-        msg = (
-            f"accuracy={plain(accuracy)} is still reached at p = {_grid_node(last):.3g} "
-            f"at d={plain(d)}: the critical p lies beyond {P_LIMIT:g}, where lamcap does not "
-            f"compute the law of C_p (the fraction never falls below the chance level 1/p, "
-            f"so an accuracy f needs p above 1/f)"
-        )
-        raise ValueError(msg)
-    low, high = 0, last
-    while high - low > 1:
-        middle = (low + high) // 2
-        if _partial_load(float(_grid_node(middle)), accuracy) < width_squared:
-            low = middle
-        else:
-            high = middle
-
-    def excess(q: float) -> float:
-        return _partial_load(q, accuracy) - width_squared
-
-    return bisect_increasing(excess, float(_grid_node(low)), float(_grid_node(high)))
 
 
 # --------------------------------------------------------------------------- information

@@ -390,7 +390,7 @@ def critical_density(p: ArrayLike, margin: ArrayLike = 0.0, *, dps: int | None =
     np.float64(2.0)
     >>> critical_density([2, 3]).tolist()  # 1/E[C_3] = 6/5
     [2.0, 1.2]
-    >>> from lamcap.theory._cone import statistical_dimension  # quadrature, not Gardner
+    >>> from lamcap.theory._cost_models import statistical_dimension  # quadrature, not Gardner
     >>> quadrature = statistical_dimension(2, margin=math.sqrt(2))
     >>> bool(abs(critical_density(2, math.sqrt(2)) * quadrature - 1) < 1e-12)
     True

@@ -69,7 +69,7 @@ from scipy import optimize, special
 
 from lamcap._validation import check_integer, plain
 from lamcap.theory._capacity import critical_p
-from lamcap.theory._cone import statistical_dimension
+from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._law import Law, quadrature_moment
 from lamcap.theory._margin import max_margin
 from lamcap.theory._scores import score_law

@@ -86,7 +86,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft, special  # type: ignore[import-untyped,unused-ignore]
 
-from lamcap._validation import check_integer_array, check_kappa, plain
+from lamcap.theory._interpolation import EVERY_INTEGER, interpolate_in_log_p
 
 FloatArray = NDArray[np.float64]
 
@@ -552,30 +552,9 @@ def sample_unit_norm_scores(rng: np.random.Generator, rows: int, p: int, d: int)
 
 
 # --------------------------------------------------------------------------
-# the laws behind statistical_dimension, critical_p, feasibility_probability and
-# recall_fraction with embeddings="sphere" (those live in _cone, _capacity, _crofton and
-# _partial_recall, which import this module; it imports no other theory module)
-
-
-def check_unit_norm_dimension(d: Any, where: str) -> NDArray[np.int64]:
-    """``d`` as an int64 array of dimensions >= 4, or ValueError naming it and the accepted values."""
-    if d is None:
-        msg = (
-            f"d is required by {where} with embeddings='sphere' (the unit-norm law depends on "
-            f"the dimension), got d=None; pass an integer d >= {MIN_DIMENSION}"
-        )
-        raise ValueError(msg)
-    return np.asarray(check_integer_array("d", d, minimum=MIN_DIMENSION), dtype=np.int64)
-
-
-def check_unit_norm_arguments(d: Any, kappa: Any, where: str) -> NDArray[np.int64]:
-    """``d`` as by :func:`check_unit_norm_dimension`, with ``kappa`` 1 (the unit-norm laws
-    are full rank); else ValueError naming the argument."""
-    dimensions = check_unit_norm_dimension(d, where)
-    if np.any(np.asarray(check_kappa(kappa)) != 1.0):
-        msg = f"kappa must be 1 with embeddings='sphere' (full rank only), got {plain(kappa)}"
-        raise ValueError(msg)
-    return dimensions
+# the mean cost at integer and real p, for the unit-norm cost model
+# (lamcap.theory._cost_models.UnitNormCosts; this module imports no other theory module
+# but the interpolator)
 
 
 def unit_norm_dimension(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
@@ -587,23 +566,11 @@ def unit_norm_dimension(p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
     return result
 
 
-def _dimension_at(p: float, d: int) -> float:
-    r""":math:`C_p(d)` at a real ``p``: cubic Lagrange interpolation in :math:`\log p`.
+def unit_norm_dimension_at(p: float, d: int) -> float:
+    r""":math:`C_p(d)` at a real ``p >= 2``: cubic in :math:`\log p` through the four nearest integers.
 
-    Through the four integers nearest ``p`` (the two below and above, the lowest at
-    least 2); at an integer the computed value itself.
+    :func:`lamcap.theory._interpolation.interpolate_in_log_p` on the grid of every integer
+    (the two integers below ``p`` and the two above, the lowest at least 2); at an integer
+    the computed value itself.
     """
-    if p == math.floor(p):
-        return unit_norm_distance(int(p), d)
-    low = max(2, math.floor(p) - 1)
-    knots = [low + k for k in range(4)]
-    logs = [math.log(k) for k in knots]
-    x = math.log(p)
-    total = 0.0
-    for i, knot in enumerate(knots):
-        weight = 1.0
-        for j in range(4):
-            if j != i:
-                weight *= (x - logs[j]) / (logs[i] - logs[j])
-        total += weight * unit_norm_distance(knot, d)
-    return total
+    return interpolate_in_log_p(lambda q: unit_norm_distance(q, d), p, EVERY_INTEGER)
