@@ -120,11 +120,22 @@ def _unit_rows(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return values
 
 
+def unit_norm_rows(embeddings: str) -> bool:
+    """True when instances of these ``embeddings`` are drawn with unit-norm rows.
+
+    Examples
+    --------
+    >>> unit_norm_rows("sphere"), unit_norm_rows("gaussian")
+    (True, False)
+    """
+    return check_embeddings(embeddings) == "sphere"
+
+
 def _embedded(
     seed: int, key: tuple[int, ...], shape: tuple[int, ...], d: int, embeddings: str
 ) -> NDArray[np.float64]:
     """Rows of the stream ``(seed, key)``: N(0, 1/d) entries, or unit-norm rows (``"sphere"``)."""
-    if embeddings == "sphere":
+    if unit_norm_rows(embeddings):
         return _unit_rows(_generator(seed, key).standard_normal(shape))
     return _normal(seed, key, shape, d)
 
@@ -440,7 +451,7 @@ class Instance:
 
         scale = 1.0 / math.sqrt(self.d)
         hidden = np.ascontiguousarray(hidden, dtype=np.float64)
-        unit = self.embeddings == "sphere"
+        unit = unit_norm_rows(self.embeddings)
 
         def work(lo: int, hi: int) -> None:
             row = np.empty(self.d)

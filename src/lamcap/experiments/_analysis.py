@@ -52,6 +52,7 @@ from lamcap.experiments._fitting import TransitionFit, fit_transition, wilson_in
 from lamcap.experiments._shift import cell_law, law_transition
 from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell
+from lamcap.theory._cost_models import cost_model
 from lamcap.theory._hebbian import hebbian_recall_finite
 
 
@@ -326,12 +327,15 @@ def crofton_median(d: int, kappa: float = 1.0, embeddings: str = "gaussian") -> 
 def theory_p(cell: Cell) -> float:
     """Predicted transition of ``cell``: ``critical_p`` or the Hebbian crossing (NaN if unknown).
 
-    ``critical_p(d, κ, embeddings=...)``: the unit-norm law for ``"sphere"`` cells
-    (full rank only; NaN below, as for a Hebbian cell of sphere embeddings).
+    ``critical_p(d, κ, embeddings=...)``: the law of the cell's cost model
+    (:class:`lamcap.theory.CostModel`; NaN where the model has none, e.g. below full rank
+    for a full-rank-only model, or a Hebbian cell of a model without a Hebbian law).
     """
     try:
         if cell.method == "hebbian":
-            return hebbian_transition(cell.d) if cell.embeddings == "gaussian" else math.nan
+            return (
+                hebbian_transition(cell.d) if cost_model(cell.embeddings).hebbian_law else math.nan
+            )
 
         return float(critical_p(cell.d, kappa=cell.kappa, embeddings=cell.embeddings))
     except (ImportError, AttributeError, ValueError):
@@ -342,7 +346,7 @@ def finite_theory_p(cell: Cell) -> float:
     """Second prediction: Crofton median, or the finite-d Hebbian crossing (NaN if unknown)."""
     try:
         if cell.method == "hebbian":
-            known = cell.model == "decoupled" and cell.embeddings == "gaussian"
+            known = cell.model == "decoupled" and cost_model(cell.embeddings).hebbian_law
             return hebbian_transition(cell.d, finite=True) if known else math.nan
         return crofton_median(cell.d, cell.kappa, cell.embeddings)
     except (ImportError, AttributeError, NotImplementedError, ValueError):

@@ -96,6 +96,7 @@ from lamcap.experiments._report import prediction_text
 from lamcap.experiments._shift import ShiftFit, TransitionLaw, cell_law, shift_fit
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments._verdicts import Claim, judge
+from lamcap.theory._cost_models import COST_MODELS, GAUSSIAN, cost_model
 from lamcap.theory._hebbian import (
     hebbian_all_recalled_error,
     hebbian_recall_finite,
@@ -565,8 +566,8 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
                     "finite-d law, P₁ exact, P(all) = P₁ⁿ a model",
                 )
             )
-        elif cell.kappa == 1.0 and cell.method in _OPTIMAL and cell.embeddings == "sphere":
-            claims.append(_unit_norm_claim(row, data))
+        elif cell.kappa == 1.0 and cell.method in _OPTIMAL and not _reference(cell):
+            claims.append(_other_embeddings_claim(row, data))
         elif cell.kappa == 1.0 and cell.method in _OPTIMAL:
             claims.append(
                 _location_claim(
@@ -596,27 +597,33 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
     return claims
 
 
-def _unit_norm_claim(row: TransitionRow, data: CellData) -> Claim:
-    """DP transition with unit-norm embeddings against the unit-norm law (docs/theory/unit-norm.md).
+def _reference(cell: Cell) -> bool:
+    """True for a cell whose cost model carries the paper's d → ∞ claims (Gaussian embeddings)."""
+    return cost_model(cell.embeddings).asymptotic_claims
+
+
+def _other_embeddings_claim(row: TransitionRow, data: CellData) -> Claim:
+    """DP transition of another kind of embeddings against its own law (e.g. docs/theory/unit-norm.md).
 
     The note gives the shift against the Gaussian law too: the difference the
-    unit-norm law exists to explain.
+    model's law exists to explain.
     """
-    gaussian = cell_shift(data, dataclasses.replace(data.cell, embeddings="gaussian"))
+    model = cost_model(row.cell.embeddings)
+    gaussian = cell_shift(data, dataclasses.replace(data.cell, embeddings=GAUSSIAN.name))
     return _location_claim(
-        f"DP capacity, unit-norm embeddings: transition p, d = {row.cell.d}",
+        f"DP capacity, {model.description}: transition p, d = {row.cell.d}",
         row,
         data,
         row.finite_theory,
         _CROFTON_NUMERICAL_ERROR,
-        "unit-norm Crofton median, a model",
-        f"critical_p(d, embeddings='sphere') = {row.theory:.2f}; "
+        f"{model.description} Crofton median, a model",
+        f"critical_p(d, embeddings={model.name!r}) = {row.theory:.2f}; "
         f"against the Gaussian law the shift is {100 * math.expm1(gaussian.delta):+.1f}%",
     )
 
 
 def _pairs(
-    cells: Mapping[Cell, CellData], embeddings: str = "gaussian"
+    cells: Mapping[Cell, CellData], embeddings: str = GAUSSIAN.name
 ) -> list[tuple[int, CellData, CellData]]:
     """(d, OP data, DP data) at every full-rank size where both problems were solved."""
     pairs = []
@@ -663,10 +670,13 @@ def op_dp_claims(
     claims.append(
         _log_ratio_trend("OP = DP as d → ∞ (same capacity)", "OP/DP → 1", dims, values, errors)
     )
-    for d, original, decoupled in _pairs(cells, "sphere"):
-        row = _op_dp_row(d, original, decoupled, law)
-        if row is not None:
-            claims.append(row[0])
+    for model in COST_MODELS.values():
+        if model.asymptotic_claims:
+            continue
+        for d, original, decoupled in _pairs(cells, model.name):
+            row = _op_dp_row(d, original, decoupled, law)
+            if row is not None:
+                claims.append(row[0])
     return claims
 
 
@@ -698,8 +708,9 @@ def _op_dp_row(
         )
     name = f"OP/DP transition ratio, d = {d}"
     note = "a measurement: OP = DP is judged by the trend row"
-    if embeddings != "gaussian":
-        name = f"OP/DP transition ratio, unit-norm embeddings, d = {d}"
+    model = cost_model(embeddings)
+    if not model.asymptotic_claims:
+        name = f"OP/DP transition ratio, {model.description}, d = {d}"
         note = "a measurement beside the Gaussian ratio (the law in the prediction is Gaussian)"
     claim = Claim(name, description, measured, kind="comparison", quantity="ratio", note=note)
     return claim, value, error
@@ -773,7 +784,7 @@ def capacity_trend_claim(cells: Mapping[Cell, CellData]) -> Claim:
             cell.model != "decoupled"
             or cell.kappa != 1.0
             or cell.method not in _OPTIMAL
-            or cell.embeddings != "gaussian"
+            or not _reference(cell)
         ):
             continue
         fit = cell_shift(data)

@@ -60,6 +60,7 @@ from lamcap.problems import (
     _INPUT_STREAM,
     _SHARED_OUTPUT_STREAM,
     _generator,
+    unit_norm_rows,
 )
 from lamcap.solvers._certificates import margin_error
 from lamcap.solvers._solve import MAX_RAW_MARGIN
@@ -612,7 +613,7 @@ def _group_records(shape: _Shape, seeds: list[int]) -> list[dict[str, Any] | Non
         d,
         p,
         model == "original",
-        embeddings == "sphere",
+        unit_norm_rows(embeddings),
         recalled,
         min_margins,
         closest,

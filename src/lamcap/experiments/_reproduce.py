@@ -86,6 +86,7 @@ from lamcap.experiments._verdicts import (
     judge,
     tolerance_table,
 )
+from lamcap.theory._cost_models import UnitNormCosts
 
 _T = TypeVar("_T")
 
@@ -167,7 +168,7 @@ QUICK = Plan(
         Sweep(
             name="unit_norm",
             dims=(8, 12, 16),
-            embeddings=("sphere",),
+            embeddings=(UnitNormCosts.name,),
             seeds_per_point=8,
             rounds=2,
             seed=SEED,
@@ -212,7 +213,7 @@ FULL = Plan(
             name="unit_norm",
             dims=(16, 32, 64),
             models=("decoupled", "original"),
-            embeddings=("sphere",),
+            embeddings=(UnitNormCosts.name,),
             seeds_per_point=16,
             rounds=3,
             seed=SEED,

@@ -60,6 +60,7 @@ from lamcap.experiments._hebbian_trials import hebbian_trials
 from lamcap.experiments._store import ResultsStore, row_key
 from lamcap.experiments._sweep import Cell, Sweep, Task
 from lamcap.experiments._trials import solver_trial
+from lamcap.theory._cost_models import GAUSSIAN, cost_model
 
 TrialFunction = Callable[[Task], dict[str, Any]]
 Key = tuple[int, int, str, str, int, float, int, str]
@@ -71,18 +72,20 @@ _REFINE_PROBABILITIES = (0.2, 0.5, 0.8)
 def theory_guess(cell: Cell) -> float:
     """Theoretical transition used to start the bracket of ``cell``.
 
-    ``critical_p(d, κ)`` (docs/theory/capacity.md, docs/theory/rank.md) for the optimal solvers,
-    ``critical_p(d, embeddings="sphere")`` (docs/theory/unit-norm.md) for full-rank cells with
-    unit-norm embeddings (the Gaussian value before this release);
+    ``critical_p(d, κ, embeddings=...)`` (docs/theory/capacity.md, docs/theory/rank.md) for
+    the optimal solvers, with the cell's cost model where it has a law at the cell's rank
+    (:class:`lamcap.theory.CostModel`; below full rank a full-rank-only model starts from the
+    Gaussian value);
     for ``method="hebbian"`` the p at which the finite-d Hebbian law (P₁ exact, P(all) = P₁ⁿ a model)
     (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
     all associations with probability 1/2.
     """
     if cell.method == "hebbian":
         return hebbian_transition(cell.d, finite=cell.model == "decoupled")
-    if cell.embeddings == "sphere" and cell.rank == cell.d:
-        return float(critical_p(cell.d, embeddings="sphere"))
-    return float(critical_p(cell.d, kappa=cell.rank / cell.d))
+    model = cost_model(cell.embeddings)
+    if model.full_rank_only and cell.rank < cell.d:
+        model = GAUSSIAN
+    return float(critical_p(cell.d, kappa=cell.rank / cell.d, embeddings=model.name))
 
 
 def replicates_used(tasks: Sequence[Task]) -> dict[int, int]:

@@ -85,6 +85,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lamcap.experiments._fitting import TransitionFit
 from lamcap.experiments._sweep import Cell
+from lamcap.theory._cost_models import COST_MODELS, cost_model
 from lamcap.theory._crofton import feasibility_probability
 from lamcap.theory._hebbian import hebbian_recall_finite
 
@@ -343,22 +344,23 @@ def finite_size_law(
     ``hebbian_recall_finite(p, d, all_associations=True)`` for the Hebbian
     rule (every one of the :math:`n = p` associations recalled; docs/theory/hebbian.md),
     else the Crofton curve ``feasibility_probability(d, p, κ, embeddings=embeddings)``
-    (docs/theory/crofton.md; Gordon width below full rank; unit-norm outputs
-    with ``embeddings="sphere"``, docs/theory/unit-norm.md), all of the
-    decoupled problem.  Used as a shape only: :func:`law_transition` fits its
-    shift along :math:`\log p`.  The Hebbian law is Gaussian only: with
-    ``hebbian=True`` any other ``embeddings`` raises ``ValueError``.
+    (docs/theory/crofton.md; Gordon width below full rank; the cost model named by
+    ``embeddings``, :class:`lamcap.theory.CostModel`), all of the decoupled problem.
+    Used as a shape only: :func:`law_transition` fits its shift along :math:`\log p`.
+    With ``hebbian=True`` a model without a Hebbian law (``CostModel.hebbian_law``)
+    raises ``ValueError``.
 
     Examples
     --------
     >>> round(finite_size_law(16).median(), 2)
     61.68
-    >>> round(finite_size_law(16, embeddings="sphere").median(), 2)
+    >>> round(finite_size_law(16, embeddings='sphere').median(), 2)
     64.88
     """
     if hebbian:
-        if embeddings != "gaussian":
-            msg = f"embeddings must be 'gaussian' for the Hebbian law, got {embeddings!r}"
+        if not cost_model(embeddings).hebbian_law:
+            known = [name for name, model in COST_MODELS.items() if model.hebbian_law]
+            msg = f"embeddings must be one of {known} for the Hebbian law, got {embeddings!r}"
             raise ValueError(msg)
 
         return TransitionLaw(lambda p: float(hebbian_recall_finite(p, d, all_associations=True)))

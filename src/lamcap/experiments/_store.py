@@ -16,7 +16,7 @@ sweep can be resumed (:data:`MIGRATIONS`); opening a database of an unknown
 code 2 on the command line) without modifying it.
 
 Since schema version 3 every row says how its embeddings were drawn (column
-``embeddings``, ``"gaussian"`` or ``"sphere"``; :func:`lamcap.make_instance`); the
+``embeddings``, a name of :data:`lamcap.theory.COST_MODELS`; :func:`lamcap.make_instance`); the
 rows of older stores, all Gaussian, read and migrate as ``"gaussian"``.
 
 Since schema version 2 every row also says what an ``infeasible`` verdict

@@ -208,7 +208,7 @@ class Sweep:
     dims : dimensions ``d`` (integers in [2, 1024]).
     kappas : rank ratios :math:`\kappa \in (0, 1]` (rank ``round(κ d)``).
     models : ``"decoupled"`` and/or ``"original"``.
-    embeddings : ``"gaussian"`` and/or ``"sphere"`` (:func:`lamcap.make_instance`); a
+    embeddings : names of :data:`lamcap.theory.COST_MODELS` (:func:`lamcap.make_instance`); a
         unit-norm instance has the seed of its Gaussian twin (the same numbers,
         each row divided by its norm), so the two are paired.
     methods : solver methods (see :data:`METHODS`); ``"hebbian"`` measures the

@@ -58,6 +58,7 @@ from pathlib import Path
 from lamcap.experiments._analysis import CellData
 from lamcap.experiments._fitting import TransitionFit
 from lamcap.experiments._sweep import Cell
+from lamcap.theory._cost_models import cost_model
 
 CAPACITY_COLUMNS = (
     "d",
@@ -131,7 +132,7 @@ def op_vs_dp_csv(cells: Mapping[Cell, CellData]) -> str:
     full_rank = {
         c: data
         for c, data in cells.items()
-        if c.kappa == 1.0 and c.method == "auto" and c.embeddings == "gaussian"
+        if c.kappa == 1.0 and c.method == "auto" and cost_model(c.embeddings).asymptotic_claims
     }
     fitted, _ = fitted_cells(full_rank)
     models: dict[int, set[str]] = {}

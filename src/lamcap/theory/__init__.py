@@ -20,7 +20,14 @@ from lamcap._deprecation import deprecated_attribute
 from lamcap.theory._asymptotics import capacity_series, statistical_dimension_series
 from lamcap.theory._capacity import CAPACITY, capacity, critical_p
 from lamcap.theory._cone import MonteCarloEstimate, active_set_law
-from lamcap.theory._cost_models import statistical_dimension
+from lamcap.theory._cost_models import (
+    COST_MODELS,
+    CostModel,
+    GaussianCosts,
+    UnitNormCosts,
+    cost_model,
+    statistical_dimension,
+)
 from lamcap.theory._crofton import feasibility_probability
 from lamcap.theory._hebbian import (
     HEBBIAN_CAPACITY,
@@ -64,6 +71,11 @@ from lamcap.theory._width import gaussian_width_squared, retained_rank
 
 __all__ = [
     "CAPACITY",
+    "COST_MODELS",
+    "CostModel",
+    "GaussianCosts",
+    "UnitNormCosts",
+    "cost_model",
     "HEBBIAN_CAPACITY",
     "FiniteSizeSingularValueLaw",
     "GapLaw",

@@ -187,57 +187,42 @@ def critical_p(
         p_c\,\mathbb{E}[C_{p_c}] = w_r^2 = \mathbb{E}\Big[\sum_{i\le r}\sigma_i^2\Big],
         \qquad r = \operatorname{round}(\kappa d),
 
-    the finite-size threshold of docs/theory/capacity.md and docs/theory/rank.md with as many
-    associations as outputs.  :math:`w_r^2 = d^2` at full rank; for
-    :math:`r < d` it is the expansion of :func:`lamcap.gaussian_width_squared`.
+    the finite-size threshold of docs/theory/capacity.md and docs/theory/rank.md with as
+    many associations as outputs; :math:`w_r^2 = d^2` at full rank, the expansion of
+    :func:`lamcap.gaussian_width_squared` below.  With ``accuracy`` :math:`f < 1` the left
+    side is the partial load :math:`p\,\mathbb{E}[C_p;\ C_p < q_f(p)]`
+    (docs/theory/partial-recall.md).  :math:`\mathbb{E}[C_p]` and its law come from the
+    cost model named by ``embeddings`` (:func:`lamcap.theory.cost_model`).
 
-    Status: model with measured error. :math:`p_c` is the 50% point of the Crofton law
-    (:func:`lamcap.feasibility_probability`, docs/theory/crofton.md) of the *decoupled* problem
-    with Gaussian embeddings, which assumes that its score map acts like a Gaussian map
-    (Gaussian equivalence; not derived). Measured error, against the transitions of certified
-    decoupled full-rank sweeps at d = 8, 12, 16, 24, 32, 48, 64 and 96
-    (docs/measurements/capacity.csv): the fitted :math:`p_c` lies between 1.4% below and 0.7%
-    above ``critical_p(d)``, and every 95% interval contains ``critical_p(d)``. The *original*
-    problem (one shared output matrix) is not described by this law: it stores 1.9-4.5% more
-    than ``critical_p(d)`` at d = 8-64, an OP/DP ratio of 1.024-1.049 whose 95% intervals
-    exclude 1 at every d but 12 (docs/measurements/op_vs_dp.md); that the two agree as
-    :math:`d \to \infty` is a claim of arXiv:2605.10795, not a measurement. For
-    :math:`\kappa < 1`, :math:`w_r^2` in place of :math:`d^2` gives the Gordon-type upper bound
-    of docs/theory/rank.md, not a Crofton identity. With ``accuracy < 1`` the value is the
-    replica-symmetric estimate of :func:`lamcap.recall_fraction` (asymptotic, an estimate from
-    above, measured as a bracket; docs/measurements/recall-fraction.md).
+    Status: model with measured error, for the *decoupled* problem: the 50% point of the
+    Crofton law (:func:`lamcap.feasibility_probability`; Gaussian equivalence assumed, not
+    derived).  Measured error: within 1.4% of every certified decoupled transition with
+    Gaussian embeddings (d = 8-96, docs/measurements/capacity.md), and of the unit-norm ones
+    as stated on docs/theory/unit-norm.md.  The *original* problem stores a few percent more
+    at d <= 96 and has no law (docs/measurements/op_vs_dp.md).  For :math:`\kappa < 1` the
+    value is the Gordon-type upper bound of docs/theory/rank.md.  With ``accuracy < 1``:
+    asymptotic, the replica-symmetric estimate of :func:`lamcap.recall_fraction` (an
+    estimate from above; docs/measurements/recall-fraction.md).
 
     Parameters
     ----------
     d : int or array of int >= 1
-        Dimension (vectorised).
+        Dimension (vectorised; the cost model may ask for more, ``d >= 4`` for ``'sphere'``).
     kappa : float or array in (0, 1]
-        Rank ratio, broadcast against ``d``.
+        Rank ratio, broadcast against ``d`` (1 only for full-rank-only models).
     accuracy : float or array in (0, 1]
-        Fraction of the associations recalled (default 1: all of them, the threshold
-        above, computed by the same code as before this option existed).  Broadcast
-        against ``d`` and ``kappa``.  For :math:`f < 1` the root is searched in
-        :math:`2 \le p \le 10^{18}`; an accuracy whose critical :math:`p` lies beyond
-        (below about ``1e-17``, since the chance level :math:`1/p` alone reaches
-        :math:`f` up to :math:`p = 1/f`) raises ``ValueError``.  Every accuracy is
-        reached at :math:`p = 2` (:math:`2\,\mathbb{E}[C_2] = 1 \le d^2`), so none is
-        refused as impossible.
+        Fraction of the associations recalled (default 1: all of them).  Broadcast against
+        ``d`` and ``kappa``.  For :math:`f < 1` the root is searched up to
+        :math:`p \approx 10^{18}`; an accuracy whose critical :math:`p` lies beyond (below
+        about ``1e-17``: the chance level :math:`1/p` alone reaches :math:`f` up to
+        :math:`p = 1/f`) raises ``ValueError``.
     dps : None
-        No high-precision route: :math:`p_c` is a real :math:`p`, and
-        :math:`\mathbb{E}[C_p]` between integers is the interpolant described
-        below, so a given ``dps`` raises ``ValueError`` (docs/howto/precision.md).
-    embeddings : {"gaussian", "sphere"}
-        ``"sphere"``: unit-norm outputs, the real :math:`p` with
-        :math:`p\,C_p(d) = d^2` where :math:`C_p(d)` is
-        ``statistical_dimension(p, d=d, embeddings="sphere")`` (cubic Lagrange
-        interpolation in :math:`\log p` between integers; full rank, ``d >= 4``;
-        a few seconds per ``d``).  Status: model with measured error: against
-        certified decoupled unit-norm sweeps (docs/measurements/capacity.csv) the
-        measured :math:`p_c` lies within 0.6% of it at d = 12-64, inside every 95%
-        interval, and 2.7% above it at d = 8 (docs/theory/unit-norm.md).  With
-        ``accuracy < 1``: the root of the unit-norm model of
-        :func:`lamcap.recall_fraction` (the Gaussian cost law scaled to the unit-norm
-        mean; docs/theory/partial-recall.md, "Unit-norm embeddings").
+        No high-precision route: :math:`p_c` is a real :math:`p` and :math:`\mathbb{E}[C_p]`
+        between integers an interpolant, so a given ``dps`` raises ``ValueError``
+        (docs/howto/precision.md).
+    embeddings : str
+        The cost model (:data:`lamcap.theory.COST_MODELS`): ``'gaussian'`` (default) or
+        ``'sphere'`` (unit-norm outputs, full rank, docs/theory/unit-norm.md).
 
     Returns
     -------
@@ -245,19 +230,14 @@ def critical_p(
 
     Notes
     -----
-    :math:`\mathbb{E}[C_p]` at real p is the interpolant in :math:`\log p` behind
-    :func:`lamcap.statistical_dimension` for :math:`p \ge 16` (relative error
-    2e-15, docs of :mod:`lamcap.theory._cone`), so :math:`p_c` is accurate to
-    about 1e-14 relative there; below 16 (d up to about 4) it is the cubic
-    Lagrange interpolation in :math:`\log p` through the four nearest integers
-    (1e-8 relative).  The root is bracketed on a grid of integers p (every
-    integer up to 20, then integers rounded from :math:`20\cdot 1.1^j`) and found
-    by bisection.  Grid values are cached per process: the
-    first call over d = 8..256 evaluates about 80 statistical dimensions.
-    With ``accuracy < 1`` the law of :math:`C_p` at real :math:`p` is the cubic
-    interpolation in :math:`\log p` of exact laws (grid of :mod:`lamcap.theory._crofton`;
-    law error 1e-7 at p = 25, 4e-10 at p = 6000), so :math:`p_c(f)` is good to about
-    1e-7 relative; about 0.5 s per value (laws cached per process).
+    The root of the increasing load is bracketed between integers and found by bisection
+    in real :math:`p` to the last bit (:func:`lamcap.theory._interpolation.increasing_root`).
+    The Gaussian :math:`\mathbb{E}[C_p]` at real :math:`p` is the interpolant behind
+    :func:`lamcap.statistical_dimension` (relative error 2e-15 for :math:`16 \le p \le
+    10^{18}`, cubic in :math:`\log p` elsewhere, 1e-8), so :math:`p_c` is good to about
+    1e-14 relative there; the law of :math:`C_p` for ``accuracy < 1`` is interpolated
+    with error 1e-7 (:mod:`lamcap.theory._cost_law`), so :math:`p_c(f)` is good to about
+    1e-7.  The unit-norm cost is exact to 3e-9 relative and takes a few seconds per ``d``.
     Reference: arXiv:2605.10795; docs/theory/capacity.md (d = 12 gives about 40).
 
     Examples
@@ -266,7 +246,7 @@ def critical_p(
     39.997
     >>> [round(float(q), 2) for q in critical_p([8, 16], kappa=0.5)]
     [20.7, 56.93]
-    >>> round(float(critical_p(12, embeddings="sphere")), 2)
+    >>> round(float(critical_p(12, embeddings='sphere')), 2)
     42.12
     >>> round(float(critical_p(64, accuracy=0.99)), 1)  # critical_p(64) is 564.4
     581.2

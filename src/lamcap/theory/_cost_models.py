@@ -45,8 +45,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import (
+    check_choice,
     check_dps,
-    check_embeddings,
     check_finite_array,
     check_integer_array,
     check_kappa,
@@ -119,6 +119,11 @@ class CostModel(ABC):
         "model with measured error" or "fitted".
     error_page : str
         The docs page where the law's error is measured (the numbers live there).
+    hebbian_law : bool
+        True when lamcap has a finite-d law of the Hebbian rule for these embeddings.
+    asymptotic_claims : bool
+        True when arXiv:2605.10795's d → ∞ claims (α_c → 1/2, OP = DP) are made for these
+        embeddings, so that experiments judge them on its cells.
     """
 
     name: ClassVar[str]
@@ -127,6 +132,8 @@ class CostModel(ABC):
     full_rank_only: ClassVar[bool] = False
     status: ClassVar[str]
     error_page: ClassVar[str]
+    hebbian_law: ClassVar[bool] = False
+    asymptotic_claims: ClassVar[bool] = False
     #: Largest p searched for a critical p below full recall (beyond: ValueError).
     partial_limit: ClassVar[float] = math.inf
 
@@ -264,6 +271,8 @@ class GaussianCosts(CostModel):
     description = "Gaussian embeddings"
     status = "model with measured error"
     error_page = "docs/measurements/capacity.md"
+    hebbian_law = True
+    asymptotic_claims = True
     partial_limit = P_LIMIT
 
     def mean_cost(self, p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
@@ -358,7 +367,7 @@ def cost_model(embeddings: str) -> CostModel:
     >>> cost_model("sphere").description
     'unit-norm embeddings'
     """
-    return COST_MODELS[check_embeddings(embeddings)]
+    return COST_MODELS[check_choice("embeddings", embeddings, tuple(COST_MODELS))]
 
 
 def statistical_dimension(
@@ -427,13 +436,12 @@ def statistical_dimension(
     d : int or array_like of int, optional
         Dimension; required (``>= 4``) by ``embeddings='sphere'``, broadcast with ``p``.
     embeddings : str
-        The cost model (:data:`COST_MODELS`).  ``'sphere'``: the per-association cost for unit-norm outputs,
-        :math:`C_p(d) = \mathbb{E}\operatorname{dist}(\sqrt d\,s, K)^2` with
-        :math:`s` iid coordinates of a uniform point on :math:`S^{d-1}`
-        (docs/theory/unit-norm.md; status there: the quadrature is exact to
-        ``3e-9`` relative, its use as the cost of an association a model with
-        measured error).  Margin 0, ``method="exact"`` and float64 only; about
-        1-3 s per value, cached.
+        The cost model (:data:`COST_MODELS`, default ``'gaussian'``).  ``'sphere'``: the
+        cost for unit-norm outputs, :math:`C_p(d) = \mathbb{E}\operatorname{dist}(\sqrt d\,s, K)^2`
+        with :math:`s` iid coordinates of a uniform point on :math:`S^{d-1}`
+        (docs/theory/unit-norm.md: the quadrature is exact to ``3e-9`` relative; its use as
+        the cost of an association is a model with measured error).  Margin 0,
+        ``method="exact"`` and float64 only; about 1-3 s per value, cached.
 
     Returns
     -------

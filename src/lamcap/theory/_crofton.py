@@ -211,16 +211,14 @@ def feasibility_probability(
     fact 2).  An identity for the Gaussian model at full rank, a model of the decoupled
     problem (status below).
 
-    Status: model with measured error. The Crofton formula is an identity for a uniformly random
-    :math:`d^2`-dimensional subspace; the law applies it to the *decoupled* problem with
-    Gaussian embeddings by assuming that the range of its score map is such a subspace (Gaussian
-    equivalence; not derived, docs/theory/crofton.md). Measured error, against certified
-    decoupled full-rank sweeps at d = 8-96 (docs/measurements/capacity.csv): the curve's 50%
-    point (:func:`lamcap.critical_p`) lies within 1.4% of every measured transition and inside
-    every 95% interval; the width of the curve has no separate measured error. The *original*
-    problem (shared outputs) stores 2-5% more at :math:`d \le 64` (OP/DP 1.024-1.049,
-    docs/measurements/op_vs_dp.md) and is not described by this law. For :math:`\kappa < 1` it
-    is a heuristic (see ``kappa``).
+    Status: model with measured error. The Crofton formula is an identity for a uniformly
+    random :math:`d^2`-dimensional subspace; applied to the *decoupled* problem it assumes that
+    the range of the score map is such a subspace (Gaussian equivalence, not derived;
+    docs/theory/crofton.md).  Measured error: the 50% point (:func:`lamcap.critical_p`) lies
+    within 1.4% of every certified decoupled transition with Gaussian embeddings
+    (docs/measurements/capacity.md); the width of the curve has no separate measured error.
+    The *original* problem stores a few percent more and is not described
+    (docs/measurements/op_vs_dp.md).  For :math:`\kappa < 1` a heuristic (see ``kappa``).
 
     Parameters
     ----------
@@ -243,15 +241,14 @@ def feasibility_probability(
         No high-precision route: the law of :math:`|A|` is a float64 inversion,
         interpolated between grid nodes in :math:`p` (Notes), so a given ``dps``
         raises ``ValueError`` (docs/howto/precision.md).
-    embeddings : {"gaussian", "sphere"}
-        ``"sphere"``: unit-norm outputs (full rank, ``d >= 4``).  The scaled
-        Crofton curve: the formula above with :math:`D = d^2\,\mathbb{E}[C_p]/C_p(d)`,
-        :math:`C_p(d)` the unit-norm cost ``statistical_dimension(p, d=d,
-        embeddings="sphere")`` (non-integer :math:`D` as for ``kappa``), so its
-        centre is where :math:`n\,C_p(d) = d^2` and its relative width the
-        Gaussian one.  Status: model with measured error (centre: within 0.6% of
-        the certified decoupled unit-norm transitions at d = 12-64, 2.7% below at
-        d = 8), width not measured; docs/theory/unit-norm.md.
+    embeddings : str
+        The cost model (:data:`lamcap.theory.COST_MODELS`, default ``'gaussian'``).  Another
+        model enters as the scaled Crofton curve: the formula above with
+        :math:`D = d^2\,\mathbb{E}_{\mathrm{Gauss}}[C_p]/\mathbb{E}[C_p]`
+        (``CostModel.budget_scale``; non-integer :math:`D` as for ``kappa``), so its centre is
+        where :math:`n\,\mathbb{E}[C_p] = d^2` and its relative width the Gaussian one.
+        ``'sphere'``: unit-norm outputs (full rank, ``d >= 4``), model with measured error
+        (centre) stated on docs/theory/unit-norm.md; width not measured.
 
     Returns
     -------
@@ -289,7 +286,7 @@ def feasibility_probability(
     >>> curve = feasibility_probability(12, [34, 38, 40, 42, 46])
     >>> [round(float(q), 3) for q in curve]
     [0.996, 0.804, 0.505, 0.212, 0.01]
-    >>> round(float(feasibility_probability(12, 42, embeddings="sphere")), 2)
+    >>> round(float(feasibility_probability(12, 42, embeddings='sphere')), 2)
     0.52
     """
     if check_dps(dps) is not None:

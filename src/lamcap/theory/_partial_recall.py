@@ -30,7 +30,7 @@ relative error about 1e-15); :math:`\tau` is found by bisection in :math:`\log\t
 to the last bit.  At integer ``p`` the weights are the exact law (absolute error about
 1e-15 per entry, :func:`lamcap.active_set_law`); at a real ``p`` (the root of
 :func:`critical_p` with ``accuracy < 1``) they are the cubic interpolation in
-:math:`\log p` of the exact laws on the grid of :mod:`lamcap.theory._crofton`
+:math:`\log p` of the exact laws on the grid of :mod:`lamcap.theory._cost_law`
 (integers up to 20, then :math:`20\cdot 1.05^j`; law error 1e-7 at p = 25, 4e-10 at
 p = 6000).
 """
@@ -117,18 +117,11 @@ def recall_fraction(
     Status: asymptotic. The zero-temperature replica-symmetric limit :math:`d \to \infty` at
     fixed :math:`n/d^2` and :math:`p` of the Gaussian model of the decoupled problem (Gaussian
     equivalence assumed, as for :func:`lamcap.feasibility_probability`); replica symmetry is
-    not expected to hold beyond capacity (the error count is not convex), and a Gordon
-    comparison argument makes :math:`f` an upper bound on the best fraction. Measured
-    (docs/measurements/recall-fraction.md): at d = 8, loads 1.1 and 1.25, the optimum
-    by mixed-integer programming is 2.5 +- 1.7% and 1.1 +- 1.7% of n below it; at d = 16,
-    32 and 64 the max-recall solver's mean certified lower bounds lie at most 2.9 points
-    below it at 1.25 p_c (1.1 and 0.1 at d = 64) and 3.0-4.6 points at 2 p_c, its mean
-    certified upper bounds above it beyond capacity: never contradicted there, not pinned
-    (docs/theory/partial-recall.md). Numerically: the RS value with an absolute error set by
-    the law of :math:`|A|` (about 1e-15 per entry up to p = 1e3, 1e-13 at p = 1e9), below
-    1e-13 for p up to 1e3 and about 1e-11 at p = 1e9; the mixture and its root agree with a
-    30-digit mpmath evaluation on the same weights to 2e-16 (p = 50 to 1e6, budgets from
-    2e-4 to 10).
+    not expected to hold beyond capacity, and a Gordon comparison argument makes :math:`f` an
+    upper bound on the best fraction.  Measured error: a few points above the certified best
+    fractions at d = 8-64 (never contradicted, not pinned), more at d = 6
+    (docs/measurements/recall-fraction.md).  Numerically: absolute error below 1e-13 for p
+    up to 1e3, about 1e-11 at p = 1e9 (set by the law of :math:`|A|`).
 
     Parameters
     ----------
@@ -142,16 +135,13 @@ def recall_fraction(
         Rank ratio: the budget is :math:`w_r^2` (:func:`lamcap.gaussian_width_squared`)
         instead of :math:`d^2`, the Gordon-type replacement of docs/theory/rank.md.
         ``d``, ``p``, ``n`` and ``kappa`` broadcast together.
-    embeddings : {"gaussian", "sphere"}
-        ``"sphere"``: unit-norm embeddings (``d >= 4``, full rank), under the model of
-        docs/theory/unit-norm.md: the cost law is the Gaussian one scaled by
-        :math:`C_p(d)/\mathbb{E}[C_p]` (``statistical_dimension(p, d=d,
-        embeddings="sphere")`` over the Gaussian value), which amounts to the budget
-        :math:`d^2\,\mathbb{E}[C_p]/C_p(d)` in the equations above; at :math:`f = 1`
-        it is the unit-norm capacity ``critical_p(d, embeddings="sphere")``.  Status:
-        model; the scaling of the whole cost law is checked against Monte Carlo costs
-        of sphere scores, and the fraction against certified unit-norm max-recall
-        runs, in docs/theory/partial-recall.md ("Unit-norm embeddings").
+    embeddings : str
+        The cost model (:data:`lamcap.theory.COST_MODELS`, default ``'gaussian'``).  Another
+        model enters through its law of :math:`C_p`, the Gaussian one scaled to its mean,
+        i.e. the budget :math:`w_r^2\,\mathbb{E}_{\mathrm{Gauss}}[C_p]/\mathbb{E}[C_p]` in the
+        equations above (``CostModel.budget_scale``).  ``'sphere'``: unit-norm embeddings
+        (``d >= 4``, full rank); asymptotic like the Gaussian value, its scaling checked
+        against Monte Carlo costs (docs/theory/partial-recall.md, "Unit-norm embeddings").
 
     Returns
     -------

@@ -1,4 +1,4 @@
-r"""Finite-size law of the recall cone for unit-norm outputs (``embeddings="sphere"``).
+r"""Finite-size law of the recall cone for unit-norm outputs (``embeddings='sphere'``).
 
 With outputs uniform on the unit sphere :math:`S^{d-1}`, the scores of one
 association against a direction :math:`h` independent of its outputs are

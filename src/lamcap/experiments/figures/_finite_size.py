@@ -20,11 +20,12 @@ from lamcap import critical_p
 from lamcap.experiments._analysis import TransitionRow
 from lamcap.experiments.figures._common import OPTIMAL_METHODS, load_of, theory_or_none
 from lamcap.experiments.figures._style import colour, mark_asymptote, new_figure, save, styled
+from lamcap.theory._cost_models import COST_MODELS, GAUSSIAN
 
 NAME = "fig3_finite_size"
 
 
-def _prediction(dims: np.ndarray, embeddings: str = "gaussian") -> np.ndarray:
+def _prediction(dims: np.ndarray, embeddings: str = GAUSSIAN.name) -> np.ndarray:
     """The finite-size law's α_c at ``dims``: ``critical_p(d, embeddings=...)`` as a load."""
     p_c = np.asarray(critical_p(dims, embeddings=embeddings), dtype=float)
     return np.asarray(p_c * np.log(p_c) / dims.astype(float) ** 2, dtype=float)
@@ -41,16 +42,18 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
     if prediction is not None:
         axis.plot(dims, prediction, color="k", label=r"finite-size law $p\,E[C_p] = w^2$")
     mark_asymptote(axis, 0.5, r"asymptote $1/2$ ($d\to\infty$)")
-    series = [(m, e) for e in ("gaussian", "sphere") for m in ("decoupled", "original")]
-    if any(r.cell.embeddings == "sphere" for r in chosen):
-        sphere = theory_or_none(lambda: _prediction(dims, "sphere"))
-        if sphere is not None:
+    series = [(m, e) for e in COST_MODELS for m in ("decoupled", "original")]
+    for number, costs in enumerate(COST_MODELS.values()):
+        if costs.asymptotic_claims or not any(r.cell.embeddings == costs.name for r in chosen):
+            continue  # the reference law is drawn above; other laws where their points are
+        other = theory_or_none(lambda name=costs.name: _prediction(dims, name))
+        if other is not None:
             axis.plot(
                 dims,
-                sphere,
-                color=colour(2),
+                other,
+                color=colour(2 * number),
                 linestyle="-.",
-                label="finite-size law, unit-norm embeddings",
+                label=f"finite-size law, {costs.description}",
             )
     for index, (model, embeddings) in enumerate(series):
         points = sorted(
@@ -62,7 +65,8 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
         d = np.array([r.cell.d for r in points], dtype=float)
         alpha = np.array([r.alpha for r in points]).reshape(-1, 3)
         shift = 1.0 + 0.02 * index  # keep the series' error bars apart
-        label = f"measured, {model}" + (", unit-norm embeddings" if embeddings == "sphere" else "")
+        costs = COST_MODELS[embeddings]
+        label = f"measured, {model}" + ("" if costs.asymptotic_claims else f", {costs.description}")
         axis.errorbar(
             d * shift,
             alpha[:, 0],
@@ -70,7 +74,7 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
                 np.maximum(alpha[:, 0] - alpha[:, 1], 0),
                 np.maximum(alpha[:, 2] - alpha[:, 0], 0),
             ],
-            fmt="os^v"[index],
+            fmt="os^vDP<>"[index % 8],
             color=colour(index),
             zorder=3,
             label=label,
