@@ -41,7 +41,7 @@ class QuarterCosts(CostModel):
     def mean_cost(self, p: NDArray[Any], d: NDArray[Any]) -> NDArray[np.float64]:
         return 0.25 * GAUSSIAN.mean_cost(p, d)
 
-    def mean_cost_at(self, p: float, d: int) -> float:
+    def mean_cost_at(self, p: float, d: int) -> float:  # noqa: ARG002 - no d dependence
         return 0.25 * gaussian_mean_at(p)
 
 

@@ -10,6 +10,7 @@ logarithmic in p, so at these sizes α_c is far above 1/2 (§2 fact 6).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def draw(rows: Sequence[TransitionRow], out: Path | None = None) -> Figure:
     for number, costs in enumerate(COST_MODELS.values()):
         if costs.asymptotic_claims or not any(r.cell.embeddings == costs.name for r in chosen):
             continue  # the reference law is drawn above; other laws where their points are
-        other = theory_or_none(lambda name=costs.name: _prediction(dims, name))
+        other = theory_or_none(functools.partial(_prediction, dims, costs.name))
         if other is not None:
             axis.plot(
                 dims,
