@@ -29,7 +29,7 @@ one-minute load average at the end of the solve, next to its ``seconds``;
 ``primal_norm`` :math:`\|W\|_F` at raw margin 1, so that :math:`d/\|W\|_F` is the
 instance's own normalised margin (scores in units of the competitor spread
 :math:`\|W\|_F/d`; empty where the solver did not report it).  ``--save FOLDER``
-also writes ``W`` and the dual weights of each solve (``.npz``), the input of the
+also writes ``W`` and the multipliers of each solve (``.npz``), the input of the
 decomposition in docs/measurements/spectrum.md ("Which assumption fails").
 
 Resumable: rows already in the CSV with the same ``d, kappa, p, seed`` and
@@ -167,7 +167,7 @@ def _append(path: Path, row: dict[str, Any]) -> None:
 def _save(
     folder: Path, instance: lamcap.Instance, tolerance: float, solved: dict[str, Any]
 ) -> None:
-    """``W`` (and the dual weights, when known) of one solve as ``.npz``, for later diagnostics."""
+    """``W`` (and the multipliers, when known) of one solve as ``.npz``, for later diagnostics."""
     folder.mkdir(parents=True, exist_ok=True)
     name = f"d{instance.d}_p{instance.p}_seed{instance.seed}_gap{tolerance:g}.npz"
     arrays: dict[str, Any] = {"weights": solved["weights"]}
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV)
     parser.add_argument(
-        "--save", type=Path, default=None, help="folder for W and dual weights (.npz per solve)"
+        "--save", type=Path, default=None, help="folder for W and multipliers (.npz per solve)"
     )
     args = parser.parse_args(argv)
     chosen = set(args.seeds)

@@ -26,7 +26,8 @@ import lamcap
 from lamcap import _EXPORTS
 from lamcap.solvers import METHODS
 
-VOCABULARY = Path(__file__).resolve().parents[1] / "docs" / "vocabulary.md"
+ROOT = Path(__file__).resolve().parents[1]
+VOCABULARY = ROOT / "docs" / "vocabulary.md"
 
 #: Names removed by the renames of docs/vocabulary.md (lamcap is 0.x: no aliases).
 REMOVED = ("load_at_margin", "gardner_load", "critical_load")
@@ -282,3 +283,53 @@ def test_a_docstring_without_exactly_one_label_is_rejected(doc: str) -> None:
 )
 def test_every_theory_law_carries_one_label(name: str) -> None:
     assert law_label(_law_docstring(name)) in LABELS
+
+
+#: "weights" is the memory W; these phrases use it for multipliers, convex coefficients or
+#: interpolation and quadrature coefficients (docs/vocabulary.md, "W").
+MISUSED_WEIGHTS = re.compile(
+    r"\b(?:dual|convex|farkas|quadrature|lagrange|barycentric|interpolation|stencil|"
+    r"mixture|active-set|positive|non-negative)[ -]weights?\b"
+    r"|\bweights? of (?:the |a |each )?constraints?\b",
+    flags=re.IGNORECASE,
+)
+
+
+def misused_words(text: str) -> list[str]:
+    """The phrases of ``text`` that give "weights" a meaning other than the memory W."""
+    return [match.group(0) for match in MISUSED_WEIGHTS.finditer(text)]
+
+
+def _docstrings() -> dict[str, str]:
+    """Every docstring of ``src/lamcap`` (modules, classes, functions), by place."""
+    found = {}
+    for path in sorted((ROOT / "src" / "lamcap").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = ast.get_docstring(node)
+                if doc:
+                    name = getattr(node, "name", "<module>")
+                    found[f"{path.relative_to(ROOT)}:{name}"] = doc
+    return found
+
+
+def test_no_docstring_calls_multipliers_or_coefficients_weights() -> None:
+    offenders = {
+        place: words for place, doc in _docstrings().items() if (words := misused_words(doc))
+    }
+    assert not offenders
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("its convex weights are a Farkas vector", ["convex weights"]),
+        ("Dual weights y >= 0", ["Dual weights"]),
+        ("the weight of constraint i", ["weight of constraint"]),
+        ("the weights W recall every association", []),
+        ("hebbian_weights and SolveResult.weights", []),
+    ],
+)
+def test_the_weights_rule_catches_planted_uses(text: str, expected: list[str]) -> None:
+    assert misused_words(text) == expected

@@ -126,7 +126,7 @@ class FarkasCertificate:
     competitors : ndarray of int64, shape (k,)
         :math:`\rho` of each constraint (never the target of :math:`\mu`).
     alpha : ndarray of float64, shape (k,)
-        Non-negative weights, not all zero (any positive scale).
+        Non-negative multipliers, not all zero (any positive scale).
     epsilon : float
         The bound :math:`\gamma^* \le \varepsilon` the producer claims;
         checking recomputes it (:func:`certificate_bound`).

@@ -669,7 +669,7 @@ def _merged(
 
 
 class WorkingSet:
-    r"""Constraints kept so far, sorted by association (CSR ``offsets``), with dual weights.
+    r"""Constraints kept so far, sorted by association (CSR ``offsets``), with multipliers.
 
     Row ``i`` of ``directions`` is :math:`\hat a_i` with
     :math:`V_i = \hat a_i \hat e_{\mu_i}^\top`: the normalised constraint

@@ -77,7 +77,7 @@ Max-margin objective
 :math:`A_i = (u_t - u_\rho) e_\mu^\top` (directions
 :math:`(u_t - u_\rho)\|e_\mu\|` against unit inputs) and does not stop at the
 first feasible ``W``: the dual ascent's :math:`\alpha` and the exact stage's
-min-norm point (convex weights :math:`\beta`, dual point
+min-norm point (convex coefficients :math:`\beta`, dual point
 :math:`\beta/\|x^*\|^2`) are dual points of
 :math:`\min \tfrac12\|W\|_F^2` s.t. :math:`\langle W, A_i\rangle \ge 1`, every
 full pass makes its iterate a primal point (scaled to smallest raw margin 1),
@@ -374,7 +374,7 @@ def solve_cutting_plane(
     converges to the minimum-norm ``W`` with every raw margin :math:`\ge`
     ``raw_margin`` (:mod:`lamcap.solvers._optimality`): the dual ascent's
     :math:`\alpha` and the exact stage's min-norm point :math:`x^*` (whose
-    convex weights :math:`\beta` give the dual point
+    convex coefficients :math:`\beta` give the dual point
     :math:`y = \beta/\|x^*\|^2`) are both dual points, and every full pass
     turns its iterate into a primal point by scaling to smallest raw margin 1.
     The loop stops when the relative gap of the best two is at most
@@ -770,7 +770,7 @@ def _exact_round(
     """Solve the working-set problem exactly: next weights, cut level and weights, or a certificate.
 
     The weights are over the working set (after pruning): the min-norm
-    point's convex weights (Wolfe, NNLS) or the LP's row duals (HiGHS).
+    point's convex coefficients (Wolfe, NNLS) or the LP's row duals (HiGHS).
 
     With NNLS the working set is then pruned to the support of the min-norm
     point (column generation: the min norm never increases, and strictly
@@ -910,13 +910,13 @@ def _wolfe_min_norm_point(
     margin is ~1e-5), the current point is returned as the min-norm point:
     it is a convex combination like any other, and the full pass that follows
     certifies it or adds the constraints it violates.  Returns
-    ``(x, convex weights)``, or None when time runs out
+    ``(x, convex coefficients)``, or None when time runs out
     (``progress.stopped = "time_limit"``).
     """
     d = working.d
     keys = working.keys
     state = progress.corral
-    if state is None:  # warm start from the dual-ascent weights (the working set's support)
+    if state is None:  # warm start from the dual-ascent multipliers (the working set's support)
         state = progress.corral = CorralState.from_weights(
             working.directions,
             working.mus,

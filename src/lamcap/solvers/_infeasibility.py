@@ -219,7 +219,7 @@ def support_indices(
 def _support(
     instance: Instance, certificate: FarkasCertificate
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Target rows, competitor rows, inputs and weights of the constraints with alpha > 0."""
+    """Target rows, competitor rows, inputs and multipliers of the constraints with alpha > 0."""
     associations, competitors, alpha = support_indices(instance, certificate)
     targets, rivals = instance.constraint_outputs(associations, competitors)
     return targets, rivals, instance.inputs[associations], alpha
@@ -723,7 +723,7 @@ def prove_infeasible(instance: Instance, certificate: FarkasCertificate) -> Infe
     instance : Instance
         The instance the certificate is about.
     certificate : FarkasCertificate
-        Its constraints and non-negative weights; ``epsilon`` is not read.
+        Its constraints and non-negative multipliers; ``epsilon`` is not read.
 
     Returns
     -------

@@ -10,9 +10,9 @@ in the convex hull of the working set's normalised constraint matrices
 
 If :math:`x^* \ne 0` it is the working set's max-margin direction
 (:math:`\langle x^*, V_i\rangle \ge \|x^*\|^2` for every :math:`i`); if
-:math:`x^* = 0` its convex weights are a Farkas vector.  Wolfe's algorithm
+:math:`x^* = 0` its convex coefficients are a Farkas vector.  Wolfe's algorithm
 (P. Wolfe, Math. Programming 11, 1976) keeps a *corral*: affinely independent
-points whose affine minimiser has positive weights.  A major cycle adds the
+points whose affine minimiser has positive coefficients.  A major cycle adds the
 point :math:`\operatorname{arg\,min}_i \langle x, V_i\rangle`; minor cycles
 step towards the affine minimiser of the corral and drop the points whose
 weight reaches zero.  It terminates in finitely many steps, and the corral
@@ -35,7 +35,7 @@ Memory is the factor, :math:`k^2 \le (d^2 + 1)^2` numbers (134 MB at
 :math:`d = 64`), against :math:`|S| d^2` for the dense rows that scipy's NNLS
 needs.  The state is kept between calls, so the cutting-plane loop warm starts
 every exact round from the previous corral, and the first one from the
-dual-ascent weights (:meth:`CorralState.from_weights`: one LAPACK Cholesky
+dual-ascent multipliers (:meth:`CorralState.from_weights`: one LAPACK Cholesky
 factorisation instead of :math:`k` appends, then minor cycles).  A major cycle
 is bound by the memory traffic of its triangular solves; measured times against
 scipy's NNLS are in docs/benchmarks.md ("Measured costs behind design choices").
@@ -379,7 +379,7 @@ def _affine_minimiser(
     k: int,
     out: NDArray[np.float64],
 ) -> None:
-    r"""Weights of the affine minimiser: :math:`L^\top w = z`, normalised to sum 1."""
+    r"""Convex coefficients of the affine minimiser: :math:`L^\top w = z`, normalised to sum 1."""
     for i in range(k):
         out[i] = solved[i]
     for i in range(k - 1, -1, -1):
@@ -725,7 +725,7 @@ class CorralState:
     Attributes
     ----------
     corral : int64 array, the first ``size`` entries are working-set positions.
-    weights : float64 array, their convex weights.
+    weights : float64 array, their convex coefficients.
     factor : (capacity, capacity) float64, storage of the lower Cholesky
         factor :math:`L` of :math:`\mathbf 1\mathbf 1^\top + G` on the
         corral: row ``i`` of :math:`L` is ``factor[rows[i], :i + 1]``

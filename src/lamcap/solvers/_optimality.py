@@ -69,7 +69,7 @@ from lamcap.solvers._constraints import raw_min_margin
 
 @dataclass(frozen=True, eq=False)
 class MarginDual:
-    r"""Dual weights :math:`y \ge 0` on some constraints, proving :math:`\tfrac12\|W^*\|_F^2 \ge D(y)`.
+    r"""Multipliers :math:`y \ge 0` on some constraints, proving :math:`\tfrac12\|W^*\|_F^2 \ge D(y)`.
 
     Attributes
     ----------
@@ -78,7 +78,7 @@ class MarginDual:
     competitors : ndarray of int64, shape (k,)
         :math:`\rho` of each constraint (never the target of :math:`\mu`).
     y : ndarray of float64, shape (k,)
-        Non-negative dual weights, in the units of raw constraints with
+        Non-negative multipliers, in the units of raw constraints with
         right-hand side ``raw_margin``.
     raw_margin : float
         The right-hand side :math:`c > 0` the bound refers to.

@@ -230,7 +230,7 @@ def solve(
         re-checkable from the instance alone:
         ``lamcap.solvers.optimality_gap(instance, result.weights,
         result.details["dual"])`` recomputes :math:`P` (a full pass) and
-        :math:`D` (from the dual weights).  An infeasible instance gets
+        :math:`D` (from the multipliers).  An infeasible instance gets
         ``"infeasible"`` with its certificate, as for the default objective.
         With ``objective="max_recall"`` the verdict is ``"optimal"`` (the
         bounds meet), ``"bounded"`` (either beats the trivial 0 and ``n``) or

@@ -1,4 +1,4 @@
-r"""Exchange pivots on a full support: from Wolfe's corral to a Farkas vector with positive weights.
+r"""Exchange pivots on a full support: from Wolfe's corral to a Farkas vector with positive multipliers.
 
 Wolfe's exact stage ends, when the origin is in the hull of the points,
 with a corral of :math:`D + 1` points (:math:`D = d^2`) and float convex
@@ -280,7 +280,7 @@ def exchange_support(
     instance : Instance
         The instance the certificate is about.
     certificate : FarkasCertificate
-        Its positive weights name the support; it must have exactly
+        Its positive multipliers name the support; it must have exactly
         :math:`d^2 + 1` of them.
     deadline : float
         ``time.perf_counter()`` value after which no further exchange starts.

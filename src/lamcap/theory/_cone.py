@@ -282,7 +282,7 @@ def _table_nodes() -> NDArray[np.int64]:
 
 @functools.cache
 def _table() -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Small-p values, node abscissae log p, node values and barycentric weights."""
+    """Small-p values, node abscissae log p, node values and barycentric coefficients."""
     from lamcap.theory import _dimension_table  # noqa: PLC0415 - data, loaded on first use
 
     knots = np.log(_table_nodes().astype(np.float64))

@@ -64,10 +64,10 @@ def bracket_index(p: float, ratio: float) -> int:
 
 
 def interpolation_stencil(p: float, ratio: float) -> tuple[list[int], list[float]]:
-    """Grid nodes and cubic Lagrange weights (in the variable log p) for a real p >= 2.
+    """Grid nodes and cubic Lagrange coefficients (in the variable log p) for a real p >= 2.
 
     The four nodes are the two grid nodes on each side of ``p`` (the first four
-    when ``p < 3``); the weights sum to one and reduce to the identity at a node.
+    when ``p < 3``); the coefficients sum to one and reduce to the identity at a node.
 
     Examples
     --------

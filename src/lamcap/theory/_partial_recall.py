@@ -11,7 +11,7 @@ variable and
     P(C_p \le x) = \sum_{k \ge 0} P(|A| = k)\, P(\chi^2_k \le x)
     \qquad (\chi^2_0 = 0),
 
-the chi-bar-squared law with the active-set weights of :func:`lamcap.active_set_law`.
+the chi-bar-squared law over the active-set law of :func:`lamcap.active_set_law`.
 The replica-symmetric ground state of "number of associations not recalled" (in the
 manner of Gardner and Derrida's minimal error fraction of the perceptron) gives up
 every association whose cost exceeds a threshold :math:`\tau`, fixed by the budget
