@@ -44,6 +44,10 @@ _EXPORTS: dict[str, str] = {
     "active_set_law": "lamcap.theory._cone",
     "feasibility_probability": "lamcap.theory._crofton",
     "gaussian_width_squared": "lamcap.theory._width",
+    # --- theory: what kind of number a law returns
+    "law_status": "lamcap.theory._status",
+    "LawStatus": "lamcap.theory._status",
+    "ExtrapolationWarning": "lamcap.theory._status",
     # --- theory: recall below 100% (issue 25)
     "recall_fraction": "lamcap.theory._partial_recall",
     "information_per_parameter": "lamcap.theory._partial_recall",

@@ -43,11 +43,12 @@ def test_capacity_with_digits_and_json(capsys: pytest.CaptureFixture[str]) -> No
 def test_capacity_finite_size_columns(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "capacity", "--kappa", "0.5", "--p", "1000", "--d", "64")
     assert code == 0
-    header, row = out.splitlines()
+    header, row, status = out.splitlines()
     assert header == "# kappa p d capacity"
     kappa, p, d, value = row.split()
     assert (kappa, p, d) == ("0.5", "1000", "64")
     assert 0.5 < float(value) < 1.0
+    assert status.startswith("# status: asymptotic; the Gordon-type upper bound")
 
 
 def test_critical_p_ranges_and_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,14 +62,19 @@ def test_critical_p_ranges_and_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_critical_p_at_an_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "critical-p", "--d", "64", "--accuracy", "0.99")
     assert code == 0
-    header, row = out.splitlines()
+    header, row, status = out.splitlines()
     assert header == "# d kappa accuracy critical_p"
     d, kappa, accuracy, value = row.split()
     assert (d, kappa, accuracy) == ("64", "1.0", "0.99")
+    # an asymptotic value is printed in full; its status says what it is
     assert float(value) == float(lamcap.critical_p(64, accuracy=0.99))
+    assert status.startswith("# status: asymptotic; the replica-symmetric estimate")
     code, out, _ = _run(capsys, "critical-p", "--d", "12", "--accuracy", "1", "--json")
     result = json.loads(out)["results"][0]
-    assert result["critical_p"] == float(lamcap.critical_p(12))
+    # a model's value to the digits its measured error (1.4%) supports: 4
+    assert result["status"]["label"] == "model with measured error"
+    assert result["status"]["significant_digits"] == 4
+    assert result["critical_p"] == float(f"{float(lamcap.critical_p(12)):.4g}")
     assert result["accuracy"] == 1.0
 
 
@@ -78,7 +84,10 @@ def test_unit_norm_laws_from_the_shell(capsys: pytest.CaptureFixture[str]) -> No
     record = json.loads(out)
     assert record["parameters"]["embeddings"] == "sphere"
     values = [r["critical_p"] for r in record["results"]]
-    assert values == [float(lamcap.critical_p(d, embeddings="sphere")) for d in (8, 64)]
+    assert values == [
+        float(f"{float(lamcap.critical_p(d, embeddings='sphere')):.4g}") for d in (8, 64)
+    ]
+    assert [r["status"]["measured_d"] for r in record["results"]] == [[8, 64], [8, 64]]
     code, out, _ = _run(capsys, "feasibility", "--d", "12", "--p", "42", "--embeddings", "sphere")
     assert code == 0
     value = float(out.splitlines()[1].split()[-1])
@@ -111,8 +120,9 @@ def test_unit_norm_laws_from_the_shell(capsys: pytest.CaptureFixture[str]) -> No
 def test_feasibility_curve(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "feasibility", "--d", "3", "--p", "2", "--n", "18")
     assert code == 0
-    header, row = out.splitlines()
+    header, row, status = out.splitlines()
     assert header == "# d p n kappa feasibility_probability"
+    assert status.startswith("# status: model with measured error")
     assert row.split()[:4] == ["3", "2", "18", "1.0"]
     assert float(row.split()[4]) == pytest.approx(0.5, abs=1e-13)  # Cover: n = 2N gives 1/2
 
@@ -175,7 +185,7 @@ def test_console_entry_point_in_a_subprocess() -> None:
         timeout=120,
     )
     assert completed.returncode == 0
-    assert completed.stdout.splitlines()[-1] == "1.0 0.5"
+    assert completed.stdout.splitlines()[-2:] == ["1.0 0.5", "# status: asymptotic"]
 
 
 # --- edges (issue 23) ------------------------------------------------------------------------
@@ -224,7 +234,13 @@ def test_capacity_json_echoes_parameters_as_numbers(capsys: pytest.CaptureFixtur
     code, out, _ = _run(capsys, "capacity", "--kappa", "1", "0.5", "--p", "100", "--json")
     assert code == 0
     parameters = json.loads(out)["parameters"]
-    assert parameters == {"kappa": [1.0, 0.5], "p": 100, "d": None, "dps": None}
+    assert parameters == {
+        "kappa": [1.0, 0.5],
+        "p": 100,
+        "d": None,
+        "dps": None,
+        "embeddings": "gaussian",
+    }
 
 
 def test_critical_p_of_a_huge_d_exits_2_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -248,3 +264,32 @@ def test_a_range_too_long_for_memory_exits_2_naming_it(
         "needs 238 GiB of memory, but 16.0 GiB are available\n"
     )
     assert parse_integer_range("p", "2:5") == [2, 3, 4, 5]
+
+
+def test_a_model_beyond_its_measured_range_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """critical-p at d = 4096 with unit-norm embeddings: status, measured range, extrapolation."""
+    code, out, err = _run(capsys, "critical-p", "--d", "12", "4096", "--embeddings", "sphere")
+    assert (code, err) == (0, "")  # no Python warning on stderr: the status lines say it
+    lines = out.splitlines()
+    at_12 = float(f"{float(lamcap.critical_p(12, embeddings='sphere')):.4g}")
+    assert lines[1:3] == [f"12 1.0 {at_12!r}", "4096 1.0 868700.0"]
+    assert lines[3] == (
+        "# status: model with measured error; measured transitions within 2.7% of it at "
+        "d = 8-64 (docs/theory/unit-norm.md)"
+    )
+    assert lines[4].endswith("; extrapolated outside the measured d = 8-64")
+    code, out, _ = _run(capsys, "critical-p", "--d", "4096", "--embeddings", "sphere", "--json")
+    status = json.loads(out)["results"][0]["status"]
+    assert status["extrapolated"] is True
+    assert status["measured_d"] == [8, 64]
+    assert status["relative_error"] == 0.027
+
+
+def test_capacity_with_unit_norm_embeddings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "capacity", "--p", "42", "--d", "12", "--embeddings", "sphere")
+    assert code == 0
+    value = float(out.splitlines()[1].split()[-1])
+    assert value == float(f"{float(lamcap.capacity(p=42, d=12, embeddings='sphere')):.4g}")
+    code, _, err = _run(capsys, "capacity", "--kappa", "0.5", "--embeddings", "sphere")
+    assert code == 2
+    assert "kappa must be 1 with embeddings='sphere'" in err

@@ -10,6 +10,7 @@ prediction that holds bit for bit because a factor 4 is exact in floating point.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 from numpy.typing import NDArray
 
 import lamcap
+import lamcap.theory
 from lamcap._validation import EMBEDDINGS
 from lamcap.theory import _cost_models
 from lamcap.theory._cost_models import (
@@ -64,6 +66,8 @@ def test_registry_holds_the_embeddings_that_instances_are_drawn_with() -> None:
         "model with measured error",
         "fitted",
     }
+    measured = [m for m in COST_MODELS.values() if m.status == "model with measured error"]
+    assert all(m.measured_error is not None and m.measured_d is not None for m in measured)
 
 
 def test_unknown_embeddings_are_refused_with_the_choices() -> None:
@@ -129,3 +133,22 @@ def test_capabilities_that_experiments_ask_for() -> None:
     assert sphere.full_rank_only
     assert not sphere.hebbian_law
     assert not sphere.asymptotic_claims
+
+
+def _laws_taking_d() -> list[str]:
+    names = []
+    for name in lamcap.theory.__all__:
+        value = getattr(lamcap.theory, name)
+        is_law = callable(value) and not isinstance(value, type)
+        if is_law and "d" in inspect.signature(value).parameters:
+            names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("name", _laws_taking_d())
+def test_every_law_taking_d_takes_embeddings_or_says_why_not(name: str) -> None:
+    law = getattr(lamcap.theory, name)
+    if "embeddings" in inspect.signature(law).parameters:
+        return
+    doc = inspect.getdoc(law) or ""
+    assert any(line.startswith("Embeddings: ") for line in doc.splitlines()), name

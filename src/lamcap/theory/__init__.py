@@ -67,6 +67,7 @@ from lamcap.theory._spectrum import (
     singular_value_support,
 )
 from lamcap.theory._spectrum_finite_size import FiniteSizeSingularValueLaw
+from lamcap.theory._status import ExtrapolationWarning, LawStatus, law_status
 from lamcap.theory._width import gaussian_width_squared, retained_rank
 
 __all__ = [
@@ -74,11 +75,13 @@ __all__ = [
     "COST_MODELS",
     "HEBBIAN_CAPACITY",
     "CostModel",
+    "ExtrapolationWarning",
     "FiniteSizeSingularValueLaw",
     "GapLaw",
     "GaussianCosts",
     "HebbianScoreLaw",
     "Law",
+    "LawStatus",
     "MonteCarloEstimate",
     "NormalLaw",
     "NormalMaximumLaw",
@@ -106,6 +109,7 @@ __all__ = [
     "hebbian_score_law",
     "hinge_sum_cdf",
     "information_per_parameter",
+    "law_status",
     "log_volume",
     "max_margin",
     "recall_fraction",

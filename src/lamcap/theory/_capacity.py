@@ -31,9 +31,10 @@ from numpy.typing import ArrayLike, NDArray
 from lamcap._validation import check_accuracy, check_dps, check_integer_array, check_kappa, plain
 from lamcap.theory._arrays import elementwise, float_result
 from lamcap.theory._cone import gaussian_statistical_dimension, statistical_dimension_float
-from lamcap.theory._cost_models import cost_model
+from lamcap.theory._cost_models import GAUSSIAN, CostModel, cost_model
 from lamcap.theory._precision import working_dps
 from lamcap.theory._rank import rank_capacity, retained_energy
+from lamcap.theory._status import LawStatus, with_status
 from lamcap.theory._width import (
     check_square_fits,
     full_rank_width,
@@ -56,12 +57,29 @@ FloatArray = NDArray[np.float64]
 _GRID_RATIO = 1.1
 
 
+def _capacity_status(
+    kappa: ArrayLike = 1.0,
+    *,
+    p: ArrayLike | None = None,
+    d: ArrayLike | None = None,
+    dps: int | None = None,
+    embeddings: str = "gaussian",
+) -> LawStatus:
+    """:func:`capacity`'s status: asymptotic without ``p``, else that of :func:`critical_p`."""
+    del dps  # the status does not depend on it
+    if p is None:
+        return LawStatus("asymptotic")
+    return cost_model(embeddings).capacity_status(d, kappa)
+
+
+@with_status(_capacity_status)
 def capacity(
     kappa: ArrayLike = 1.0,
     *,
     p: ArrayLike | None = None,
     d: ArrayLike | None = None,
     dps: int | None = None,
+    embeddings: str = "gaussian",
 ) -> Any:
     r"""Capacity :math:`\alpha_c` (load :math:`p\log p/d^2`), asymptotic or at finite p and d.
 
@@ -99,6 +117,12 @@ def capacity(
         finite ``d`` and :math:`r < d` (that width is an expansion, see
         :func:`lamcap.gaussian_width_squared`).  ``kappa``, ``p`` and ``d``
         broadcast together.
+    embeddings : str
+        The cost model (:data:`lamcap.theory.COST_MODELS`, default ``'gaussian'``).  With
+        ``p`` its mean cost replaces :math:`\mathbb{E}[C_p]` (``'sphere'`` needs ``d``, full
+        rank, float64); without ``p`` the limit :math:`d, p \to \infty` is the same for
+        every model whose scores become Gaussian as :math:`d` grows (unit-norm rows do), so
+        the value is the Gaussian one (full-rank-only models refuse ``kappa < 1``).
 
     Returns
     -------
@@ -124,12 +148,17 @@ def capacity(
     0.761695
     """
     checked_dps = check_dps(dps)
+    model = cost_model(embeddings)
     if p is None:
         if d is not None:
             msg = f"d requires p (the finite-size capacity), got d={d!r} and p=None"
             raise ValueError(msg)
+        if model.full_rank_only:
+            model.check_dimensions(model.minimum_dimension, kappa, "capacity")
         return rank_capacity(kappa, dps=checked_dps)
     outputs = check_integer_array("p", p, minimum=2)
+    if model is not GAUSSIAN:
+        return _model_capacity(model, kappa, outputs, d, checked_dps)
     if checked_dps is not None:
         return _capacity_mp(kappa, outputs, d, checked_dps)
     ratio = check_kappa(kappa)
@@ -143,6 +172,22 @@ def capacity(
     outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
     result = np.log(outputs.astype(np.float64)) * width_ratio / statistical_dimension_float(outputs)
     return float_result(result)
+
+
+def _model_capacity(
+    model: CostModel, kappa: ArrayLike, outputs: NDArray[Any], d: Any, dps: int | None
+) -> Any:
+    """:func:`capacity` at finite ``p`` for a cost model other than the Gaussian one."""
+    if dps is not None:
+        msg = (
+            f"embeddings={model.name!r} has no dps route (its mean cost is float64), got dps={dps}"
+        )
+        raise ValueError(msg)
+    sizes = model.check_dimensions(d, kappa, "capacity")
+    width_ratio = gaussian_width_squared(sizes, check_kappa(kappa)) / sizes.astype(np.float64) ** 2
+    outputs_b, sizes_b, width_b = np.broadcast_arrays(outputs, sizes, width_ratio)
+    mean = model.mean_cost(outputs_b, sizes_b)
+    return float_result(np.log(outputs_b.astype(np.float64)) * width_b / mean)
 
 
 def _capacity_mp(
@@ -172,6 +217,20 @@ def _capacity_mp(
 # --------------------------------------------------------------------------- critical p
 
 
+def _critical_p_status(
+    d: ArrayLike,
+    kappa: ArrayLike = 1.0,
+    *,
+    accuracy: ArrayLike = 1.0,
+    dps: int | None = None,
+    embeddings: str = "gaussian",
+) -> LawStatus:
+    """:func:`critical_p`'s status for these arguments (:func:`lamcap.theory.law_status`)."""
+    del dps  # the status does not depend on it
+    return cost_model(embeddings).capacity_status(d, kappa, accuracy)
+
+
+@with_status(_critical_p_status)
 def critical_p(
     d: ArrayLike,
     kappa: ArrayLike = 1.0,
@@ -250,6 +309,24 @@ def critical_p(
     42.12
     >>> round(float(critical_p(64, accuracy=0.99)), 1)  # critical_p(64) is 564.4
     581.2
+    """
+    values = quiet_critical_p(d, kappa, accuracy=accuracy, dps=dps, embeddings=embeddings)
+    _critical_p_status(d, kappa, accuracy=accuracy, embeddings=embeddings).warn("critical_p")
+    return values
+
+
+def quiet_critical_p(
+    d: ArrayLike,
+    kappa: ArrayLike = 1.0,
+    *,
+    accuracy: ArrayLike = 1.0,
+    dps: int | None = None,
+    embeddings: str = "gaussian",
+) -> Any:
+    """:func:`critical_p` without the :class:`~lamcap.theory.ExtrapolationWarning`.
+
+    For lamcap's own uses of the critical p at any d (the spectrum law's load range, the
+    law curves of the figures), where the extrapolation is the caller's to state.
     """
     if check_dps(dps) is not None:
         msg = (

@@ -61,6 +61,7 @@ from lamcap.theory._cone import (
 )
 from lamcap.theory._cost_law import P_LIMIT, active_set_law_at, gaussian_partial_load, law_mean
 from lamcap.theory._interpolation import increasing_root, interpolate_in_log_p
+from lamcap.theory._status import REPLICA_SYMMETRIC, LawStatus
 from lamcap.theory._unit_norm import MIN_DIMENSION, unit_norm_dimension, unit_norm_dimension_at
 from lamcap.theory._width import check_square_fits
 
@@ -119,6 +120,12 @@ class CostModel(ABC):
         "model with measured error" or "fitted".
     error_page : str
         The docs page where the law's error is measured (the numbers live there).
+    measured_error : float or None
+        Largest relative miss of the critical p against the certified decoupled
+        transitions of docs/measurements/capacity.csv (a test recomputes it from there);
+        None for an exact model.
+    measured_d : tuple of int or None
+        Smallest and largest d of those transitions.
     hebbian_law : bool
         True when lamcap has a finite-d law of the Hebbian rule for these embeddings.
     asymptotic_claims : bool
@@ -132,6 +139,8 @@ class CostModel(ABC):
     full_rank_only: ClassVar[bool] = False
     status: ClassVar[str]
     error_page: ClassVar[str]
+    measured_error: ClassVar[float | None] = None
+    measured_d: ClassVar[tuple[int, int] | None] = None
     hebbian_law: ClassVar[bool] = False
     asymptotic_claims: ClassVar[bool] = False
     #: Largest p searched for a critical p below full recall (beyond: ValueError).
@@ -204,6 +213,35 @@ class CostModel(ABC):
             raise ValueError(msg)
         return increasing_root(excess, self.root_start(width_squared, accuracy, d), limit)
 
+    # ------------------------------------------------------------------ status
+
+    def capacity_status(self, d: Any, kappa: Any = 1.0, accuracy: Any = 1.0) -> LawStatus:
+        """The status of the capacity laws built on this model at ``d``, ``kappa``, ``accuracy``.
+
+        Full rank and full recall: :attr:`status` with the measured error and range (and
+        ``extrapolated`` when ``d`` lies outside); a rank ratio below 1 gives the
+        Gordon-type upper bound of docs/theory/rank.md, an accuracy below 1 the
+        replica-symmetric estimate of docs/theory/partial-recall.md: both asymptotic.
+        """
+        if np.any(np.asarray(accuracy, dtype=float) < 1.0):
+            return REPLICA_SYMMETRIC
+        if np.any(np.asarray(kappa, dtype=float) < 1.0):
+            return LawStatus(
+                "asymptotic",
+                error="the Gordon-type upper bound: the rank-constrained trainer's transitions "
+                "lie below it",
+                page="docs/measurements/capacity.md",
+            )
+        if self.measured_error is None:
+            return LawStatus(self.status, page=self.error_page)
+        return LawStatus(
+            self.status,
+            error=f"measured transitions within {100 * self.measured_error:.1f}% of it",
+            relative_error=self.measured_error,
+            measured_d=self.measured_d,
+            page=self.error_page,
+        ).at(d)
+
     # ------------------------------------------------------------------ arguments
 
     def check_dimensions(self, d: Any, kappa: Any, where: str) -> NDArray[Any]:
@@ -271,6 +309,8 @@ class GaussianCosts(CostModel):
     description = "Gaussian embeddings"
     status = "model with measured error"
     error_page = "docs/measurements/capacity.md"
+    measured_error = 0.014
+    measured_d = (8, 96)
     hebbian_law = True
     asymptotic_claims = True
     partial_limit = P_LIMIT
@@ -342,6 +382,8 @@ class UnitNormCosts(CostModel):
     full_rank_only = True
     status = "model with measured error"
     error_page = "docs/theory/unit-norm.md"
+    measured_error = 0.027
+    measured_d = (8, 64)
 
     def mean_cost(self, p: NDArray[Any], d: NDArray[Any]) -> FloatArray:
         return unit_norm_dimension(p, d)

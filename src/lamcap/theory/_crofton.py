@@ -55,6 +55,7 @@ from lamcap._validation import check_dps, check_integer_array, plain
 from lamcap.theory._arrays import float_result
 from lamcap.theory._cost_law import active_set_law_at
 from lamcap.theory._cost_models import cost_model
+from lamcap.theory._status import LawStatus, with_status
 from lamcap.theory._width import full_rank_width
 
 FloatArray = NDArray[np.float64]
@@ -191,6 +192,21 @@ def _feasibility_one(start: int, values: FloatArray, dimension: float) -> float:
     return result
 
 
+def _feasibility_status(
+    d: ArrayLike,
+    p: ArrayLike | None = None,
+    *,
+    n: ArrayLike | None = None,
+    kappa: ArrayLike = 1.0,
+    dps: int | None = None,
+    embeddings: str = "gaussian",
+) -> LawStatus:
+    """:func:`feasibility_probability`'s status: that of the Crofton law's 50% point."""
+    del p, n, dps  # the status depends on the model, the rank and d only
+    return cost_model(embeddings).capacity_status(d, kappa)
+
+
+@with_status(_feasibility_status)
 def feasibility_probability(
     d: ArrayLike,
     p: ArrayLike,
@@ -337,6 +353,7 @@ def feasibility_probability(
             start, values = sum_law_window(law, count_n)
             for i in open_:
                 result.flat[i] = _feasibility_one(start, values, float(width_b.flat[i]))
+    model.capacity_status(d, kappa).warn("feasibility_probability")
     return float_result(result)
 
 

@@ -383,6 +383,9 @@ def hebbian_recall_finite(
     :math:`P_1^n` exceeds the true probability that all are recalled by up to
     :func:`hebbian_all_recalled_error` ``(d)`` (measured at ``n = p``, d = 8-64).
 
+    Embeddings: Gaussian only; the Hebbian laws are derived for Gaussian embeddings
+    (docs/theory/hebbian.md), and lamcap has no unit-norm Hebbian law.
+
     Parameters
     ----------
     p : int or array_like of int
@@ -459,6 +462,9 @@ def hebbian_all_recalled_error(d: ArrayLike) -> Any:
     plus two standard errors at every one of the 104 points (largest
     :math:`\sqrt d\,(|\text{miss}| + 2\,\text{se}) = 0.075`, at d = 12, p = 9); no point
     has :math:`P_1^n` significantly low.
+
+    Embeddings: Gaussian only; the Hebbian laws are derived for Gaussian embeddings
+    (docs/theory/hebbian.md), and lamcap has no unit-norm Hebbian law.
 
     Parameters
     ----------
@@ -822,6 +828,9 @@ def hebbian_score_law(
     (:func:`hebbian_recall_finite`), ``target`` is the Gaussian with the exact finite-d mean and
     standard deviation (an approximation of a law that is not Gaussian) and ``all_recalled`` is
     :math:`P_1^n`, a model with measured error (:func:`hebbian_all_recalled_error`).
+
+    Embeddings: Gaussian only; the Hebbian laws are derived for Gaussian embeddings
+    (docs/theory/hebbian.md), and lamcap has no unit-norm Hebbian law.
 
     Parameters
     ----------

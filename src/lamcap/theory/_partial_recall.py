@@ -58,7 +58,8 @@ from lamcap.theory._cost_law import (
     upper_point,
 )
 from lamcap.theory._cost_models import cost_model
-from lamcap.theory._width import check_square_fits, full_rank_width
+from lamcap.theory._status import REPLICA_SYMMETRIC, LawStatus, with_status
+from lamcap.theory._width import full_rank_width
 
 FloatArray = NDArray[np.float64]
 
@@ -90,6 +91,12 @@ def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
     return result
 
 
+def _recall_fraction_status(*_arguments: Any, **_keywords: Any) -> LawStatus:
+    """:func:`recall_fraction`'s status: the replica-symmetric estimate at every argument."""
+    return REPLICA_SYMMETRIC
+
+
+@with_status(_recall_fraction_status)
 def recall_fraction(
     d: ArrayLike,
     p: ArrayLike,
@@ -231,7 +238,12 @@ def symmetric_channel_bits(p: ArrayLike, accuracy: ArrayLike) -> FloatArray:
 
 
 def information_per_parameter(
-    d: ArrayLike, p: ArrayLike, accuracy: ArrayLike | None = None, n: ArrayLike | None = None
+    d: ArrayLike,
+    p: ArrayLike,
+    accuracy: ArrayLike | None = None,
+    n: ArrayLike | None = None,
+    *,
+    embeddings: str = "gaussian",
 ) -> Any:
     r"""Bits stored per weight by a memory that recalls a fraction ``accuracy`` of ``n`` associations.
 
@@ -267,6 +279,11 @@ def information_per_parameter(
     n : int or array of int >= 1, optional
         Number of associations; default ``n = p``.  ``d``, ``p``, ``accuracy`` and ``n``
         broadcast together.
+    embeddings : str
+        The cost model of the default accuracy (:data:`lamcap.theory.COST_MODELS`, default
+        ``'gaussian'``): ``recall_fraction(d, p, n, embeddings=embeddings)``.  A given
+        ``accuracy`` is counted the same way for every kind of embeddings (its ``d`` is
+        still checked by the model).
 
     Returns
     -------
@@ -286,13 +303,14 @@ def information_per_parameter(
     1.634
     >>> round(float(information_per_parameter(64, 1129, accuracy=0.5)), 4)
     1.1221
+    >>> round(float(information_per_parameter(12, 60, embeddings='sphere')), 4)  # Gaussian: 1.7824
+    1.8809
     """
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
-    sizes = check_integer_array("d", d, minimum=1)
-    check_square_fits(sizes, sizes.astype(np.float64))
+    sizes = cost_model(embeddings).check_dimensions(d, 1.0, "information_per_parameter")
     if accuracy is None:
-        fraction = np.asarray(recall_fraction(d, p, n), dtype=np.float64)
+        fraction = np.asarray(recall_fraction(d, p, n, embeddings=embeddings), dtype=np.float64)
     else:
         fraction = check_accuracy(accuracy)
     outputs_b, associations_b, sizes_b, fraction_b = broadcast(

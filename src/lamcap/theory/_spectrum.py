@@ -397,6 +397,9 @@ def singular_value_law(
     (κ = 1) the *fitted* finite-size law, whose fourth-moment error is given by
     ``finite_d_moment_error`` (docs/measurements/spectrum.md).
 
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
+
     Parameters
     ----------
     kappa : float
@@ -530,6 +533,9 @@ def singular_value_density(
     \infty`; with them (κ = 1) the finite-size density, whose variances are *fitted* to
     certified max-margin W (docs/theory/spectrum-finite-size.md, section 5).
 
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
+
     Parameters
     ----------
     s : array_like
@@ -609,6 +615,9 @@ def singular_value_cdf(
     :math:`d, p \to \infty`, or with ``d`` and ``p`` the *fitted* finite-size law
     (docs/theory/spectrum-finite-size.md).
 
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
+
     Parameters
     ----------
     s : array_like
@@ -667,6 +676,9 @@ def singular_value_quantile(
     Status: asymptotic. The inverse of :func:`singular_value_cdf`: the limit :math:`d, p \to
     \infty`, or with ``d`` and ``p`` the *fitted* finite-size law.
 
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
+
     Parameters
     ----------
     probability : array_like
@@ -714,6 +726,9 @@ def singular_value_support(
 
     Status: asymptotic. The support of the limit law (:math:`d, p \to \infty`), or with
     ``d`` and ``p`` that of the *fitted* finite-size law.
+
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
 
     Parameters
     ----------
@@ -814,6 +829,9 @@ def singular_value_moment(
     with ``return_error=True`` and covered 24 of 25 held-out points at d = 16 to 64 and 0.5
     to 0.96 critical_p(d) (docs/measurements/spectrum.md).
 
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
+
     Parameters
     ----------
     order : int or array_like
@@ -904,6 +922,9 @@ def sample_singular_values(
 
     Status: asymptotic. Draws from the limit law (:math:`d, p \to \infty`), or with ``d``
     and ``p`` from the *fitted* finite-size law.
+
+    Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
+    instances, and the :math:`d \to \infty` laws do not involve the embeddings.
 
     Parameters
     ----------

@@ -68,7 +68,7 @@ from numpy.typing import NDArray
 from scipy import optimize, special
 
 from lamcap._validation import check_integer, plain
-from lamcap.theory._capacity import critical_p
+from lamcap.theory._capacity import quiet_critical_p
 from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._law import Law, quadrature_moment
 from lamcap.theory._margin import max_margin
@@ -216,7 +216,7 @@ def _check_size(d: Any, p: Any) -> tuple[int, int]:
         )
         raise ValueError(msg)
     dimension = check_integer("d", d, minimum=_SMALLEST_D, maximum=_LARGEST_D)
-    critical = float(critical_p(dimension))
+    critical = float(quiet_critical_p(dimension))
     low, high = round(_LOWEST_LOAD * critical), math.floor(critical)
     try:
         outputs = check_integer("p", p, minimum=low, maximum=high)

@@ -84,6 +84,8 @@ def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
     Rounding is half-to-even (:func:`numpy.rint`).  Raises ``ValueError`` if
     :math:`r = 0`, if ``d`` is not an integer >= 1 or ``kappa`` not in (0, 1].
 
+    Embeddings: any kind; the rank belongs to the matrices, not to the embeddings.
+
     Examples
     --------
     >>> retained_rank(12, 0.5).tolist()
@@ -142,6 +144,8 @@ def gaussian_width_squared(d: ArrayLike, kappa: ArrayLike = 1.0) -> Any:
     an expansion whose absolute error, measured against Monte Carlo averages of Gaussian
     matrices (module notes), is below 1.4 for :math:`r \ge d/4`, :math:`d \le 64`, and below 2.1
     at :math:`r = 1`.
+
+    Embeddings: any kind; the width belongs to the rank-r matrices, not to the embeddings.
 
     Parameters
     ----------

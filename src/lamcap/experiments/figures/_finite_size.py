@@ -17,18 +17,22 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from lamcap import critical_p
 from lamcap.experiments._analysis import TransitionRow
 from lamcap.experiments.figures._common import OPTIMAL_METHODS, load_of, theory_or_none
 from lamcap.experiments.figures._style import colour, mark_asymptote, new_figure, save, styled
+from lamcap.theory._capacity import quiet_critical_p
 from lamcap.theory._cost_models import COST_MODELS, GAUSSIAN
 
 NAME = "fig3_finite_size"
 
 
 def _prediction(dims: np.ndarray, embeddings: str = GAUSSIAN.name) -> np.ndarray:
-    """The finite-size law's α_c at ``dims``: ``critical_p(d, embeddings=...)`` as a load."""
-    p_c = np.asarray(critical_p(dims, embeddings=embeddings), dtype=float)
+    """The finite-size law's α_c at ``dims``: ``critical_p(d, embeddings=...)`` as a load.
+
+    The curve runs beyond the measured range of d on purpose (the figure shows where the
+    measurements are), so it is computed without the extrapolation warning.
+    """
+    p_c = np.asarray(quiet_critical_p(dims, embeddings=embeddings), dtype=float)
     return np.asarray(p_c * np.log(p_c) / dims.astype(float) ** 2, dtype=float)
 
 
