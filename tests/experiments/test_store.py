@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lamcap.experiments._store import COLUMNS, SCHEMA_VERSION, ResultsStore, check_store
-from lamcap.experiments._sweep import Cell, Sweep
+from lamcap.experiments._sweep import Cell, Sweep, Task
 
 RECORD = {
     "verdict": "feasible",
@@ -231,7 +231,7 @@ def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) 
     run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows()
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
     assert {r["infeasible_proof"] for r in complete if r["verdict"] == "infeasible"} == {
         "exact",
         "bounded",
@@ -255,7 +255,7 @@ def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) 
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.integrity_ok()
-        assert "migrated:1->3" in store.meta("migrated:")
+        assert "migrated:1->4" in store.meta("migrated:")
         resumed = store.rows()
     assert _keys(resumed) == _keys(complete)  # nothing lost, nothing twice
     old_seeds = {r["seed"] for r in first}
@@ -383,7 +383,7 @@ def test_version_2_store_reads_as_gaussian_and_migrates_losing_nothing(tmp_path:
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.integrity_ok()
-        assert "migrated:2->3" in store.meta("migrated:")
+        assert "migrated:2->4" in store.meta("migrated:")
         gaussian = store.rows(embeddings="gaussian")
         sphere = store.rows(embeddings="sphere")
     assert gaussian == complete  # the old rows, untouched
@@ -398,3 +398,264 @@ def test_gaussian_sweep_digest_is_unchanged_by_the_option() -> None:
     assert "embeddings" not in plain_sweep.description()
     with pytest.raises(ValueError, match="embeddings must be one of 'gaussian', 'sphere', got "):
         Sweep(dims=(8,), embeddings=("unit",))
+
+
+# --- schema version 4: the max-recall solves are rows of the store (table max_recall) -------
+
+# The table layout of schema version 3 (the store of lamcap before max-recall rows joined
+# it), written out as such databases exist on disk.
+_SCHEMA_V3 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE trials (
+    id INTEGER PRIMARY KEY,
+    d INTEGER NOT NULL, kappa REAL NOT NULL, rank INTEGER NOT NULL,
+    model TEXT NOT NULL, method TEXT NOT NULL,
+    embeddings TEXT NOT NULL DEFAULT 'gaussian' CHECK (embeddings IN ('gaussian', 'sphere')),
+    p INTEGER NOT NULL, n INTEGER NOT NULL,
+    replicate INTEGER NOT NULL, seed INTEGER NOT NULL,
+    margin REAL NOT NULL, max_seconds REAL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
+    min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
+    infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),
+    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
+    UNIQUE (d, rank, model, embeddings, method, p, margin, seed)
+);
+CREATE INDEX trials_cell ON trials (d, rank, model, method);
+"""
+
+# The layout of the separate max-recall store (max_recall.sqlite, layout version 1) that
+# lamcap wrote beside results.sqlite before schema version 4.
+_RECALL_LAYOUT_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta (key, value) VALUES ('layout_version', '1');
+CREATE TABLE max_recall (
+    d INTEGER NOT NULL, p INTEGER NOT NULL, n INTEGER NOT NULL,
+    model TEXT NOT NULL, embeddings TEXT NOT NULL,
+    replicate INTEGER NOT NULL, seed INTEGER NOT NULL, max_seconds REAL NOT NULL,
+    recall_lower INTEGER NOT NULL, recall_upper INTEGER NOT NULL,
+    verdict TEXT NOT NULL, upper_exact INTEGER, stopped TEXT, start TEXT,
+    seconds REAL, cpu_seconds REAL, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
+    UNIQUE (d, p, model, embeddings, seed, max_seconds)
+);
+"""
+
+_RECALL_DESIGN_FIELDS = {"dims": (8,), "max_seconds": (5.0,), "critical_fractions": (1.25, 1.5)}
+
+
+def _bounds(task) -> dict:
+    """Deterministic certified bounds of a max-recall task (no solver)."""
+    return {
+        "n": task.p,
+        "recall_lower": task.p - 5 - task.replicate,
+        "recall_upper": task.p - 1,
+        "verdict": "bounded",
+        "upper_exact": task.replicate % 2 == 0,
+        "stopped": "time" if task.replicate == 2 else None,
+        "start": "drop",
+        "seconds": 0.5,
+        "cpu_seconds": 0.25,
+    }
+
+
+def _recall_design(seeds: int = 3):
+    from lamcap.experiments._recall_fraction import RecallDesign
+
+    return RecallDesign(**_RECALL_DESIGN_FIELDS, seeds=seeds)
+
+
+def test_version_3_store_reads_then_migrates_keeping_every_row(tmp_path: Path) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+    from lamcap.experiments._runner import run_sweep
+    from lamcap.experiments._trials import synthetic_trial
+
+    reference = tmp_path / "ref.sqlite"
+    run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
+    with ResultsStore(reference, readonly=True) as store:
+        complete = store.rows()
+    old = tmp_path / "v3.sqlite"
+    with closing(sqlite3.connect(old)) as connection, connection:
+        connection.executescript(_SCHEMA_V3)
+        connection.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [
+                ("schema_version", "3"),
+                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
+            ],
+        )
+        connection.executemany(
+            f"INSERT INTO trials ({', '.join(COLUMNS)}) "
+            f"VALUES ({', '.join(':' + name for name in COLUMNS)})",
+            complete,
+        )
+    before = old.read_bytes()
+    with ResultsStore(old, readonly=True) as store:  # reading never migrates
+        assert store.schema_version == 3
+        assert store.rows() == complete
+        assert store.rows(table="max_recall") == []
+        assert store.count(table="max_recall") == 0
+        assert store.verdicts(table="max_recall") == {}
+    assert old.read_bytes() == before
+
+    # a recall run into the old store migrates it, and its rows join the sweep's
+    points = run_recall(InlineExecutor(), _recall_design(), 11, old, trial=_bounds)
+    assert [point.count for point in points] == [3, 3]
+    with ResultsStore(old, readonly=True) as store:
+        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.integrity_ok()
+        assert "migrated:3->4" in store.meta("migrated:")
+        assert store.rows() == complete  # every trials row, every column, untouched
+        assert store.count(table="max_recall") == 6
+        assert GRID.digest() not in store.sweeps()
+        assert _MIGRATION_SWEEP.digest() in store.sweeps()
+    assert run_sweep(_MIGRATION_SWEEP, old, trial=synthetic_trial, workers=0).ran == 0
+
+
+def test_recall_rows_keep_every_value_and_are_keyed_with_their_time_limit(tmp_path: Path) -> None:
+    from lamcap.experiments._recall_fraction import recall_tasks
+    from lamcap.experiments._store import RECALL_COLUMNS, recall_key
+
+    (_, task), *_ = recall_tasks(_recall_design(), 11)
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        assert store.add(task, _bounds(task), sweep="max_recall", table="max_recall")
+        longer = Task(**{**task.__dict__, "max_seconds": 9.0})
+        assert store.add(longer, _bounds(longer), sweep="max_recall", table="max_recall")
+        assert not store.add(longer, _bounds(longer), table="max_recall")
+        (row, other) = store.rows(table="max_recall")
+        assert store.verdicts(table="max_recall") == {
+            recall_key(task): "bounded",
+            recall_key(longer): "bounded",
+        }
+        assert store.rows(table="max_recall", max_seconds=9.0) == [other]
+        assert store.count() == 0
+    assert tuple(row) == RECALL_COLUMNS
+    assert {name: row[name] for name in ("d", "p", "n", "seed", "replicate", "max_seconds")} == {
+        "d": task.d,
+        "p": task.p,
+        "n": task.p,
+        "seed": task.seed,
+        "replicate": task.replicate,
+        "max_seconds": 5.0,
+    }
+    expected = _bounds(task)
+    assert (row["recall_lower"], row["recall_upper"], row["verdict"]) == (
+        expected["recall_lower"],
+        expected["recall_upper"],
+        "bounded",
+    )
+    assert (row["upper_exact"], row["stopped"], row["start"]) == (1, None, "drop")
+    assert (row["seconds"], row["cpu_seconds"], row["sweep"]) == (0.5, 0.25, "max_recall")
+    assert row["lamcap_version"] and row["finished_at"]
+
+
+def test_an_unknown_table_or_column_is_refused_naming_it(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(ValueError, match=r"table must be one of \('trials', 'max_recall'\), got 'x'"):
+            store.rows(table="x")
+        with pytest.raises(ValueError, match=r"unknown column\(s\) \['rank'\]"):
+            store.rows(table="max_recall", rank=1)
+        with pytest.raises(ValueError, match="table must be one of"):
+            store.add(_tasks(1)[0], RECORD, table="recall")
+
+
+def _legacy_recall_store(path: Path, rows: list[dict]) -> None:
+    names = [name for name in rows[0] if name != "sweep"]
+    with closing(sqlite3.connect(path)) as connection, connection:
+        connection.executescript(_RECALL_LAYOUT_1)
+        connection.executemany(
+            f"INSERT INTO max_recall ({', '.join(names)}) "
+            f"VALUES ({', '.join(':' + name for name in names)})",
+            rows,
+        )
+
+
+def test_a_max_recall_store_of_an_earlier_lamcap_is_imported_whole_once(tmp_path: Path) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+    from lamcap.experiments._store import import_recall_store
+
+    reference = tmp_path / "ref.sqlite"
+    run_recall(InlineExecutor(), _recall_design(), 11, reference, trial=_bounds)
+    with ResultsStore(reference, readonly=True) as store:
+        complete = store.rows(table="max_recall")
+    legacy = tmp_path / "max_recall.sqlite"
+    _legacy_recall_store(legacy, complete[::2])  # an interrupted run of an earlier lamcap
+    before = legacy.read_bytes()
+    target = tmp_path / "results.sqlite"
+    assert import_recall_store(legacy, target) == 3
+    assert import_recall_store(legacy, target) == 0  # twice adds nothing
+    assert legacy.read_bytes() == before  # only read
+    with ResultsStore(target, readonly=True) as store:
+        assert store.rows(table="max_recall") == complete[::2]  # every column, as it was
+
+    calls = []
+
+    def counted(task):
+        calls.append(task)
+        return _bounds(task)
+
+    run_recall(InlineExecutor(), _recall_design(), 11, target, trial=counted)
+    assert len(calls) == 3  # only the solves the old store did not hold
+    with ResultsStore(target, readonly=True) as store:
+        resumed = store.rows(table="max_recall")
+    drop = ("lamcap_version", "git_commit", "finished_at")
+    assert [{k: v for k, v in r.items() if k not in drop} for r in resumed] == [
+        {k: v for k, v in r.items() if k not in drop} for r in complete
+    ]
+
+
+def test_a_file_that_is_no_earlier_max_recall_store_is_not_imported(tmp_path: Path) -> None:
+    from lamcap.experiments._store import import_recall_store
+
+    target = tmp_path / "results.sqlite"
+    with pytest.raises(ValueError, match="does not exist"):
+        import_recall_store(tmp_path / "absent.sqlite", target)
+    other = tmp_path / "other.sqlite"
+    with closing(sqlite3.connect(other)) as connection, connection:
+        connection.executescript(_RECALL_LAYOUT_1.replace("'1'", "'2'"))
+    with pytest.raises(ValueError, match="layout version 2; this lamcap imports version 1"):
+        import_recall_store(other, target)
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database at all, just text " * 10)
+    with pytest.raises(ValueError, match="is not a max-recall store of lamcap"):
+        import_recall_store(text, target)
+    assert not target.exists()
+
+
+def test_merge_and_export_carry_the_max_recall_rows(tmp_path: Path) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+    from lamcap.experiments._store import RECALL_COLUMNS, merge_stores
+
+    shards = _sharded(tmp_path, GRID, 2)
+    run_recall(InlineExecutor(), _recall_design(), 11, shards[0], trial=_bounds)
+    calls = []
+
+    def interrupted(task):  # shard 2's run stops after two solves
+        calls.append(task)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return _bounds(task)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_recall(InlineExecutor(), _recall_design(), 11, shards[1], trial=interrupted)
+    (tmp_path / "other").mkdir()
+    (other,) = _sharded(tmp_path / "other", GRID, 1)
+    run_recall(InlineExecutor(), _recall_design(seeds=2), 11, other, trial=_bounds)
+    with pytest.raises(ValueError, match="hold different sweeps"):  # another recall design
+        merge_stores(tmp_path / "all.sqlite", [shards[0], other])
+    outcome = merge_stores(tmp_path / "all.sqlite", shards)
+    # 24 sweep instances and 6 max-recall solves, 2 of which shard 2 held as well
+    assert (outcome.added, outcome.present) == (24 + 6, 2)
+    with ResultsStore(tmp_path / "all.sqlite", readonly=True) as store:
+        assert store.count() == 24
+        assert store.count(table="max_recall") == 6
+        assert store.export_csv(tmp_path / "recall.csv", table="max_recall") == 6
+    with ResultsStore(shards[0], readonly=True) as store:
+        expected = store.rows(table="max_recall")
+    with (tmp_path / "recall.csv").open() as handle:
+        reader = csv.DictReader(handle)
+        assert tuple(reader.fieldnames or ()) == RECALL_COLUMNS
+        exported = list(reader)
+    assert [int(r["recall_lower"]) for r in exported] == [r["recall_lower"] for r in expected]
+    assert [int(r["seed"]) for r in exported] == [r["seed"] for r in expected]
