@@ -11,7 +11,6 @@ import pytest
 from scipy import stats
 
 from lamcap import recall_fraction
-
 from lamcap.experiments._executors import InlineExecutor
 from lamcap.experiments._recall_fraction import (
     RecallDesign,

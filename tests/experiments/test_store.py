@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -423,22 +424,6 @@ CREATE TABLE trials (
 CREATE INDEX trials_cell ON trials (d, rank, model, method);
 """
 
-# The layout of the separate max-recall store (max_recall.sqlite, layout version 1) that
-# lamcap wrote beside results.sqlite before schema version 4.
-_RECALL_LAYOUT_1 = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT INTO meta (key, value) VALUES ('layout_version', '1');
-CREATE TABLE max_recall (
-    d INTEGER NOT NULL, p INTEGER NOT NULL, n INTEGER NOT NULL,
-    model TEXT NOT NULL, embeddings TEXT NOT NULL,
-    replicate INTEGER NOT NULL, seed INTEGER NOT NULL, max_seconds REAL NOT NULL,
-    recall_lower INTEGER NOT NULL, recall_upper INTEGER NOT NULL,
-    verdict TEXT NOT NULL, upper_exact INTEGER, stopped TEXT, start TEXT,
-    seconds REAL, cpu_seconds REAL, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
-    UNIQUE (d, p, model, embeddings, seed, max_seconds)
-);
-"""
-
 _RECALL_DESIGN_FIELDS = {"dims": (8,), "max_seconds": (5.0,), "critical_fractions": (1.25, 1.5)}
 
 
@@ -545,12 +530,15 @@ def test_recall_rows_keep_every_value_and_are_keyed_with_their_time_limit(tmp_pa
     )
     assert (row["upper_exact"], row["stopped"], row["start"]) == (1, None, "drop")
     assert (row["seconds"], row["cpu_seconds"], row["sweep"]) == (0.5, 0.25, "max_recall")
-    assert row["lamcap_version"] and row["finished_at"]
+    assert row["lamcap_version"]
+    assert row["finished_at"]
 
 
 def test_an_unknown_table_or_column_is_refused_naming_it(tmp_path: Path) -> None:
     with ResultsStore(tmp_path / "r.sqlite") as store:
-        with pytest.raises(ValueError, match=r"table must be one of \('trials', 'max_recall'\), got 'x'"):
+        with pytest.raises(
+            ValueError, match=r"table must be one of \('trials', 'max_recall'\), got 'x'"
+        ):
             store.rows(table="x")
         with pytest.raises(ValueError, match=r"unknown column\(s\) \['rank'\]"):
             store.rows(table="max_recall", rank=1)
@@ -558,18 +546,9 @@ def test_an_unknown_table_or_column_is_refused_naming_it(tmp_path: Path) -> None
             store.add(_tasks(1)[0], RECORD, table="recall")
 
 
-def _legacy_recall_store(path: Path, rows: list[dict]) -> None:
-    names = [name for name in rows[0] if name != "sweep"]
-    with closing(sqlite3.connect(path)) as connection, connection:
-        connection.executescript(_RECALL_LAYOUT_1)
-        connection.executemany(
-            f"INSERT INTO max_recall ({', '.join(names)}) "
-            f"VALUES ({', '.join(':' + name for name in names)})",
-            rows,
-        )
-
-
-def test_a_max_recall_store_of_an_earlier_lamcap_is_imported_whole_once(tmp_path: Path) -> None:
+def test_a_max_recall_store_of_an_earlier_lamcap_is_imported_whole_once(
+    tmp_path: Path, legacy_recall_store: Callable[[Path, list[dict]], None]
+) -> None:
     from lamcap.experiments._executors import InlineExecutor
     from lamcap.experiments._recall_fraction import run_recall
     from lamcap.experiments._store import import_recall_store
@@ -579,7 +558,7 @@ def test_a_max_recall_store_of_an_earlier_lamcap_is_imported_whole_once(tmp_path
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows(table="max_recall")
     legacy = tmp_path / "max_recall.sqlite"
-    _legacy_recall_store(legacy, complete[::2])  # an interrupted run of an earlier lamcap
+    legacy_recall_store(legacy, complete[::2])  # an interrupted run of an earlier lamcap
     before = legacy.read_bytes()
     target = tmp_path / "results.sqlite"
     assert import_recall_store(legacy, target) == 3
@@ -604,15 +583,18 @@ def test_a_max_recall_store_of_an_earlier_lamcap_is_imported_whole_once(tmp_path
     ]
 
 
-def test_a_file_that_is_no_earlier_max_recall_store_is_not_imported(tmp_path: Path) -> None:
+def test_a_file_that_is_no_earlier_max_recall_store_is_not_imported(
+    tmp_path: Path, legacy_recall_store: Callable[[Path, list[dict]], None]
+) -> None:
     from lamcap.experiments._store import import_recall_store
 
     target = tmp_path / "results.sqlite"
     with pytest.raises(ValueError, match="does not exist"):
         import_recall_store(tmp_path / "absent.sqlite", target)
     other = tmp_path / "other.sqlite"
+    legacy_recall_store(other, [])
     with closing(sqlite3.connect(other)) as connection, connection:
-        connection.executescript(_RECALL_LAYOUT_1.replace("'1'", "'2'"))
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'layout_version'")
     with pytest.raises(ValueError, match="layout version 2; this lamcap imports version 1"):
         import_recall_store(other, target)
     text = tmp_path / "notes.sqlite"

@@ -256,7 +256,7 @@ def recall_points(
     ``store.rows(table="max_recall")``; a solve of another time limit is not
     one of ``design``'s.
     """
-    grouped: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    grouped: dict[tuple[int, int], list[Mapping[str, Any]]] = {}
     fractions: dict[tuple[int, int], tuple[float, float]] = {}
     for fraction, task in recall_tasks(design, seed):
         fractions[(task.d, task.p)] = (fraction, float(task.max_seconds or 0.0))
@@ -368,8 +368,10 @@ def recall_summary(databases: Sequence[str | os.PathLike[str]]) -> str:
     if not groups:
         return ""
     lines = [
-        "| d | p | model | embeddings | limit (s) | instances | mean bracket of R/n | "
-        "stopped | upper exact | RS law f |",
+        (
+            "| d | p | model | embeddings | limit (s) | instances | mean bracket of R/n | "
+            "stopped | upper exact | RS law f |"
+        ),
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for (d, p, model, embeddings, limit), rows in sorted(groups.items()):

@@ -533,7 +533,8 @@ def _check_seeds(database: Path, plan: Plan) -> None:
         return
     with ResultsStore(database, readonly=True) as store:
         seeds = {int(json.loads(text).get("seed", 0)) for text in store.sweeps().values()}
-    foreign = sorted(seeds - {sweep.seed for sweep in plan.sweeps})
+    # the max-recall solves record the sweeps that draw their seeds, with the plan's seed
+    foreign = sorted(seeds - {sweep.seed for sweep in plan.sweeps} - {plan.seed})
     if foreign:
         msg = (
             f"out {str(database.parent)!r} holds sweeps with seed(s) {foreign} from an earlier "

@@ -1169,7 +1169,7 @@ TABLES: dict[str, _Table] = {
 :data:`COLUMNS`) and ``"max_recall"`` (the max-recall solves, :data:`RECALL_COLUMNS`)."""
 
 
-def table_of(table: str) -> _Table:
+def table_of(table: object) -> _Table:
     """The table named ``table``, or ``ValueError`` naming the accepted names."""
     found = TABLES.get(table) if isinstance(table, str) else None
     if found is None:
