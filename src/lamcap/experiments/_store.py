@@ -924,6 +924,8 @@ def _merge_into(
                 entries = list(source.meta("sweep:").items())
                 entries += list(source.meta("shard:").items())
             for table, rows in tables.items():
+                if not rows:  # e.g. a store without max-recall solves
+                    continue
                 written = merged.add_rows(rows, table=table)
                 added, present = added + written, present + len(rows) - written
             merged._insert_meta(entries)
