@@ -348,20 +348,7 @@ def test_version_2_store_reads_as_gaussian_and_migrates_losing_nothing(tmp_path:
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows()
     old = tmp_path / "v2.sqlite"
-    with closing(sqlite3.connect(old)) as connection, connection:
-        connection.executescript(_SCHEMA_V2)
-        connection.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [
-                ("schema_version", "2"),
-                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
-            ],
-        )
-        connection.executemany(
-            f"INSERT INTO trials ({', '.join(_V2_COLUMNS)}) "
-            f"VALUES ({', '.join(':' + name for name in _V2_COLUMNS)})",
-            [{name: row[name] for name in _V2_COLUMNS} for row in complete],
-        )
+    _written_by_an_older_lamcap(old, _SCHEMA_V2, 2, _V2_COLUMNS, complete)
     before = old.read_bytes()
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == 2
@@ -404,25 +391,33 @@ def test_gaussian_sweep_digest_is_unchanged_by_the_option() -> None:
 # --- schema version 4: the max-recall solves are rows of the store (table max_recall) -------
 
 # The table layout of schema version 3 (the store of lamcap before max-recall rows joined
-# it), written out as such databases exist on disk.
-_SCHEMA_V3 = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE trials (
-    id INTEGER PRIMARY KEY,
-    d INTEGER NOT NULL, kappa REAL NOT NULL, rank INTEGER NOT NULL,
-    model TEXT NOT NULL, method TEXT NOT NULL,
-    embeddings TEXT NOT NULL DEFAULT 'gaussian' CHECK (embeddings IN ('gaussian', 'sphere')),
-    p INTEGER NOT NULL, n INTEGER NOT NULL,
-    replicate INTEGER NOT NULL, seed INTEGER NOT NULL,
-    margin REAL NOT NULL, max_seconds REAL,
-    verdict TEXT NOT NULL CHECK (verdict IN ('feasible', 'infeasible', 'undecided')),
-    min_margin REAL, accuracy REAL, seconds REAL, iterations INTEGER, solver_method TEXT,
-    infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),
-    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
-    UNIQUE (d, rank, model, embeddings, method, p, margin, seed)
-);
-CREATE INDEX trials_cell ON trials (d, rank, model, method);
-"""
+# it), as such databases exist on disk.
+_SCHEMA_V3 = _SCHEMA_V2.replace(
+    "model TEXT NOT NULL, method TEXT NOT NULL,\n",
+    "model TEXT NOT NULL, method TEXT NOT NULL,\n    embeddings TEXT NOT NULL DEFAULT 'gaussian' "
+    "CHECK (embeddings IN ('gaussian', 'sphere')),\n",
+).replace("UNIQUE (d, rank, model, method,", "UNIQUE (d, rank, model, embeddings, method,")
+
+
+def _written_by_an_older_lamcap(
+    path: Path, schema: str, version: int, columns: list[str], rows: list[dict]
+) -> None:
+    """A database of schema ``version`` (tables ``schema``) holding ``rows`` of a recorded sweep."""
+    with closing(sqlite3.connect(path)) as connection, connection:
+        connection.executescript(schema)
+        connection.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [
+                ("schema_version", str(version)),
+                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
+            ],
+        )
+        connection.executemany(
+            f"INSERT INTO trials ({', '.join(columns)}) "
+            f"VALUES ({', '.join(':' + name for name in columns)})",
+            [{name: row[name] for name in columns} for row in rows],
+        )
+
 
 _RECALL_DESIGN_FIELDS = {"dims": (8,), "max_seconds": (5.0,), "critical_fractions": (1.25, 1.5)}
 
@@ -459,20 +454,9 @@ def test_version_3_store_reads_then_migrates_keeping_every_row(tmp_path: Path) -
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows()
     old = tmp_path / "v3.sqlite"
-    with closing(sqlite3.connect(old)) as connection, connection:
-        connection.executescript(_SCHEMA_V3)
-        connection.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [
-                ("schema_version", "3"),
-                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
-            ],
-        )
-        connection.executemany(
-            f"INSERT INTO trials ({', '.join(COLUMNS)}) "
-            f"VALUES ({', '.join(':' + name for name in COLUMNS)})",
-            complete,
-        )
+    _written_by_an_older_lamcap(old, _SCHEMA_V3, 3, list(COLUMNS), complete)
+    assert "embeddings TEXT NOT NULL" in _SCHEMA_V3
+    assert "UNIQUE (d, rank, model, embeddings, method, p, margin, seed)" in _SCHEMA_V3
     before = old.read_bytes()
     with ResultsStore(old, readonly=True) as store:  # reading never migrates
         assert store.schema_version == 3

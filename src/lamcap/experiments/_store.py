@@ -343,11 +343,7 @@ def _check_existing(path: Path, hint: str = "use another --db path") -> int:
     the cross-check of indexes that ``integrity_check`` adds) before reading.
     """
     _check_file(path, hint)
-    try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as error:
-        msg = f"cannot open results database {str(path)!r}: {error}"
-        raise IncompatibleStoreError(msg) from None
+    connection = _read_only(path, "results database")
     try:
         verdict = str(connection.execute("PRAGMA quick_check(1)").fetchone()[0])
         if verdict != "ok":
@@ -375,6 +371,15 @@ def _check_existing(path: Path, hint: str = "use another --db path") -> int:
         )
         raise IncompatibleStoreError(msg)
     return int(found)
+
+
+def _read_only(path: Path, what: str) -> sqlite3.Connection:
+    """A read-only connection to ``path``, or :class:`IncompatibleStoreError` naming ``what``."""
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        msg = f"cannot open {what} {str(path)!r}: {error}"
+        raise IncompatibleStoreError(msg) from None
 
 
 def check_store(
@@ -1209,11 +1214,7 @@ def import_recall_store(source: str | os.PathLike[str], target: str | os.PathLik
         msg = f"max-recall store {str(path)!r} does not exist"
         raise ValueError(msg)
     legacy = tuple(name for name in RECALL_COLUMNS if name != "sweep")
-    try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as error:
-        msg = f"cannot open the max-recall store {str(path)!r}: {error}"
-        raise ValueError(msg) from None
+    connection = _read_only(path, "the max-recall store")
     try:
         connection.row_factory = sqlite3.Row
         layout = connection.execute(
