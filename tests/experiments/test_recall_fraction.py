@@ -266,33 +266,6 @@ def test_a_failing_solve_stops_the_run_naming_it_and_keeps_what_finished(tmp_pat
     assert _count(path) == 6
 
 
-def test_a_stored_solve_is_stored_once(tmp_path: Path) -> None:
-    task = recall_tasks(_DESIGN, seed=11)[0][1]
-    with ResultsStore(tmp_path / "r.sqlite") as store:
-        assert store.add(task, _fake_trial(task), table="max_recall")
-        assert not store.add(task, _fake_trial(task), table="max_recall")
-        assert store.count(table="max_recall") == 1
-
-
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ({"recall_lower": 30}, r"recall_lower <= recall_upper <= n, got 30 and 27 with n = 28"),
-        ({"recall_upper": 29}, r"got 23 and 29 with n = 28"),
-        ({"recall_lower": -1}, r"got -1 and 27"),
-        ({"verdict": "feasible"}, r"one of \('optimal', 'bounded', 'undecided'\), got 'feasible'"),
-    ],
-)
-def test_impossible_bounds_are_refused_naming_them(
-    tmp_path: Path, change: dict[str, Any], message: str
-) -> None:
-    task = recall_tasks(_DESIGN, seed=11)[0][1]
-    with ResultsStore(tmp_path / "r.sqlite") as store:
-        with pytest.raises(ValueError, match=message):
-            store.add(task, {**_fake_trial(task), **change}, table="max_recall")
-        assert store.count(table="max_recall") == 0
-
-
 def test_a_foreign_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite"
     path.write_bytes(b"not a database, " * 100)

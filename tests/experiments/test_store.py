@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -516,6 +517,27 @@ def test_recall_rows_keep_every_value_and_are_keyed_with_their_time_limit(tmp_pa
     assert (row["seconds"], row["cpu_seconds"], row["sweep"]) == (0.5, 0.25, "max_recall")
     assert row["lamcap_version"]
     assert row["finished_at"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"recall_lower": 30}, r"recall_lower <= recall_upper <= n, got 30 and 27 with n = 28"),
+        ({"recall_upper": 29}, r"got 23 and 29 with n = 28"),
+        ({"recall_lower": -1}, r"got -1 and 27"),
+        ({"verdict": "feasible"}, r"one of \('optimal', 'bounded', 'undecided'\), got 'feasible'"),
+    ],
+)
+def test_impossible_bounds_are_refused_naming_them(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    from lamcap.experiments._recall_fraction import recall_tasks
+
+    (_, task), *_ = recall_tasks(_recall_design(), 11)
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(ValueError, match=message):
+            store.add(task, {**_bounds(task), **change}, table="max_recall")
+        assert store.count(table="max_recall") == 0
 
 
 def test_an_unknown_table_or_column_is_refused_naming_it(tmp_path: Path) -> None:
