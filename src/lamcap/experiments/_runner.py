@@ -327,7 +327,8 @@ class OneRound:
     Examples
     --------
     >>> from lamcap.experiments import Cell, Sweep
-    >>> planner = OneRound(Sweep(dims=(8,), seeds_per_point=2).tasks(Cell(8, 1.0, "decoupled", "auto"), [12]))
+    >>> tasks = Sweep(dims=(8,), seeds_per_point=2).tasks(Cell(8, 1.0, "decoupled", "auto"), [12])
+    >>> planner = OneRound(tasks)
     >>> len(planner.next_round({})), planner.next_round({})
     (2, [])
     """

@@ -18,10 +18,11 @@ code 2 on the command line) without modifying it.
 Since schema version 4 the store also holds the max-recall solves of the
 partial-recall claim (:mod:`lamcap.experiments._recall_fraction`), one row per
 instance in the table ``max_recall`` (:data:`RECALL_COLUMNS`), keyed by
-``UNIQUE(d, p, model, embeddings, seed, max_seconds)`` (a solve stopped by its
-time limit is a different measurement than one with another limit).  Every
+``UNIQUE(d, p, model, embeddings, seed, max_seconds)`` (a solve under one time
+limit is another measurement than under another limit).  Every
 method that reads or writes rows takes ``table="trials"`` (the default: the
-feasibility solves of the sweeps) or ``table="max_recall"`` (:data:`TABLES`);
+feasibility solves of the sweeps) or ``table="max_recall"`` (:data:`TABLES`;
+:meth:`ResultsStore.done_keys` is of the sweeps' table only);
 the runner writes either kind through the same loop
 (:func:`lamcap.experiments._runner.execute`).  Migrating an older store adds
 the empty table and changes no row; the ``max_recall.sqlite`` files that
@@ -520,6 +521,11 @@ def _set_write_ahead_log(connection: sqlite3.Connection, timeout: float = BUSY_T
 
 class ResultsStore:
     """SQLite results database; use as a context manager (closes on exit).
+
+    It holds two tables of solves (:data:`TABLES`): ``trials``, the instances of
+    the sweeps, and ``max_recall``, the max-recall solves of the partial-recall
+    claim; the methods that read or write rows take ``table=`` (default
+    ``"trials"``).
 
     Parameters
     ----------
