@@ -170,3 +170,23 @@ def test_cli_quiet_hides_progress_but_not_the_result(
     assert captured.err == ""
     assert captured.out.splitlines()[0].startswith("claims: ")
     assert captured.out.splitlines()[1] == f"report -> {out / 'report.md'}"
+
+
+def test_a_run_resumes_with_its_own_max_recall_sweeps_but_not_with_another_seed(
+    tmp_path: Path,
+) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+
+    def bounds(task: Any) -> dict[str, Any]:
+        return {"n": task.p, "recall_lower": 1, "recall_upper": task.p, "verdict": "bounded"}
+
+    # the tiny plan's sweeps draw with seed 0, its max-recall solves with the plan's seed
+    assert {sweep.seed for sweep in _TINY.sweeps} == {0} != {_TINY.seed}
+    assert _TINY.recall is not None
+    database = tmp_path / "results.sqlite"
+    run_recall(InlineExecutor(), _TINY.recall, _TINY.seed, database, trial=bounds)
+    reproduce_module._check_seeds(database, _TINY)  # its own recorded sweeps: it resumes
+    run_recall(InlineExecutor(), _TINY.recall, _TINY.seed + 1, database, trial=bounds)
+    with pytest.raises(ValueError, match=rf"holds sweeps with seed\(s\) \[{_TINY.seed + 1}\]"):
+        reproduce_module._check_seeds(database, _TINY)
