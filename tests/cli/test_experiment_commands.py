@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -265,6 +265,71 @@ def test_shard_of_adaptive_sweep_exits_2_without_writing(
     assert main(["sweep", "--d", "8", "--shard", "1/2", "--db", str(db), *SYNTHETIC]) == 2
     assert "--shard needs a fixed grid" in _one_line(capsys.readouterr().err)
     assert list(tmp_path.iterdir()) == []
+
+
+def _bounds(task: Any) -> dict[str, Any]:
+    """Certified bounds of a max-recall task without the solver: R- = p - 4, R+ = p - 1."""
+    return {
+        "n": task.p,
+        "recall_lower": task.p - 4,
+        "recall_upper": task.p - 1,
+        "verdict": "bounded",
+    }
+
+
+def test_results_commands_see_the_max_recall_solves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lamcap import recall_fraction
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import RecallDesign, run_recall
+
+    design = RecallDesign(dims=(8,), max_seconds=(5.0,), critical_fractions=(1.5,), seeds=3)
+    shards = [tmp_path / "shard-1.sqlite", tmp_path / "shard-2.sqlite"]
+    for i, shard in enumerate(shards, start=1):
+        assert main([*GRID, "--shard", f"{i}/2", "--db", str(shard), "--quiet", *SYNTHETIC]) == 0
+        run_recall(InlineExecutor(), design, 0, shard, trial=_bounds)
+    capsys.readouterr()
+    merged = tmp_path / "merged.sqlite"
+    assert main(["results", "merge", str(merged), *map(str, shards)]) == 0
+    # 18 sweep instances, the 3 max-recall solves once (both shards hold them)
+    assert "21 rows added, 3 already present, from 2 stores" in capsys.readouterr().out
+
+    assert main(["results", "summary", "--db", str(merged)]) == 0
+    out = capsys.readouterr().out
+    assert "max-recall solves (partial-recall claim):" in out
+    law = float(recall_fraction(8, 33))
+    assert (
+        f"| 8 | 33 | decoupled | gaussian | 5 | 3 | [{29 / 33:.3f}, {32 / 33:.3f}] | 0 | 0 | "
+        f"{law:.3f} |"
+    ) in out
+    assert "holds the mean best recalled fraction R*/n" in out
+    assert main(["results", "summary", "--db", str(shards[0])]) == 0  # one shard holds them all too
+    assert "| 8 | 33 | decoupled | gaussian | 5 | 3 |" in capsys.readouterr().out
+
+    recall_csv = tmp_path / "recall.csv"
+    export = ["results", "export", "--csv", str(recall_csv), "--db", str(merged)]
+    assert main([*export, "--table", "max_recall"]) == 0
+    out = capsys.readouterr().out
+    assert f"3 rows -> {recall_csv}" in out
+    assert "18 rows of table trials not exported (--table trials)" in out
+    lines = recall_csv.read_text().splitlines()
+    assert lines[0].startswith("d,p,n,model,embeddings,replicate,seed,max_seconds,recall_lower,")
+    assert len(lines) == 1 + 3
+    assert main(["results", "export", "--csv", str(tmp_path / "t.csv"), "--db", str(merged)]) == 0
+    assert "3 rows of table max_recall not exported (--table max_recall)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["results", "export", "--csv", str(recall_csv), "--table", "recall"])
+
+
+def test_summary_of_a_store_without_max_recall_solves_has_no_such_section(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    assert main([*GRID, "--db", str(db), "--quiet", *SYNTHETIC]) == 0
+    capsys.readouterr()
+    assert main(["results", "summary", "--db", str(db)]) == 0
+    assert "max-recall" not in capsys.readouterr().out
 
 
 def _csv_rows(db: Path, csv: Path, *ignored: str) -> list[dict[str, str]]:

@@ -1,4 +1,4 @@
-"""The partial-recall claim of ``reproduce``: its test, its verdicts, its resumable store, a real run."""
+"""The partial-recall claim of ``reproduce``: its test, its verdicts, its resumable runs, a real run."""
 
 from __future__ import annotations
 
@@ -10,16 +10,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from lamcap import recall_fraction
 from lamcap.experiments._executors import InlineExecutor
 from lamcap.experiments._recall_fraction import (
     RecallDesign,
     RecallPoint,
-    RecallStore,
     bracket_test,
     recall_fraction_claim,
+    recall_summary,
     recall_tasks,
     run_recall,
 )
+from lamcap.experiments._store import ResultsStore
 from lamcap.experiments._sweep import Task
 from lamcap.experiments._verdicts import Claim, familywise_quantile, judge
 
@@ -210,15 +212,19 @@ class _Calls:
         return _fake_trial(task)
 
 
+def _count(path: Path) -> int:
+    with ResultsStore(path, readonly=True) as store:
+        return store.count(table="max_recall")
+
+
 def test_an_interrupted_run_resumes_without_losing_or_repeating_a_solve(tmp_path: Path) -> None:
-    path = tmp_path / "max_recall.sqlite"
+    path = tmp_path / "results.sqlite"
     planned = len(recall_tasks(_DESIGN, seed=11))
     assert planned == 6
     interrupted = _Calls(fail_at=4)
     with pytest.raises(KeyboardInterrupt):
         run_recall(InlineExecutor(), _DESIGN, 11, path, trial=interrupted)
-    with RecallStore(path) as store:
-        assert store.count() == 3  # the three finished before the interruption
+    assert _count(path) == 3  # the three finished before the interruption
     resumed = _Calls()
     points = run_recall(InlineExecutor(), _DESIGN, 11, path, trial=resumed)
     assert resumed.calls == planned - 3
@@ -226,45 +232,80 @@ def test_an_interrupted_run_resumes_without_losing_or_repeating_a_solve(tmp_path
     rerun = run_recall(InlineExecutor(), _DESIGN, 11, path, trial=again)
     assert again.calls == 0
     assert [p.lower.tolist() for p in rerun] == [p.lower.tolist() for p in points]
-    with RecallStore(path) as store:
-        assert store.count() == planned
+    with ResultsStore(path, readonly=True) as store:
+        rows = store.rows(table="max_recall")
+        assert store.count() == 0  # no feasibility row: the solves have their own table
+    assert len(rows) == planned
+    assert len({(r["p"], r["seed"]) for r in rows}) == planned  # nothing twice
+    assert {r["sweep"] for r in rows} == {"max_recall"}
     assert [(p.p, p.count) for p in points] == [(28, 3), (33, 3)]
     assert points[0].lower.tolist() == [23, 22, 21]
     assert points[0].upper.tolist() == [27, 27, 27]
+    # the same points as an uninterrupted run
+    whole = run_recall(InlineExecutor(), _DESIGN, 11, tmp_path / "whole.sqlite", trial=_fake_trial)
+    assert [(p.lower.tolist(), p.upper.tolist()) for p in whole] == [
+        (p.lower.tolist(), p.upper.tolist()) for p in points
+    ]
 
 
-def test_a_stored_solve_is_stored_once(tmp_path: Path) -> None:
-    task = recall_tasks(_DESIGN, seed=11)[0][1]
-    with RecallStore(tmp_path / "r.sqlite") as store:
-        assert store.add(task, _fake_trial(task))
-        assert not store.add(task, _fake_trial(task))
-        assert store.count() == 1
+def test_a_failing_solve_stops_the_run_naming_it_and_keeps_what_finished(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+
+    def broken(task: Task) -> dict[str, Any]:
+        if task.replicate == 1:
+            msg = "no memory"
+            raise MemoryError(msg)
+        return _fake_trial(task)
+
+    with pytest.raises(RuntimeError, match=r"failed, first Task\(d=8, .*MemoryError: no memory"):
+        run_recall(InlineExecutor(), _DESIGN, 11, path, trial=broken)
+    assert _count(path) == 4  # every other solve finished (submitted at once) and is kept
+    rest = _Calls()
+    run_recall(InlineExecutor(), _DESIGN, 11, path, trial=rest)
+    assert rest.calls == 2
+    assert _count(path) == 6
 
 
 def test_a_foreign_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "max_recall.sqlite"
+    path = tmp_path / "results.sqlite"
     path.write_bytes(b"not a database, " * 100)
-    with pytest.raises(ValueError, match="is not a max-recall store of lamcap"):
-        RecallStore(path)
+    with pytest.raises(ValueError, match="is not a lamcap results database"):
+        run_recall(InlineExecutor(), _DESIGN, 11, path, trial=_fake_trial)
 
 
 def test_only_the_designs_own_instances_make_its_points(tmp_path: Path) -> None:
-    path = tmp_path / "max_recall.sqlite"
+    path = tmp_path / "results.sqlite"
     run_recall(InlineExecutor(), _DESIGN, 11, path, trial=_fake_trial)
     other = RecallDesign(dims=(8,), max_seconds=(9.0,), critical_fractions=(1.25,), seeds=2)
-    points = run_recall(InlineExecutor(), other, 11, path, trial=_fake_trial)
+    calls = _Calls()
+    points = run_recall(InlineExecutor(), other, 11, path, trial=calls)
+    assert calls.calls == 2  # another time limit is another measurement
     assert [(p.p, p.count, p.max_seconds) for p in points] == [(28, 2, 9.0)]
+    assert _count(path) == 6 + 2
+
+
+def test_the_summary_shows_the_solves_once_per_instance(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    run_recall(InlineExecutor(), _DESIGN, 11, path, trial=_fake_trial)
+    lines = recall_summary([path, path]).splitlines()  # a solve in two stores counts once
+    assert len(lines) == 2 + 2
+    # p = 28: lower 23, 22, 21 and upper 27 of n = 28
+    assert lines[2] == (
+        f"| 8 | 28 | decoupled | gaussian | 5 | 3 | [{22 / 28:.3f}, {27 / 28:.3f}] | 0 | 3 | "
+        f"{float(recall_fraction(8, 28)):.3f} |"
+    )
+    assert recall_summary([]) == ""
 
 
 # -- a real run --------------------------------------------------------------------------------
 
 
 def test_a_small_real_run_brackets_the_optimum(tmp_path: Path) -> None:
-    from lamcap import critical_p, recall_fraction
+    from lamcap import critical_p
     from lamcap.problems import hebbian_weights, make_instance, recall_accuracy
 
     design = RecallDesign(dims=(6,), max_seconds=(20.0,), critical_fractions=(1.5,), seeds=3)
-    (point,) = run_recall(InlineExecutor(), design, 3, tmp_path / "max_recall.sqlite")
+    (point,) = run_recall(InlineExecutor(), design, 3, tmp_path / "results.sqlite")
     assert point.p == round(1.5 * float(critical_p(6)))
     assert point.count == 3
     assert np.all(point.lower <= point.upper)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from lamcap.experiments import _reproduce as reproduce_module
-from lamcap.experiments._recall_fraction import RecallDesign, RecallStore
+from lamcap.experiments._recall_fraction import RecallDesign, recall_tasks
 from lamcap.experiments._reproduce import Plan, reproduce, summary
+from lamcap.experiments._store import ResultsStore
 from lamcap.experiments._sweep import Sweep
 
 
@@ -69,7 +72,19 @@ _TINY = Plan(
 
 
 @pytest.mark.slow
-def test_reproduce_tiny_plan_writes_report_claims_and_figures(tmp_path: Path) -> None:
+def test_reproduce_tiny_plan_writes_report_claims_and_figures(
+    tmp_path: Path, legacy_recall_store: Callable[[Path, list[dict[str, Any]]], None]
+) -> None:
+    # the directory of an interrupted run of an earlier lamcap: one max-recall solve, in a
+    # file of its own
+    assert _TINY.recall is not None
+    (_, first), *_ = recall_tasks(_TINY.recall, _TINY.seed)
+    earlier = {name: getattr(first, name) for name in ("d", "p", "model", "embeddings", "seed")}
+    earlier |= {"replicate": first.replicate, "max_seconds": first.max_seconds, "n": first.p}
+    earlier |= {"recall_lower": first.p - 3, "recall_upper": first.p - 1, "verdict": "bounded"}
+    earlier |= {"upper_exact": 0, "stopped": None, "start": "earlier", "seconds": 1.0}
+    (tmp_path / "out").mkdir()
+    legacy_recall_store(tmp_path / "out" / "max_recall.sqlite", [earlier])
     report = reproduce(tmp_path / "out", workers=0, progress=False, plan=_TINY, with_tables=False)
     text = report.read_text()
     assert "| claim | kind | finite-size prediction | measured [95% interval] |" in text
@@ -114,8 +129,12 @@ def test_reproduce_tiny_plan_writes_report_claims_and_figures(tmp_path: Path) ->
     recall = [c for c in claims if c["claim"].startswith("best recall fraction beyond capacity")]
     assert len(recall) == 1
     assert recall[0]["test"].startswith("bracket")
-    with RecallStore(tmp_path / "out" / "max_recall.sqlite") as store:
-        assert store.count() == 2
+    with ResultsStore(tmp_path / "out" / "results.sqlite", readonly=True) as store:
+        solves = store.rows(table="max_recall")
+    assert len(solves) == 2
+    # the earlier run's solve was copied in, not solved again
+    assert [row["start"] == "earlier" for row in solves] == [True, False]
+    assert solves[0]["recall_lower"] == first.p - 3
 
 
 @pytest.mark.slow
@@ -151,3 +170,23 @@ def test_cli_quiet_hides_progress_but_not_the_result(
     assert captured.err == ""
     assert captured.out.splitlines()[0].startswith("claims: ")
     assert captured.out.splitlines()[1] == f"report -> {out / 'report.md'}"
+
+
+def test_a_run_resumes_with_its_own_max_recall_sweeps_but_not_with_another_seed(
+    tmp_path: Path,
+) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+
+    def bounds(task: Any) -> dict[str, Any]:
+        return {"n": task.p, "recall_lower": 1, "recall_upper": task.p, "verdict": "bounded"}
+
+    # the tiny plan's sweeps draw with seed 0, its max-recall solves with the plan's seed
+    assert {sweep.seed for sweep in _TINY.sweeps} == {0} != {_TINY.seed}
+    assert _TINY.recall is not None
+    database = tmp_path / "results.sqlite"
+    run_recall(InlineExecutor(), _TINY.recall, _TINY.seed, database, trial=bounds)
+    reproduce_module._check_seeds(database, _TINY)  # its own recorded sweeps: it resumes
+    run_recall(InlineExecutor(), _TINY.recall, _TINY.seed + 1, database, trial=bounds)
+    with pytest.raises(ValueError, match=rf"holds sweeps with seed\(s\) \[{_TINY.seed + 1}\]"):
+        reproduce_module._check_seeds(database, _TINY)

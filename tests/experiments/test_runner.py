@@ -205,3 +205,47 @@ def test_an_instance_that_cannot_run_is_a_value_error_and_keeps_the_rest(
     assert str(info.value).endswith("needs 1 TiB of memory")
     with ResultsStore(path, readonly=True) as store:
         assert sorted(row["p"] for row in store.rows()) == [10, 10, 16, 16]
+
+
+def _bounds(task: Task) -> dict[str, Any]:
+    return {"n": task.p, "recall_lower": 1, "recall_upper": task.p - 1, "verdict": "bounded"}
+
+
+def test_one_round_runs_a_fixed_list_into_either_table_resumably(tmp_path: Path) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._runner import OneRound, execute
+    from lamcap.experiments._store import recall_key
+    from lamcap.experiments._sweep import Cell
+
+    sweep = Sweep(dims=(8,), seeds_per_point=3, max_seconds=5.0)
+    tasks = sweep.tasks(Cell(8, 1.0, "decoupled", "auto"), [20, 30])
+    path = tmp_path / "r.sqlite"
+    with ResultsStore(path) as store:
+        ran, skipped, verdicts = execute(
+            [OneRound(tasks)], store, InlineExecutor(), _bounds, sweep_name="m", table="max_recall"
+        )
+        assert (ran, skipped) == (6, 0)
+        assert verdicts == {recall_key(task): "bounded" for task in tasks}
+        assert store.count() == 0  # nothing in the sweeps' table
+        # the same instances with another time limit are other solves
+        longer = [Task(**{**task.__dict__, "max_seconds": 9.0}) for task in tasks[:2]]
+        ran, skipped, _ = execute(
+            [OneRound(tasks + longer)],
+            store,
+            InlineExecutor(),
+            _bounds,
+            sweep_name="m",
+            table="max_recall",
+        )
+        assert (ran, skipped) == (2, 6)
+        assert store.count(table="max_recall") == 8
+        # the sweeps' table is keyed by Task.key(): the same instances are new there
+        ran, skipped, verdicts = execute(
+            [OneRound(tasks)], store, InlineExecutor(), synthetic_trial, sweep_name="s"
+        )
+        assert (ran, skipped) == (6, 0)
+        assert set(verdicts) == {task.key() for task in tasks}
+        with pytest.raises(ValueError, match=r"table must be one of .*got 'recall'"):
+            execute(
+                [OneRound(tasks)], store, InlineExecutor(), _bounds, sweep_name="m", table="recall"
+            )

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import csv
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lamcap.experiments._store import COLUMNS, SCHEMA_VERSION, ResultsStore, check_store
-from lamcap.experiments._sweep import Cell, Sweep
+from lamcap.experiments._sweep import Cell, Sweep, Task
 
 RECORD = {
     "verdict": "feasible",
@@ -231,7 +233,7 @@ def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) 
     run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows()
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
     assert {r["infeasible_proof"] for r in complete if r["verdict"] == "infeasible"} == {
         "exact",
         "bounded",
@@ -255,7 +257,7 @@ def test_old_schema_is_read_unchanged_then_migrated_and_resumed(tmp_path: Path) 
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.integrity_ok()
-        assert "migrated:1->3" in store.meta("migrated:")
+        assert "migrated:1->4" in store.meta("migrated:")
         resumed = store.rows()
     assert _keys(resumed) == _keys(complete)  # nothing lost, nothing twice
     old_seeds = {r["seed"] for r in first}
@@ -347,20 +349,7 @@ def test_version_2_store_reads_as_gaussian_and_migrates_losing_nothing(tmp_path:
     with ResultsStore(reference, readonly=True) as store:
         complete = store.rows()
     old = tmp_path / "v2.sqlite"
-    with closing(sqlite3.connect(old)) as connection, connection:
-        connection.executescript(_SCHEMA_V2)
-        connection.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [
-                ("schema_version", "2"),
-                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
-            ],
-        )
-        connection.executemany(
-            f"INSERT INTO trials ({', '.join(_V2_COLUMNS)}) "
-            f"VALUES ({', '.join(':' + name for name in _V2_COLUMNS)})",
-            [{name: row[name] for name in _V2_COLUMNS} for row in complete],
-        )
+    _written_by_an_older_lamcap(old, _SCHEMA_V2, 2, _V2_COLUMNS, complete)
     before = old.read_bytes()
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == 2
@@ -383,7 +372,7 @@ def test_version_2_store_reads_as_gaussian_and_migrates_losing_nothing(tmp_path:
     with ResultsStore(old, readonly=True) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.integrity_ok()
-        assert "migrated:2->3" in store.meta("migrated:")
+        assert "migrated:2->4" in store.meta("migrated:")
         gaussian = store.rows(embeddings="gaussian")
         sphere = store.rows(embeddings="sphere")
     assert gaussian == complete  # the old rows, untouched
@@ -398,3 +387,263 @@ def test_gaussian_sweep_digest_is_unchanged_by_the_option() -> None:
     assert "embeddings" not in plain_sweep.description()
     with pytest.raises(ValueError, match="embeddings must be one of 'gaussian', 'sphere', got "):
         Sweep(dims=(8,), embeddings=("unit",))
+
+
+# --- schema version 4: the max-recall solves are rows of the store (table max_recall) -------
+
+# The table layout of schema version 3 (the store of lamcap before max-recall rows joined
+# it), as such databases exist on disk.
+_SCHEMA_V3 = _SCHEMA_V2.replace(
+    "model TEXT NOT NULL, method TEXT NOT NULL,\n",
+    "model TEXT NOT NULL, method TEXT NOT NULL,\n    embeddings TEXT NOT NULL DEFAULT 'gaussian' "
+    "CHECK (embeddings IN ('gaussian', 'sphere')),\n",
+).replace("UNIQUE (d, rank, model, method,", "UNIQUE (d, rank, model, embeddings, method,")
+
+
+def _written_by_an_older_lamcap(
+    path: Path, schema: str, version: int, columns: list[str], rows: list[dict]
+) -> None:
+    """A database of schema ``version`` (tables ``schema``) holding ``rows`` of a recorded sweep."""
+    with closing(sqlite3.connect(path)) as connection, connection:
+        connection.executescript(schema)
+        connection.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [
+                ("schema_version", str(version)),
+                (f"sweep:{_MIGRATION_SWEEP.digest()}", _MIGRATION_SWEEP.description()),
+            ],
+        )
+        connection.executemany(
+            f"INSERT INTO trials ({', '.join(columns)}) "
+            f"VALUES ({', '.join(':' + name for name in columns)})",
+            [{name: row[name] for name in columns} for row in rows],
+        )
+
+
+_RECALL_DESIGN_FIELDS = {"dims": (8,), "max_seconds": (5.0,), "critical_fractions": (1.25, 1.5)}
+
+
+def _bounds(task) -> dict:
+    """Deterministic certified bounds of a max-recall task (no solver)."""
+    return {
+        "n": task.p,
+        "recall_lower": task.p - 5 - task.replicate,
+        "recall_upper": task.p - 1,
+        "verdict": "bounded",
+        "upper_exact": task.replicate % 2 == 0,
+        "stopped": "time" if task.replicate == 2 else None,
+        "start": "drop",
+        "seconds": 0.5,
+        "cpu_seconds": 0.25,
+    }
+
+
+def _recall_design(seeds: int = 3):
+    from lamcap.experiments._recall_fraction import RecallDesign
+
+    return RecallDesign(**_RECALL_DESIGN_FIELDS, seeds=seeds)
+
+
+def test_version_3_store_reads_then_migrates_keeping_every_row(tmp_path: Path) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+    from lamcap.experiments._runner import run_sweep
+    from lamcap.experiments._trials import synthetic_trial
+
+    reference = tmp_path / "ref.sqlite"
+    run_sweep(_MIGRATION_SWEEP, reference, trial=synthetic_trial, workers=0)
+    with ResultsStore(reference, readonly=True) as store:
+        complete = store.rows()
+    old = tmp_path / "v3.sqlite"
+    _written_by_an_older_lamcap(old, _SCHEMA_V3, 3, list(COLUMNS), complete)
+    assert "embeddings TEXT NOT NULL" in _SCHEMA_V3
+    assert "UNIQUE (d, rank, model, embeddings, method, p, margin, seed)" in _SCHEMA_V3
+    before = old.read_bytes()
+    with ResultsStore(old, readonly=True) as store:  # reading never migrates
+        assert store.schema_version == 3
+        assert store.rows() == complete
+        assert store.rows(table="max_recall") == []
+        assert store.count(table="max_recall") == 0
+        assert store.verdicts(table="max_recall") == {}
+    assert old.read_bytes() == before
+
+    # a recall run into the old store migrates it, and its rows join the sweep's
+    points = run_recall(InlineExecutor(), _recall_design(), 11, old, trial=_bounds)
+    assert [point.count for point in points] == [3, 3]
+    with ResultsStore(old, readonly=True) as store:
+        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.integrity_ok()
+        assert "migrated:3->4" in store.meta("migrated:")
+        assert store.rows() == complete  # every trials row, every column, untouched
+        assert store.count(table="max_recall") == 6
+        assert GRID.digest() not in store.sweeps()
+        assert _MIGRATION_SWEEP.digest() in store.sweeps()
+    assert run_sweep(_MIGRATION_SWEEP, old, trial=synthetic_trial, workers=0).ran == 0
+
+
+def test_recall_rows_keep_every_value_and_are_keyed_with_their_time_limit(tmp_path: Path) -> None:
+    from lamcap.experiments._recall_fraction import recall_tasks
+    from lamcap.experiments._store import RECALL_COLUMNS, recall_key
+
+    (_, task), *_ = recall_tasks(_recall_design(), 11)
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        assert store.add(task, _bounds(task), sweep="max_recall", table="max_recall")
+        longer = Task(**{**task.__dict__, "max_seconds": 9.0})
+        assert store.add(longer, _bounds(longer), sweep="max_recall", table="max_recall")
+        assert not store.add(longer, _bounds(longer), table="max_recall")
+        (row, other) = store.rows(table="max_recall")
+        assert store.verdicts(table="max_recall") == {
+            recall_key(task): "bounded",
+            recall_key(longer): "bounded",
+        }
+        assert store.rows(table="max_recall", max_seconds=9.0) == [other]
+        assert store.count() == 0
+    assert tuple(row) == RECALL_COLUMNS
+    assert {name: row[name] for name in ("d", "p", "n", "seed", "replicate", "max_seconds")} == {
+        "d": task.d,
+        "p": task.p,
+        "n": task.p,
+        "seed": task.seed,
+        "replicate": task.replicate,
+        "max_seconds": 5.0,
+    }
+    expected = _bounds(task)
+    assert (row["recall_lower"], row["recall_upper"], row["verdict"]) == (
+        expected["recall_lower"],
+        expected["recall_upper"],
+        "bounded",
+    )
+    assert (row["upper_exact"], row["stopped"], row["start"]) == (1, None, "drop")
+    assert (row["seconds"], row["cpu_seconds"], row["sweep"]) == (0.5, 0.25, "max_recall")
+    assert row["lamcap_version"]
+    assert row["finished_at"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"recall_lower": 30}, r"recall_lower <= recall_upper <= n, got 30 and 27 with n = 28"),
+        ({"recall_upper": 29}, r"got 23 and 29 with n = 28"),
+        ({"recall_lower": -1}, r"got -1 and 27"),
+        ({"verdict": "feasible"}, r"one of \('optimal', 'bounded', 'undecided'\), got 'feasible'"),
+    ],
+)
+def test_impossible_bounds_are_refused_naming_them(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    from lamcap.experiments._recall_fraction import recall_tasks
+
+    (_, task), *_ = recall_tasks(_recall_design(), 11)
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(ValueError, match=message):
+            store.add(task, {**_bounds(task), **change}, table="max_recall")
+        assert store.count(table="max_recall") == 0
+
+
+def test_an_unknown_table_or_column_is_refused_naming_it(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(
+            ValueError, match=r"table must be one of \('trials', 'max_recall'\), got 'x'"
+        ):
+            store.rows(table="x")
+        with pytest.raises(ValueError, match=r"unknown column\(s\) \['rank'\]"):
+            store.rows(table="max_recall", rank=1)
+        with pytest.raises(ValueError, match="table must be one of"):
+            store.add(_tasks(1)[0], RECORD, table="recall")
+
+
+def test_a_max_recall_store_of_an_earlier_lamcap_is_imported_whole_once(
+    tmp_path: Path, legacy_recall_store: Callable[[Path, list[dict]], None]
+) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+    from lamcap.experiments._store import import_recall_store
+
+    reference = tmp_path / "ref.sqlite"
+    run_recall(InlineExecutor(), _recall_design(), 11, reference, trial=_bounds)
+    with ResultsStore(reference, readonly=True) as store:
+        complete = store.rows(table="max_recall")
+    legacy = tmp_path / "max_recall.sqlite"
+    legacy_recall_store(legacy, complete[::2])  # an interrupted run of an earlier lamcap
+    before = legacy.read_bytes()
+    target = tmp_path / "results.sqlite"
+    assert import_recall_store(legacy, target) == 3
+    assert import_recall_store(legacy, target) == 0  # twice adds nothing
+    assert legacy.read_bytes() == before  # only read
+    with ResultsStore(target, readonly=True) as store:
+        assert store.rows(table="max_recall") == complete[::2]  # every column, as it was
+
+    calls = []
+
+    def counted(task):
+        calls.append(task)
+        return _bounds(task)
+
+    run_recall(InlineExecutor(), _recall_design(), 11, target, trial=counted)
+    assert len(calls) == 3  # only the solves the old store did not hold
+    with ResultsStore(target, readonly=True) as store:
+        resumed = store.rows(table="max_recall")
+    drop = ("lamcap_version", "git_commit", "finished_at")
+    assert [{k: v for k, v in r.items() if k not in drop} for r in resumed] == [
+        {k: v for k, v in r.items() if k not in drop} for r in complete
+    ]
+
+
+def test_a_file_that_is_no_earlier_max_recall_store_is_not_imported(
+    tmp_path: Path, legacy_recall_store: Callable[[Path, list[dict]], None]
+) -> None:
+    from lamcap.experiments._store import import_recall_store
+
+    target = tmp_path / "results.sqlite"
+    with pytest.raises(ValueError, match="does not exist"):
+        import_recall_store(tmp_path / "absent.sqlite", target)
+    other = tmp_path / "other.sqlite"
+    legacy_recall_store(other, [])
+    with closing(sqlite3.connect(other)) as connection, connection:
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'layout_version'")
+    with pytest.raises(ValueError, match="layout version 2; this lamcap imports version 1"):
+        import_recall_store(other, target)
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database at all, just text " * 10)
+    with pytest.raises(ValueError, match="is not a max-recall store of lamcap"):
+        import_recall_store(text, target)
+    assert not target.exists()
+
+
+def test_merge_and_export_carry_the_max_recall_rows(tmp_path: Path) -> None:
+    from lamcap.experiments._executors import InlineExecutor
+    from lamcap.experiments._recall_fraction import run_recall
+    from lamcap.experiments._store import RECALL_COLUMNS, merge_stores
+
+    shards = _sharded(tmp_path, GRID, 2)
+    run_recall(InlineExecutor(), _recall_design(), 11, shards[0], trial=_bounds)
+    calls = []
+
+    def interrupted(task):  # shard 2's run stops after two solves
+        calls.append(task)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return _bounds(task)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_recall(InlineExecutor(), _recall_design(), 11, shards[1], trial=interrupted)
+    (tmp_path / "other").mkdir()
+    (other,) = _sharded(tmp_path / "other", GRID, 1)
+    run_recall(InlineExecutor(), _recall_design(seeds=2), 11, other, trial=_bounds)
+    with pytest.raises(ValueError, match="hold different sweeps"):  # another recall design
+        merge_stores(tmp_path / "all.sqlite", [shards[0], other])
+    outcome = merge_stores(tmp_path / "all.sqlite", shards)
+    # 24 sweep instances and 6 max-recall solves, 2 of which shard 2 held as well
+    assert (outcome.added, outcome.present) == (24 + 6, 2)
+    with ResultsStore(tmp_path / "all.sqlite", readonly=True) as store:
+        assert store.count() == 24
+        assert store.count(table="max_recall") == 6
+        assert store.export_csv(tmp_path / "recall.csv", table="max_recall") == 6
+    with ResultsStore(shards[0], readonly=True) as store:
+        expected = store.rows(table="max_recall")
+    with (tmp_path / "recall.csv").open() as handle:
+        reader = csv.DictReader(handle)
+        assert tuple(reader.fieldnames or ()) == RECALL_COLUMNS
+        exported = list(reader)
+    assert [int(r["recall_lower"]) for r in exported] == [r["recall_lower"] for r in expected]
+    assert [int(r["seed"]) for r in exported] == [r["seed"] for r in expected]

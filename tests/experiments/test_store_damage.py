@@ -159,12 +159,12 @@ def test_failed_merge_leaves_the_output_as_it_was_and_nothing_behind(
         shutil.copyfile(good_store, shard)
     calls = []
 
-    def fail_second(store: ResultsStore, rows: list[dict[str, object]]) -> int:
+    def fail_second(store: ResultsStore, rows: list[dict[str, object]], **table: str) -> int:
         calls.append(len(rows))
         if len(calls) == 2:
             msg = "disk I/O error"  # as a full disk would stop the merge
             raise sqlite3.OperationalError(msg)
-        return original(store, rows)
+        return original(store, rows, **table)
 
     original = ResultsStore.add_rows
     monkeypatch.setattr(ResultsStore, "add_rows", fail_second)

@@ -8,6 +8,7 @@ Examples (shell)::
     lamcap results merge results.sqlite shard-*.sqlite
     lamcap results summary --db a.sqlite b.sqlite --proven-only
     lamcap results export --csv results.csv
+    lamcap results export --csv max_recall.csv --table max_recall --db out/results.sqlite
     lamcap results transitions --db docs/measurements/data/*.sqlite \
         --out docs/measurements/capacity.csv \
         --op-vs-dp docs/measurements/op_vs_dp.csv src/lamcap/experiments/data/op_vs_dp.csv
@@ -355,7 +356,9 @@ def _register_results(subparsers: Any) -> None:
     export = actions.add_parser(
         "export",
         help="write every stored instance to CSV or Parquet",
-        description="Write every stored instance (one row per instance) to CSV or Parquet.",
+        description="Write every stored instance (one row per instance) of one table to CSV or "
+        "Parquet: the sweeps' feasibility solves (--table trials, the default) or the max-recall "
+        "solves of the partial-recall claim (--table max_recall).",
     )
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument("--csv", type=Path, default=None, help="CSV file to write")
@@ -363,13 +366,22 @@ def _register_results(subparsers: Any) -> None:
         "--parquet", type=Path, default=None, help="Parquet file to write (needs pyarrow)"
     )
     export.add_argument("--db", type=Path, default=Path("results.sqlite"), help=_DB_HELP)
+    export.add_argument(
+        "--table",
+        choices=("trials", "max_recall"),
+        default="trials",
+        help="which solves: the sweeps' instances (trials, default) or the max-recall solves "
+        "(max_recall: certified bounds recall_lower <= R* <= recall_upper per instance)",
+    )
     export.set_defaults(handler=_export)
     summary = actions.add_parser(
         "summary",
         help="fitted transitions next to the theory",
         description="Print a Markdown table of the fitted transitions (p_c with 95% intervals) "
-        "next to the finite-size theory, and how many infeasible verdicts are proven exactly "
-        "(gamma* <= 0) or only qualified (gamma* <= epsilon).\n\n" + SUMMARY_COLUMNS,
+        "next to the finite-size theory, how many infeasible verdicts are proven exactly "
+        "(gamma* <= 0) or only qualified (gamma* <= epsilon), and the max-recall solves "
+        "(mean certified bracket of the recalled fraction next to the RS law).\n\n"
+        + SUMMARY_COLUMNS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_databases(summary)
@@ -420,12 +432,17 @@ def _merge(arguments: argparse.Namespace) -> int:
 def _export(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._store import ResultsStore  # noqa: PLC0415 - only when the command runs
 
+    table = arguments.table
     with ResultsStore(arguments.db, readonly=True) as store:
         if arguments.csv is not None:
-            count, path = store.export_csv(arguments.csv), arguments.csv
+            count, path = store.export_csv(arguments.csv, table=table), arguments.csv
         else:
-            count, path = store.export_parquet(arguments.parquet), arguments.parquet
+            count, path = store.export_parquet(arguments.parquet, table=table), arguments.parquet
+        others = {name: store.count(table=name) for name in ("trials", "max_recall")}
     print(f"{count} rows -> {path}")
+    for name, left in others.items():
+        if name != table and left:
+            print(f"{left} rows of table {name} not exported (--table {name})")
     return 0
 
 
@@ -474,6 +491,7 @@ def _proof_table(databases: list[Path]) -> str:
 @_store_errors
 def _summary(arguments: argparse.Namespace) -> int:
     from lamcap.experiments._analysis import transition_table  # noqa: PLC0415 - only when the command runs
+    from lamcap.experiments._recall_fraction import recall_summary  # noqa: PLC0415 - only when the command runs
     from lamcap.experiments._report import markdown_table  # noqa: PLC0415 - only when the command runs
 
     rows = transition_table(arguments.db, proven_only=arguments.proven_only)
@@ -486,8 +504,21 @@ def _summary(arguments: argparse.Namespace) -> int:
         print(proofs)
     if arguments.proven_only:
         print("\nfits count only infeasible verdicts proven exactly (--proven-only)")
+    recall = recall_summary(arguments.db)
+    if recall:
+        print("\nmax-recall solves (partial-recall claim):\n")
+        print(recall)
+        print()
+        print(RECALL_COLUMNS)
     return 0
 
+
+RECALL_COLUMNS = """\
+columns: per (d, p, model, embeddings, time limit), the instances and the mean certified
+bracket [mean R_-/n, mean R_+/n] of lamcap.solve(instance, objective="max_recall"), which
+holds the mean best recalled fraction R*/n; "stopped": solves the time limit stopped;
+"upper exact": upper bounds whose certificates were all proven exact; "RS law f" is
+lamcap.recall_fraction(d, p), the replica-symmetric law (asymptotic, an upper estimate)."""
 
 SUMMARY_COLUMNS = """\
 columns: p_c [95% CI] is the measured transition (the fitted 50% point in p, with its

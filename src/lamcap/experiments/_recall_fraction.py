@@ -39,11 +39,15 @@ like every other claim of the run (:mod:`lamcap.experiments._verdicts`):
   :math:`n - 1`) keeps above the tolerance: such a row says it cannot be
   decided at 0.01, with the width, and what would narrow it.
 
-The solves are resumable: each finished instance is written by the parent
-process, in its own transaction, to ``max_recall.sqlite`` in the run's
-directory (:class:`RecallStore`, ``UNIQUE`` key, ``INSERT OR IGNORE``), and a
-rerun skips every stored instance, as the sweeps' store does
-(:mod:`lamcap.experiments._store`).
+The solves run through the sweeps' runner and store: :func:`run_recall` hands
+the instances to :func:`lamcap.experiments._runner.execute` as one round
+(:class:`~lamcap.experiments._runner.OneRound`), which writes each finished
+solve from the parent process, in its own transaction, to the ``max_recall``
+table of the run's ``results.sqlite`` (:class:`~lamcap.experiments.ResultsStore`,
+key ``UNIQUE(d, p, model, embeddings, seed, max_seconds)``, ``INSERT OR
+IGNORE``); a rerun skips every stored instance, and ``lamcap results summary``,
+``export --table max_recall`` and ``merge`` read them
+(:func:`recall_summary`).
 
 Examples
 --------
@@ -55,35 +59,33 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import math
-import sqlite3
+import os
 import time
-from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Self
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap import __version__, critical_p, recall_fraction
+from lamcap import critical_p, recall_fraction
 from lamcap._progress import Progress
 from lamcap._validation import check_integer, check_real
 from lamcap.experiments._report import prediction_text
-from lamcap.experiments._store import git_commit
+from lamcap.experiments._runner import OneRound, execute
+from lamcap.experiments._store import ResultsStore, recall_key
 from lamcap.experiments._sweep import MAX_DIMENSION, Cell, Sweep, Task
 from lamcap.experiments._verdicts import Claim
 from lamcap.problems import make_instance
 from lamcap.solvers import solve
 
-RECALL_FILE: Final[str] = "max_recall.sqlite"
-"""Store of the max-recall solves in a reproduction's directory (:class:`RecallStore`)."""
+Key = tuple[int, int, str, str, int, float]
+"""Key of a max-recall solve in the store: d, p, model, embeddings, seed, time limit."""
 
-LAYOUT_VERSION: Final[int] = 1
-"""Version of the table layout of :class:`RecallStore`; a store of another version is refused."""
+SWEEP_NAME: Final[str] = "max_recall"
+"""The ``sweep`` column of the max-recall rows (and the name of their recorded sweeps)."""
 
 _RS_NUMERICAL_ERROR: Final[float] = 1e-12
 """Absolute numerical error of ``recall_fraction`` at these sizes (about 1e-13; its docstring)."""
@@ -151,6 +153,24 @@ class RecallDesign:
         return points
 
 
+def _sweeps(design: RecallDesign, seed: int) -> list[tuple[float, int, Sweep]]:
+    """``(critical_fraction, p, sweep)`` of every point of ``design``: the sweep draws its seeds."""
+    return [
+        (
+            fraction,
+            p,
+            Sweep(
+                dims=(d,),
+                seeds_per_point=design.seeds,
+                seed=seed,
+                max_seconds=seconds,
+                name=SWEEP_NAME,
+            ),
+        )
+        for d, fraction, p, seconds in design.sizes()
+    ]
+
+
 def recall_tasks(design: RecallDesign, seed: int) -> list[tuple[float, Task]]:
     """Every instance of ``design`` with its critical fraction; seeds from the sweep ``seed``.
 
@@ -158,17 +178,11 @@ def recall_tasks(design: RecallDesign, seed: int) -> list[tuple[float, Task]]:
     κ = 1, ``"decoupled"``, p, replicate), as for the sweeps and the mechanism
     samples of a run.
     """
-    tasks = []
-    for d, fraction, p, seconds in design.sizes():
-        sweep = Sweep(
-            dims=(d,),
-            seeds_per_point=design.seeds,
-            seed=seed,
-            max_seconds=seconds,
-            name="max_recall",
-        )
-        tasks += [(fraction, task) for task in sweep.tasks(Cell(d, 1.0, "decoupled", "auto"), [p])]
-    return tasks
+    return [
+        (fraction, task)
+        for fraction, p, sweep in _sweeps(design, seed)
+        for task in sweep.tasks(Cell(sweep.dims[0], 1.0, "decoupled", "auto"), [p])
+    ]
 
 
 def recall_trial(task: Task) -> dict[str, Any]:
@@ -203,130 +217,6 @@ def recall_trial(task: Task) -> dict[str, Any]:
     }
 
 
-# -- the store ---------------------------------------------------------------------------------
-
-_TABLE = """
-CREATE TABLE IF NOT EXISTS max_recall (
-    d INTEGER NOT NULL, p INTEGER NOT NULL, n INTEGER NOT NULL,
-    model TEXT NOT NULL, embeddings TEXT NOT NULL,
-    replicate INTEGER NOT NULL, seed INTEGER NOT NULL, max_seconds REAL NOT NULL,
-    recall_lower INTEGER NOT NULL, recall_upper INTEGER NOT NULL,
-    verdict TEXT NOT NULL, upper_exact INTEGER, stopped TEXT, start TEXT,
-    seconds REAL, cpu_seconds REAL, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
-    UNIQUE (d, p, model, embeddings, seed, max_seconds)
-)"""
-
-Key = tuple[int, int, str, str, int, float]
-
-
-def _key(task: Task) -> Key:
-    return (task.d, task.p, task.model, task.embeddings, task.seed, float(task.max_seconds or 0.0))
-
-
-class RecallStore:
-    """SQLite store of finished max-recall solves (:data:`RECALL_FILE`); a context manager.
-
-    One row per instance, ``UNIQUE(d, p, model, embeddings, seed, max_seconds)``,
-    each written in its own transaction (``INSERT OR IGNORE``), so a rerun after
-    an interruption neither loses a stored solve nor stores one twice.  A file
-    with another layout version raises ``ValueError`` naming it.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._connection = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        self._connection.row_factory = sqlite3.Row
-        try:
-            self._connection.execute(
-                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-            )
-            self._connection.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('layout_version', ?)",
-                (str(LAYOUT_VERSION),),
-            )
-            row = self._connection.execute(
-                "SELECT value FROM meta WHERE key = 'layout_version'"
-            ).fetchone()
-            version = str(row[0])
-            self._connection.execute(_TABLE)
-        except sqlite3.DatabaseError as error:
-            self._connection.close()
-            msg = f"path {str(self.path)!r} is not a max-recall store of lamcap: {error}"
-            raise ValueError(msg) from None
-        if version != str(LAYOUT_VERSION):
-            self._connection.close()
-            msg = (
-                f"path {str(self.path)!r} holds a max-recall store of layout version {version}; "
-                f"this lamcap reads version {LAYOUT_VERSION}: give a new out"
-            )
-            raise ValueError(msg)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection (idempotent)."""
-        self._connection.close()
-
-    def add(self, task: Task, record: dict[str, Any]) -> bool:
-        """Store one finished solve (its own transaction); False if it was already stored."""
-        row = {
-            "d": task.d,
-            "p": task.p,
-            "n": int(record["n"]),
-            "model": task.model,
-            "embeddings": task.embeddings,
-            "replicate": task.replicate,
-            "seed": task.seed,
-            "max_seconds": float(task.max_seconds or 0.0),
-            "recall_lower": int(record["recall_lower"]),
-            "recall_upper": int(record["recall_upper"]),
-            "verdict": str(record["verdict"]),
-            "upper_exact": int(bool(record.get("upper_exact"))),
-            "stopped": record.get("stopped"),
-            "start": record.get("start"),
-            "seconds": record.get("seconds"),
-            "cpu_seconds": record.get("cpu_seconds"),
-            "lamcap_version": __version__,
-            "git_commit": git_commit(),
-            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        names = ", ".join(row)
-        marks = ", ".join(f":{name}" for name in row)
-        cursor = self._connection.execute(
-            f"INSERT OR IGNORE INTO max_recall ({names}) VALUES ({marks})", row
-        )
-        return cursor.rowcount == 1
-
-    def rows(self) -> dict[Key, dict[str, Any]]:
-        """Every stored solve, by its key."""
-        found = {}
-        for row in self._connection.execute("SELECT * FROM max_recall ORDER BY d, p, replicate"):
-            record = dict(row)
-            key = (
-                int(record["d"]),
-                int(record["p"]),
-                str(record["model"]),
-                str(record["embeddings"]),
-                int(record["seed"]),
-                float(record["max_seconds"]),
-            )
-            found[key] = record
-        return found
-
-    def count(self) -> int:
-        """Number of stored solves."""
-        return int(self._connection.execute("SELECT COUNT(*) FROM max_recall").fetchone()[0])
-
-
 # -- the measurement ---------------------------------------------------------------------------
 
 
@@ -357,14 +247,20 @@ class RecallPoint:
 
 
 def recall_points(
-    design: RecallDesign, seed: int, rows: dict[Key, dict[str, Any]]
+    design: RecallDesign, seed: int, rows: Mapping[Key, Mapping[str, Any]]
 ) -> list[RecallPoint]:
-    """The stored solves of ``design``'s instances (only those), one point per (d, p)."""
-    grouped: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    """The stored solves of ``design``'s instances (only those), one point per (d, p).
+
+    ``rows``: stored rows of the ``max_recall`` table by their key
+    (:func:`~lamcap.experiments._store.recall_key`), e.g. every row of
+    ``store.rows(table="max_recall")``; a solve of another time limit is not
+    one of ``design``'s.
+    """
+    grouped: dict[tuple[int, int], list[Mapping[str, Any]]] = {}
     fractions: dict[tuple[int, int], tuple[float, float]] = {}
     for fraction, task in recall_tasks(design, seed):
         fractions[(task.d, task.p)] = (fraction, float(task.max_seconds or 0.0))
-        record = rows.get(_key(task))
+        record = rows.get(recall_key(task))
         grouped.setdefault((task.d, task.p), [])
         if record is not None:
             grouped[(task.d, task.p)].append(record)
@@ -391,67 +287,108 @@ def run_recall(
     executor: Executor,
     design: RecallDesign,
     seed: int,
-    path: str | Path,
+    path: str | os.PathLike[str],
     *,
     progress: bool = False,
     trial: Any = recall_trial,
 ) -> list[RecallPoint]:
     """Solve (or resume) every instance of ``design`` on ``executor``, storing each in ``path``.
 
-    Instances already in the store are skipped; the others are submitted at
-    once and stored by this process as they finish.  On an interruption
-    (``KeyboardInterrupt``, a failing solve) what has not started is cancelled,
-    what finished is stored, and the exception propagates; a failing solve
-    raises ``RuntimeError`` naming it (``ValueError`` if it raised one).
-    ``trial`` replaces :func:`recall_trial` (tests).
+    ``path`` is a results store (:class:`~lamcap.experiments.ResultsStore`,
+    created if missing, e.g. a reproduction's ``results.sqlite``); the solves go
+    to its ``max_recall`` table through the runner's loop
+    (:func:`lamcap.experiments._runner.execute`, one round), and the sweeps
+    that draw their seeds are recorded in it (name ``"max_recall"``), so that
+    ``lamcap results merge`` matches two such stores.  Instances already in the
+    store are skipped; the others are submitted at once and stored by this
+    process as they finish.  On an interruption (``KeyboardInterrupt``, a
+    failing solve) what has not started is cancelled, what finished is stored,
+    and the exception propagates; a failing solve raises ``RuntimeError``
+    naming it (``ValueError`` if it raised one).  ``trial`` replaces
+    :func:`recall_trial` (tests).  Returns the points of ``design`` from every
+    stored solve of it (:func:`recall_points`).
     """
-    planned = recall_tasks(design, seed)
-    with RecallStore(path) as store:
-        done = set(store.rows())
-        todo = [task for _, task in planned if _key(task) not in done]
-        pending: dict[Future[dict[str, Any]], Task] = {}
+    planned = [task for _, task in recall_tasks(design, seed)]
+    with ResultsStore(path) as store:
+        for _, _, sweep in _sweeps(design, seed):
+            store.record_sweep(sweep)
         with Progress(
             "max-recall solutions",
-            total=len(planned),
             unit="instances",
             note="certified bounds beyond capacity",
             enabled=progress,
             interval=_PLAIN_INTERVAL,
         ) as bar:
-            bar.advance(len(planned) - len(todo))
+            execute(
+                [OneRound(planned)],
+                store,
+                executor,
+                trial,
+                sweep_name=SWEEP_NAME,
+                table="max_recall",
+                on_planned=lambda tasks, done: bar.grow(tasks, done=done),
+                on_recorded=bar.advance,
+            )
+        rows = store.keyed_rows(table="max_recall")
+    return recall_points(design, seed, rows)
 
-            def record(future: Future[dict[str, Any]]) -> tuple[Task, BaseException] | None:
-                task = pending.pop(future)
-                error = future.exception()
-                if error is not None:
-                    return task, error
-                store.add(task, future.result())
-                bar.advance()
-                return None
 
-            try:
-                for task in todo:
-                    pending[executor.submit(trial, task)] = task
-                while pending:
-                    finished, _ = wait(
-                        pending, timeout=_PLAIN_INTERVAL, return_when=FIRST_COMPLETED
-                    )
-                    failures = [failure for f in finished if (failure := record(f)) is not None]
-                    if failures:
-                        task, error = failures[0]
-                        if isinstance(error, ValueError):
-                            msg = f"a max-recall solve cannot run, {task}: {error}"
-                            raise ValueError(msg) from error
-                        msg = f"a max-recall solve failed, {task}: {type(error).__name__}: {error}"
-                        raise RuntimeError(msg) from error
-            except BaseException:
-                for future in list(pending):
-                    if not future.cancel() and future.done() and future in pending:
-                        with contextlib.suppress(BaseException):
-                            record(future)
-                bar.close(interrupted=True)
-                raise
-        return recall_points(design, seed, store.rows())
+def recall_summary(databases: Sequence[str | os.PathLike[str]]) -> str:
+    r"""Markdown table of the max-recall solves stored in ``databases``; ``""`` if there are none.
+
+    One line per (d, p, model, embeddings, time limit), in that order: the
+    instances (a solve stored in several databases counts once), the mean
+    certified bracket :math:`[\bar L, \bar U]` of the fractions :math:`R_-/n`,
+    :math:`R_+/n`, the solves the limit stopped, the upper bounds proven exact,
+    and the RS law ``recall_fraction(d, p, embeddings=...)`` of the decoupled
+    problem ("–" for another model).  ``databases`` are opened read-only
+    (``ValueError`` for a missing or foreign file, as every results command).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from lamcap.experiments._executors import InlineExecutor
+    >>> def bounds(task):  # a stand-in for the solver: R- = p - 3, R+ = p - 1
+    ...     return {"n": task.p, "recall_lower": task.p - 3, "recall_upper": task.p - 1,
+    ...             "verdict": "bounded"}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
+    >>> design = RecallDesign(dims=(8,), max_seconds=(5.0,), critical_fractions=(1.5,), seeds=2)
+    >>> _ = run_recall(InlineExecutor(), design, 0, path, trial=bounds)
+    >>> print(recall_summary([path]).splitlines()[2])
+    | 8 | 33 | decoupled | gaussian | 5 | 2 | [0.909, 0.970] | 0 | 0 | 0.844 |
+    """
+    stored: dict[Key, dict[str, Any]] = {}
+    for database in databases:
+        with ResultsStore(database, readonly=True) as store:
+            stored.update(store.keyed_rows(table="max_recall"))
+    groups: dict[tuple[int, int, str, str, float], list[dict[str, Any]]] = {}
+    for row in stored.values():
+        point = (row["d"], row["p"], row["model"], row["embeddings"], row["max_seconds"])
+        groups.setdefault(point, []).append(row)
+    if not groups:
+        return ""
+    lines = [
+        (
+            "| d | p | model | embeddings | limit (s) | instances | mean bracket of R/n | "
+            "stopped | upper exact | RS law f |"
+        ),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for (d, p, model, embeddings, limit), rows in sorted(groups.items()):
+        lower = float(np.mean([row["recall_lower"] / row["n"] for row in rows]))
+        upper = float(np.mean([row["recall_upper"] / row["n"] for row in rows]))
+        law = (
+            f"{float(recall_fraction(d, p, embeddings=embeddings)):.3f}"
+            if model == "decoupled"
+            else "–"
+        )
+        stopped = sum(row["stopped"] == "time" for row in rows)
+        exact = sum(bool(row["upper_exact"]) for row in rows)
+        lines.append(
+            f"| {d} | {p} | {model} | {embeddings} | {limit:g} | {len(rows)} | "
+            f"[{lower:.3f}, {upper:.3f}] | {stopped} | {exact} | {law} |"
+        )
+    return "\n".join(lines)
 
 
 # -- the claim ---------------------------------------------------------------------------------

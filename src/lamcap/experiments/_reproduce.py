@@ -4,10 +4,11 @@ Two plans (:data:`QUICK`, :data:`FULL`); both write into ``out``:
 
 * ``tables/`` — the derivation tables of :mod:`lamcap.experiments._derivation_tables`
   (``lamcap tables``), built on a worker while the sweeps run;
-* ``results.sqlite`` — every solved instance of the sweeps (rerunning resumes);
-* ``max_recall.sqlite`` — the certified bounds of the max-recall solves behind
-  the partial-recall claim (:mod:`lamcap.experiments._recall_fraction`;
-  rerunning resumes);
+* ``results.sqlite`` — every solved instance of the sweeps, and in its table
+  ``max_recall`` the certified bounds of the max-recall solves behind the
+  partial-recall claim (:mod:`lamcap.experiments._recall_fraction`); rerunning
+  resumes both (a ``max_recall.sqlite`` left by an earlier lamcap is copied in
+  first, :func:`~lamcap.experiments._store.import_recall_store`);
 * ``figures/`` — figures 1–5 (PNG + PDF) and ``mechanism_samples.npz``;
 * ``report.md`` — every claim with its finite-size prediction, the measurement,
   a test and a verdict (:mod:`lamcap.experiments._claims`, judged with Holm's
@@ -72,10 +73,17 @@ from lamcap.experiments._mechanism import (
     solution_tasks,
     solution_trial,
 )
-from lamcap.experiments._recall_fraction import RECALL_FILE, RecallDesign, RecallPoint, run_recall
+from lamcap.experiments._recall_fraction import RecallDesign, RecallPoint, run_recall
 from lamcap.experiments._report import claims_table, markdown_table
 from lamcap.experiments._runner import execute, planned_tasks, run_sweep
-from lamcap.experiments._store import ResultsStore, check_store, git_commit, row_key
+from lamcap.experiments._store import (
+    RECALL_FILE,
+    ResultsStore,
+    check_store,
+    git_commit,
+    import_recall_store,
+    row_key,
+)
 from lamcap.experiments._sweep import Cell, Sweep
 from lamcap.experiments._trials import solver_trial
 from lamcap.experiments._verdicts import (
@@ -526,7 +534,8 @@ def _check_seeds(database: Path, plan: Plan) -> None:
         return
     with ResultsStore(database, readonly=True) as store:
         seeds = {int(json.loads(text).get("seed", 0)) for text in store.sweeps().values()}
-    foreign = sorted(seeds - {sweep.seed for sweep in plan.sweeps})
+    # the max-recall solves record the sweeps that draw their seeds, with the plan's seed
+    foreign = sorted(seeds - {sweep.seed for sweep in plan.sweeps} - {plan.seed})
     if foreign:
         msg = (
             f"out {str(database.parent)!r} holds sweeps with seed(s) {foreign} from an earlier "
@@ -683,9 +692,9 @@ def reproduce(
         save_samples(samples, directory / "figures" / "mechanism_samples.npz")
         recall: list[RecallPoint] = []
         if chosen.recall is not None:
-            recall = run_recall(
-                executor, chosen.recall, chosen.seed, directory / RECALL_FILE, progress=progress
-            )
+            if (directory / RECALL_FILE).is_file():  # the solves of an earlier lamcap's run
+                import_recall_store(directory / RECALL_FILE, database)
+            recall = run_recall(executor, chosen.recall, chosen.seed, database, progress=progress)
         law = op_dp_law()
 
         def claims_of(cells: dict[Cell, CellData]) -> list[Claim]:

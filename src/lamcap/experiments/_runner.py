@@ -57,7 +57,7 @@ from lamcap.experiments._analysis import hebbian_transition
 from lamcap.experiments._executors import open_executor
 from lamcap.experiments._fitting import TransitionFit, fit_transition
 from lamcap.experiments._hebbian_trials import hebbian_trials
-from lamcap.experiments._store import ResultsStore, row_key
+from lamcap.experiments._store import ResultsStore, table_key
 from lamcap.experiments._sweep import Cell, Sweep, Task
 from lamcap.experiments._trials import solver_trial
 from lamcap.theory._cost_models import GAUSSIAN, cost_model
@@ -324,6 +324,27 @@ class Planner(Protocol):
     def next_round(self, verdicts: dict[Key, str]) -> list[Task]: ...
 
 
+class OneRound:
+    """A :class:`Planner` of one fixed round: ``tasks``, then nothing (a fixed list of instances).
+
+    Examples
+    --------
+    >>> from lamcap.experiments import Cell, Sweep
+    >>> tasks = Sweep(dims=(8,), seeds_per_point=2).tasks(Cell(8, 1.0, "decoupled", "auto"), [12])
+    >>> planner = OneRound(tasks)
+    >>> len(planner.next_round({})), planner.next_round({})
+    (2, [])
+    """
+
+    def __init__(self, tasks: Sequence[Task]) -> None:
+        self._tasks: list[Task] | None = list(tasks)
+
+    def next_round(self, verdicts: dict[Key, str]) -> list[Task]:  # noqa: ARG002 - one fixed round
+        """The tasks on the first call, an empty list on every later one."""
+        tasks, self._tasks = self._tasks or [], None
+        return tasks
+
+
 BATCH_SIZE = 128
 """Hebbian instances per submitted call (:func:`batch_trial`):
 one Hebbian instance costs milliseconds, far less than a round trip to a worker."""
@@ -366,6 +387,7 @@ def execute(
     trial: TrialFunction,
     *,
     sweep_name: str,
+    table: str = "trials",
     on_planned: Callable[[int, int], None] = ignore_progress,
     on_recorded: Callable[[int], None] = ignore_progress,
     on_exhausted: Callable[[], None] = ignore_progress,
@@ -378,12 +400,20 @@ def execute(
     and every finished call is written by this (parent) process in its own
     transaction: one instance, or the batch of Hebbian instances of the default
     trial that went to a worker together (:data:`BATCH_SIZE` at a time).
+    ``table`` is where the records go (:data:`lamcap.experiments._store.TABLES`):
+    ``"trials"``, the feasibility solves of the sweeps (records of
+    :func:`solver_trial`), or ``"max_recall"``, the max-recall solves (records
+    of :func:`lamcap.experiments._recall_fraction.recall_trial`); an instance
+    counts as stored when its key in that table
+    (:func:`~lamcap.experiments._store.table_key`) is.
     Returns the instances run, those skipped, and the verdict of every stored
-    instance.  The callbacks report progress: instances
+    instance of ``table``, by that key (:meth:`Task.key` for ``"trials"``).
+    The callbacks report progress: instances
     planned and already done, instances recorded, a planner with nothing left,
     and the end of the first rounds of all planners.
     """
-    verdicts: dict[Key, str] = {row_key(r): r["verdict"] for r in store.rows()}
+    key = table_key(table)
+    verdicts: dict[Any, str] = store.verdicts(table=table)
     pending: Pending = {}
     outstanding: dict[int, int] = {}
     ran = skipped = 0
@@ -395,7 +425,7 @@ def execute(
             if not tasks:
                 on_exhausted()
                 return
-            todo = [task for task in tasks if task.key() not in verdicts]
+            todo = [task for task in tasks if key(task) not in verdicts]
             skipped += len(tasks) - len(todo)
             on_planned(len(tasks), len(tasks) - len(todo))
             if todo:
@@ -411,9 +441,9 @@ def execute(
         if error is not None:
             return batch[0], error
         results = future.result()
-        store.add_many(batch, results, sweep=sweep_name)
+        store.add_many(batch, results, sweep=sweep_name, table=table)
         for task, result in zip(batch, results, strict=True):
-            verdicts[task.key()] = str(result["verdict"])
+            verdicts[key(task)] = str(result["verdict"])
         ran += len(batch)
         on_recorded(len(batch))
         outstanding[index] -= len(batch)

@@ -15,6 +15,20 @@ sweep can be resumed (:data:`MIGRATIONS`); opening a database of an unknown
 (newer) version raises :class:`IncompatibleStoreError` (a ``ValueError``: exit
 code 2 on the command line) without modifying it.
 
+Since schema version 4 the store also holds the max-recall solves of the
+partial-recall claim (:mod:`lamcap.experiments._recall_fraction`), one row per
+instance in the table ``max_recall`` (:data:`RECALL_COLUMNS`), keyed by
+``UNIQUE(d, p, model, embeddings, seed, max_seconds)`` (a solve under one time
+limit is another measurement than under another limit).  Every
+method that reads or writes rows takes ``table="trials"`` (the default: the
+feasibility solves of the sweeps) or ``table="max_recall"`` (:data:`TABLES`;
+:meth:`ResultsStore.done_keys` is of the sweeps' table only);
+the runner writes either kind through the same loop
+(:func:`lamcap.experiments._runner.execute`).  Migrating an older store adds
+the empty table and changes no row; the ``max_recall.sqlite`` files that
+earlier versions wrote beside ``results.sqlite`` are copied in by
+:func:`import_recall_store`.
+
 Since schema version 3 every row says how its embeddings were drawn (column
 ``embeddings``, a name of :data:`lamcap.theory.COST_MODELS`; :func:`lamcap.make_instance`); the
 rows of older stores, all Gaussian, read and migrate as ``"gaussian"``.
@@ -82,7 +96,7 @@ from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 from lamcap import __version__
 from lamcap.experiments._sweep import STORED_NAMES, Sweep, Task
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the table layout written by this lamcap; bumped on any change."""
 
 SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
@@ -105,6 +119,20 @@ CREATE TABLE {name} (
     infeasible_proof TEXT CHECK (infeasible_proof IN ('exact', 'bounded')),
     sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
     UNIQUE (d, rank, model, embeddings, method, p, margin, seed)
+)"""
+
+_RECALL_TABLE = """
+CREATE TABLE IF NOT EXISTS max_recall (
+    id INTEGER PRIMARY KEY,
+    d INTEGER NOT NULL, p INTEGER NOT NULL, n INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    embeddings TEXT NOT NULL DEFAULT 'gaussian' CHECK (embeddings IN ('gaussian', 'sphere')),
+    replicate INTEGER NOT NULL, seed INTEGER NOT NULL, max_seconds REAL NOT NULL,
+    recall_lower INTEGER NOT NULL, recall_upper INTEGER NOT NULL,
+    verdict TEXT NOT NULL, upper_exact INTEGER, stopped TEXT, start TEXT,
+    seconds REAL, cpu_seconds REAL,
+    sweep TEXT, lamcap_version TEXT, git_commit TEXT, finished_at TEXT,
+    UNIQUE (d, p, model, embeddings, seed, max_seconds)
 )"""
 
 _V2_COLUMNS = (
@@ -131,6 +159,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE trials_v3 RENAME TO trials",
         "CREATE INDEX trials_cell ON trials (d, rank, model, method)",
     ),
+    # the max-recall solves join the store in a table of their own (no trials row changes)
+    3: (_RECALL_TABLE,),
 }
 """SQL statements turning schema version ``v`` into ``v + 1`` (old rows keep ``NULL``)."""
 
@@ -161,6 +191,35 @@ COLUMNS = (
 )
 """Columns of the ``trials`` table, in export order."""
 
+RECALL_COLUMNS = (
+    "d",
+    "p",
+    "n",
+    "model",
+    "embeddings",
+    "replicate",
+    "seed",
+    "max_seconds",
+    "recall_lower",
+    "recall_upper",
+    "verdict",
+    "upper_exact",
+    "stopped",
+    "start",
+    "seconds",
+    "cpu_seconds",
+    "sweep",
+    "lamcap_version",
+    "git_commit",
+    "finished_at",
+)
+"""Columns of the ``max_recall`` table, in export order (:math:`R_-`, :math:`R_+` are
+``recall_lower``, ``recall_upper``; ``verdict`` is the solver's: ``"optimal"``,
+``"bounded"`` or ``"undecided"``)."""
+
+RECALL_VERDICTS = ("optimal", "bounded", "undecided")
+"""Verdicts of ``lamcap.solve(objective="max_recall")``, the values of ``max_recall.verdict``."""
+
 _MISSING = {"embeddings": "'gaussian'"}
 """What a column an older store lacks reads as (others read as ``NULL``)."""
 
@@ -168,6 +227,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     _TRIALS_TABLE.format(name="trials").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1),
     "CREATE INDEX IF NOT EXISTS trials_cell ON trials (d, rank, model, method)",
+    _RECALL_TABLE,
 )
 """Statements creating the tables of a new store (no-ops on an existing one)."""
 
@@ -284,11 +344,7 @@ def _check_existing(path: Path, hint: str = "use another --db path") -> int:
     the cross-check of indexes that ``integrity_check`` adds) before reading.
     """
     _check_file(path, hint)
-    try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as error:
-        msg = f"cannot open results database {str(path)!r}: {error}"
-        raise IncompatibleStoreError(msg) from None
+    connection = _read_only(path, "results database")
     try:
         verdict = str(connection.execute("PRAGMA quick_check(1)").fetchone()[0])
         if verdict != "ok":
@@ -316,6 +372,15 @@ def _check_existing(path: Path, hint: str = "use another --db path") -> int:
         )
         raise IncompatibleStoreError(msg)
     return int(found)
+
+
+def _read_only(path: Path, what: str) -> sqlite3.Connection:
+    """A read-only connection to ``path``, or :class:`IncompatibleStoreError` naming ``what``."""
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        msg = f"cannot open {what} {str(path)!r}: {error}"
+        raise IncompatibleStoreError(msg) from None
 
 
 def check_store(
@@ -457,6 +522,11 @@ def _set_write_ahead_log(connection: sqlite3.Connection, timeout: float = BUSY_T
 class ResultsStore:
     """SQLite results database; use as a context manager (closes on exit).
 
+    It holds two tables of solves (:data:`TABLES`): ``trials``, the instances of
+    the sweeps, and ``max_recall``, the max-recall solves of the partial-recall
+    claim; the methods that read or write rows take ``table=`` (default
+    ``"trials"``).
+
     Parameters
     ----------
     path : database file; created with the current schema if missing.
@@ -489,6 +559,10 @@ class ResultsStore:
                 self._migrate()
             connection.row_factory = sqlite3.Row
             self._columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(trials)")}
+            self._tables = {
+                str(row[0])
+                for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
         except BaseException as error:
             if connection is not None:
                 connection.close()
@@ -558,9 +632,16 @@ class ResultsStore:
                 pass
         self._connection.close()
 
-    def add(self, task: Task, record: Mapping[str, Any], *, sweep: str = "sweep") -> bool:
+    def add(
+        self,
+        task: Task,
+        record: Mapping[str, Any],
+        *,
+        sweep: str = "sweep",
+        table: str = "trials",
+    ) -> bool:
         """Write one finished instance in its own transaction; False if already stored."""
-        return self.add_many([task], [record], sweep=sweep) == 1
+        return self.add_many([task], [record], sweep=sweep, table=table) == 1
 
     @_guarded
     def add_many(
@@ -569,41 +650,48 @@ class ResultsStore:
         records: Sequence[Mapping[str, Any]],
         *,
         sweep: str = "sweep",
+        table: str = "trials",
     ) -> int:
         """Write finished instances in one transaction (all or none); return how many were new.
 
-        A batch of Hebbian instances, finished by one call on a worker, is written
-        at once: thousands of rows per second, where a transaction per row
-        takes about a quarter of a millisecond each.
+        ``records`` are the trials' records of ``tasks``, one each: a feasibility
+        solve's (:func:`~lamcap.experiments.solver_trial`) for ``table="trials"``,
+        a max-recall solve's (:func:`lamcap.experiments._recall_fraction.recall_trial`)
+        for ``table="max_recall"``; an unknown ``table`` or a record the table
+        cannot hold raises ``ValueError``.  A batch of Hebbian instances,
+        finished by one call on a worker, is written at once: thousands of rows
+        per second, where a transaction per row takes about a quarter of a
+        millisecond each.
         """
+        kind = table_of(table)
         if len(tasks) != len(records):
             msg = f"records must have one entry per task, got {len(records)} for {len(tasks)} tasks"
             raise ValueError(msg)
-        rows = [
-            _trial_row(task, record, sweep) for task, record in zip(tasks, records, strict=True)
-        ]
+        rows = [kind.row(task, record, sweep) for task, record in zip(tasks, records, strict=True)]
         if not rows:
             return 0
-        names = ", ".join(rows[0])
-        marks = ", ".join(f":{name}" for name in rows[0])
-        before = self._connection.total_changes
+        return self._insert(kind.name, list(rows[0]), rows)
+
+    def _insert(self, table: str, names: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> int:
+        """``INSERT OR IGNORE`` ``rows`` into ``table`` in one transaction; how many were new."""
+        columns = ", ".join(names)
+        marks = ", ".join(f":{name}" for name in names)
+        before = self._connection.total_changes  # not count(): other writers add rows too
         with self._transaction():
             self._connection.executemany(
-                f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", rows
+                f"INSERT OR IGNORE INTO {table} ({columns}) VALUES ({marks})", rows
             )
         return self._connection.total_changes - before
 
     @_guarded
-    def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Copy stored rows (all :data:`COLUMNS`) in one transaction; return how many were new."""
-        names = ", ".join(COLUMNS)
-        marks = ", ".join(f":{name}" for name in COLUMNS)
-        before = self._connection.total_changes  # not count(): other writers add rows too
-        with self._transaction():
-            self._connection.executemany(
-                f"INSERT OR IGNORE INTO trials ({names}) VALUES ({marks})", rows
-            )
-        return self._connection.total_changes - before
+    def add_rows(self, rows: Sequence[Mapping[str, Any]], *, table: str = "trials") -> int:
+        """Copy stored rows (all the table's columns) in one transaction; return how many were new.
+
+        ``table``: ``"trials"`` (rows with every :data:`COLUMNS`) or ``"max_recall"``
+        (every :data:`RECALL_COLUMNS`).
+        """
+        kind = table_of(table)
+        return self._insert(kind.name, kind.columns, rows)
 
     def record_sweep(self, sweep: Sweep, shard: tuple[int, int] | None = None) -> None:
         """Record that ``sweep`` (or its shard ``(I, N)``) runs into this store."""
@@ -651,17 +739,42 @@ class ResultsStore:
         return {(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows}
 
     @_guarded
-    def count(self) -> int:
-        """Number of stored instances."""
-        return int(self._connection.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+    def count(self, *, table: str = "trials") -> int:
+        """Number of stored instances of ``table`` (``"trials"`` or ``"max_recall"``)."""
+        kind = table_of(table)
+        if kind.name not in self._tables:  # an older store, read-only: not migrated yet
+            return 0
+        return int(self._connection.execute(f"SELECT COUNT(*) FROM {kind.name}").fetchone()[0])
+
+    def verdicts(self, *, table: str = "trials") -> dict[tuple[Any, ...], str]:
+        """The verdict of every stored instance of ``table``, by its key.
+
+        The keys are what :func:`table_key` gives a task: :meth:`Task.key` for
+        ``"trials"``, ``(d, p, model, embeddings, seed, max_seconds)`` for
+        ``"max_recall"``.
+        """
+        return {key: str(row["verdict"]) for key, row in self.keyed_rows(table=table).items()}
+
+    def keyed_rows(self, *, table: str = "trials") -> dict[tuple[Any, ...], dict[str, Any]]:
+        """Every stored row of ``table`` by its key (the keys of :meth:`verdicts`)."""
+        kind = table_of(table)
+        return {kind.row_key(row): row for row in self.rows(table=table)}
 
     @_guarded
-    def rows(self, /, **equal: Any) -> list[dict[str, Any]]:
-        """Stored rows (as dicts) matching ``column=value`` filters, in a fixed order."""
-        unknown = set(equal) - set(COLUMNS)
+    def rows(self, /, *, table: str = "trials", **equal: Any) -> list[dict[str, Any]]:
+        """Stored rows (as dicts) of ``table`` matching ``column=value`` filters, in a fixed order.
+
+        ``table``: ``"trials"`` (the default; :data:`COLUMNS`) or ``"max_recall"``
+        (:data:`RECALL_COLUMNS`, ordered by d, p, model, embeddings, time limit,
+        replicate); a column the table lacks raises ``ValueError`` naming it.
+        """
+        kind = table_of(table)
+        unknown = set(equal) - set(kind.columns)
         if unknown:
-            msg = f"unknown column(s) {sorted(unknown)}; columns: {list(COLUMNS)}"
+            msg = f"unknown column(s) {sorted(unknown)}; columns: {list(kind.columns)}"
             raise ValueError(msg)
+        if kind.name != "trials":
+            return self._plain_rows(kind, equal)
 
         def column(name: str) -> str:
             return name if name in self._columns else _MISSING.get(name, "NULL")
@@ -677,24 +790,36 @@ class ResultsStore:
         )
         return [dict(row) for row in self._connection.execute(query, equal)]
 
+    def _plain_rows(self, kind: _Table, equal: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Rows of a table that every readable schema version holds whole (or not at all)."""
+        if kind.name not in self._tables:  # an older store, read-only: not migrated yet
+            return []
+        where = " AND ".join(f"{name} = :{name}" for name in equal) or "1"
+        query = (
+            f"SELECT {', '.join(kind.columns)} FROM {kind.name} WHERE {where} ORDER BY {kind.order}"
+        )
+        return [dict(row) for row in self._connection.execute(query, dict(equal))]
+
     def integrity_ok(self) -> bool:
         """True if ``PRAGMA integrity_check`` reports ``ok``."""
         return bool(self._connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
 
-    def export_csv(self, path: str | os.PathLike[str]) -> int:
-        """Write every row to a CSV file (atomically); return the number of rows."""
-        rows = self.rows()
+    def export_csv(self, path: str | os.PathLike[str], *, table: str = "trials") -> int:
+        """Write every row of ``table`` to a CSV file (atomically); return the number of rows."""
+        columns = table_of(table).columns
+        rows = self.rows(table=table)
         target = Path(path)
         temporary = target.with_name(target.name + ".partial")
         with temporary.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer = csv.DictWriter(handle, fieldnames=columns)
             writer.writeheader()
             writer.writerows(rows)
         temporary.replace(target)
         return len(rows)
 
-    def export_parquet(self, path: str | os.PathLike[str]) -> int:
-        """Write every row to a Parquet file (needs pyarrow); return the number of rows."""
+    def export_parquet(self, path: str | os.PathLike[str], *, table: str = "trials") -> int:
+        """Write every row of ``table`` to a Parquet file (needs pyarrow); return the number of rows."""
+        columns = table_of(table).columns
         try:
             import pyarrow as pa  # noqa: PLC0415
             import pyarrow.parquet as pq  # noqa: PLC0415
@@ -704,11 +829,11 @@ class ResultsStore:
                 "install it (python -m pip install pyarrow) or use --csv"
             )
             raise ValueError(msg) from None
-        rows = self.rows()
-        table = pa.table({name: [row[name] for row in rows] for name in COLUMNS})
+        rows = self.rows(table=table)
+        frame = pa.table({name: [row[name] for row in rows] for name in columns})
         target = Path(path)
         temporary = target.with_name(target.name + ".partial")
-        pq.write_table(table, temporary)
+        pq.write_table(frame, temporary)
         temporary.replace(target)
         return len(rows)
 
@@ -773,7 +898,7 @@ def _check_target(out: Path, sources: Sequence[Path], sweeps: dict[str, str]) ->
     if not out.exists():
         return
     with ResultsStore(out, readonly=True) as store:
-        existing, rows = store.sweeps(), store.count()
+        existing, rows = store.sweeps(), sum(store.count(table=table) for table in TABLES)
     if (existing or rows) and existing != sweeps:
         msg = (
             f"the output store {str(out)!r} holds a different sweep than {str(sources[0])!r} "
@@ -800,15 +925,20 @@ def _copy_store(source: Path, copy: Path) -> None:
 def _merge_into(
     target: Path, paths: Sequence[Path]
 ) -> tuple[int, int, dict[str, set[tuple[int, int]]]]:
-    """Copy the rows and sweep records of ``paths`` into ``target``; (added, present, shards)."""
+    """Copy the rows (of every table) and sweep records of ``paths`` into ``target``;
+    (added, present, shards)."""
     added = present = 0
     with ResultsStore(target) as merged:
         for path in paths:
             with ResultsStore(path, readonly=True) as source:
-                rows, entries = source.rows(), list(source.meta("sweep:").items())
+                tables = {table: source.rows(table=table) for table in TABLES}
+                entries = list(source.meta("sweep:").items())
                 entries += list(source.meta("shard:").items())
-            written = merged.add_rows(rows)
-            added, present = added + written, present + len(rows) - written
+            for table, rows in tables.items():
+                if not rows:  # e.g. a store without max-recall solves
+                    continue
+                written = merged.add_rows(rows, table=table)
+                added, present = added + written, present + len(rows) - written
             merged._insert_meta(entries)
         shards = merged.shards()
     return added, present, shards
@@ -820,7 +950,8 @@ def merge_stores(
     """Merge the stores ``sources`` (shards of one sweep) into ``out``.
 
     Every row is copied as it is (including the solver time and the time it
-    finished); an instance already in ``out`` is skipped, so merging twice adds
+    finished), the sweeps' instances and the max-recall solves alike (both
+    tables, :data:`TABLES`); an instance already in ``out`` is skipped, so merging twice adds
     nothing.  All checks run before anything is written: the sources must
     exist, have this lamcap's schema version and record the same sweep
     description, and an existing ``out`` must hold that sweep too; otherwise
@@ -957,3 +1088,159 @@ def _trial_row(task: Task, record: Mapping[str, Any], sweep: str) -> dict[str, A
         "git_commit": git_commit(),
         "finished_at": _now(),
     }
+
+
+def recall_key(task: Task) -> tuple[int, int, str, str, int, float]:
+    """The key of ``task``'s row in the ``max_recall`` table: d, p, model, embeddings, seed, limit."""
+    return (task.d, task.p, task.model, task.embeddings, task.seed, float(task.max_seconds or 0.0))
+
+
+def _recall_row_key(row: Mapping[str, Any]) -> tuple[int, int, str, str, int, float]:
+    return (
+        int(row["d"]),
+        int(row["p"]),
+        str(row["model"]),
+        str(row["embeddings"]),
+        int(row["seed"]),
+        float(row["max_seconds"]),
+    )
+
+
+def _recall_row(task: Task, record: Mapping[str, Any], sweep: str) -> dict[str, Any]:
+    """The stored row of one finished max-recall solve (its task, its trial's record, the sweep).
+
+    ``ValueError`` unless the record's bounds satisfy
+    ``0 <= recall_lower <= recall_upper <= n`` and its verdict is one of
+    :data:`RECALL_VERDICTS`.
+    """
+    n, lower, upper = int(record["n"]), int(record["recall_lower"]), int(record["recall_upper"])
+    if not 0 <= lower <= upper <= n:
+        msg = (
+            f"recall_lower and recall_upper must satisfy 0 <= recall_lower <= recall_upper <= n, "
+            f"got {lower} and {upper} with n = {n} ({task})"
+        )
+        raise ValueError(msg)
+    verdict = str(record["verdict"])
+    if verdict not in RECALL_VERDICTS:
+        msg = f"verdict of a max-recall solve must be one of {RECALL_VERDICTS}, got {verdict!r}"
+        raise ValueError(msg)
+    return {
+        "d": task.d,
+        "p": task.p,
+        "n": n,
+        "model": task.model,
+        "embeddings": task.embeddings,
+        "replicate": task.replicate,
+        "seed": task.seed,
+        "max_seconds": float(task.max_seconds or 0.0),
+        "recall_lower": lower,
+        "recall_upper": upper,
+        "verdict": verdict,
+        "upper_exact": int(bool(record.get("upper_exact"))),
+        "stopped": record.get("stopped"),
+        "start": record.get("start"),
+        "seconds": _finite_or_none(record.get("seconds")),
+        "cpu_seconds": _finite_or_none(record.get("cpu_seconds")),
+        "sweep": sweep,
+        "lamcap_version": __version__,
+        "git_commit": git_commit(),
+        "finished_at": _now(),
+    }
+
+
+@dataclass(frozen=True)
+class _Table:
+    """One table of solves: its columns, the key of a task and of a row, how a record is stored."""
+
+    name: str
+    columns: tuple[str, ...]
+    key: Callable[[Task], tuple[Any, ...]]
+    row_key: Callable[[Mapping[str, Any]], tuple[Any, ...]]
+    row: Callable[[Task, Mapping[str, Any], str], dict[str, Any]]
+    order: str
+
+
+TABLES: dict[str, _Table] = {
+    "trials": _Table(
+        "trials",
+        COLUMNS,
+        Task.key,
+        row_key,
+        _trial_row,
+        "d, rank, model, embeddings, method, p, margin, replicate, seed",
+    ),
+    "max_recall": _Table(
+        "max_recall",
+        RECALL_COLUMNS,
+        recall_key,
+        _recall_row_key,
+        _recall_row,
+        "d, p, model, embeddings, max_seconds, replicate, seed",
+    ),
+}
+"""The tables of solves of a store: ``"trials"`` (the feasibility solves of the sweeps,
+:data:`COLUMNS`) and ``"max_recall"`` (the max-recall solves, :data:`RECALL_COLUMNS`)."""
+
+
+def table_of(table: object) -> _Table:
+    """The table named ``table``, or ``ValueError`` naming the accepted names."""
+    found = TABLES.get(table) if isinstance(table, str) else None
+    if found is None:
+        msg = f"table must be one of {tuple(TABLES)}, got {table!r}"
+        raise ValueError(msg)
+    return found
+
+
+def table_key(table: str) -> Callable[[Task], tuple[Any, ...]]:
+    """The key of a task's row in ``table`` (the keys of :meth:`ResultsStore.verdicts`)."""
+    return table_of(table).key
+
+
+RECALL_FILE = "max_recall.sqlite"
+"""The separate store of max-recall solves that lamcap wrote before schema version 4
+beside a reproduction's ``results.sqlite`` (read by :func:`import_recall_store`)."""
+
+_RECALL_LAYOUT = "1"
+"""The only layout version (``meta.layout_version``) of such files."""
+
+
+def import_recall_store(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> int:
+    """Copy the rows of a max-recall store of an earlier lamcap into the store ``target``.
+
+    ``source`` is a ``max_recall.sqlite`` written before schema version 4 (its
+    own ``meta.layout_version`` 1, one row per solve); it is only read.  Every
+    row is copied as it is (with ``sweep = "max_recall"``) into the
+    ``max_recall`` table of ``target`` (created, or migrated, if needed), in
+    one transaction; a solve already there is skipped, so importing twice adds
+    nothing.  Returns the number of rows added.  ``ValueError`` naming
+    ``source`` if it is not such a file.
+    """
+    path = Path(source)
+    if not path.is_file():
+        msg = f"max-recall store {str(path)!r} does not exist"
+        raise ValueError(msg)
+    legacy = tuple(name for name in RECALL_COLUMNS if name != "sweep")
+    connection = _read_only(path, "the max-recall store")
+    try:
+        connection.row_factory = sqlite3.Row
+        layout = connection.execute(
+            "SELECT value FROM meta WHERE key = 'layout_version'"
+        ).fetchone()
+        if layout is None or str(layout[0]) != _RECALL_LAYOUT:
+            found = None if layout is None else str(layout[0])
+            msg = (
+                f"{str(path)!r} is a max-recall store of layout version {found}; "
+                f"this lamcap imports version {_RECALL_LAYOUT}"
+            )
+            raise ValueError(msg)
+        rows = [
+            {**dict(row), "sweep": "max_recall"}
+            for row in connection.execute(f"SELECT {', '.join(legacy)} FROM max_recall")
+        ]
+    except sqlite3.DatabaseError as error:
+        msg = f"{str(path)!r} is not a max-recall store of lamcap (SQLite: {error})"
+        raise ValueError(msg) from None
+    finally:
+        connection.close()
+    with ResultsStore(target) as store:
+        return store.add_rows(rows, table="max_recall")
