@@ -365,11 +365,16 @@ instances (docs/theory/unit-norm.md).
 """
 
 
-def check_fraction(name: str, value: ArrayLike) -> NDArray[np.float64]:
-    """A fraction of the associations, e.g. the recalled fraction: float64 values in (0, 1].
+#: The range of a fraction of the associations: above 0, at most 1.
+_FRACTION = "(]"
 
-    The one check of such a fraction (``accuracy`` of the theory, ``stop_accuracy`` of
-    the trainers), else ``ValueError`` naming ``name``, the value and the range.
+
+def check_fraction(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """A fraction of the associations, e.g. the accuracy: float64 values in (0, 1].
+
+    The one range of such a fraction (``accuracy`` of the theory; a scalar one, such as
+    a trainer's ``stop_accuracy``, goes through :func:`check_fraction_scalar`), else
+    ``ValueError`` naming ``name``, the value and the range.
 
     Examples
     --------
@@ -380,7 +385,18 @@ def check_fraction(name: str, value: ArrayLike) -> NDArray[np.float64]:
         ...
     ValueError: accuracy must contain finite values in (0.0, 1.0], got 0.0
     """
-    return check_finite_array(name, value, minimum=0.0, maximum=1.0, closed="(]")
+    return check_finite_array(name, value, minimum=0.0, maximum=1.0, closed=_FRACTION)
+
+
+def check_fraction_scalar(name: str, value: Any) -> float:
+    """One fraction of the associations as a float in (0, 1] (:func:`check_fraction`'s range).
+
+    Examples
+    --------
+    >>> check_fraction_scalar("stop_accuracy", 1)
+    1.0
+    """
+    return check_real(name, value, minimum=0.0, maximum=1.0, closed=_FRACTION)
 
 
 def check_accuracy(accuracy: ArrayLike) -> NDArray[np.float64]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap._validation import check_fraction, check_integer
+from lamcap._validation import check_fraction_scalar, check_integer
 from lamcap.problems import Instance, hebbian_weights
 from lamcap.solvers._result import SolveResult, build_result
 from lamcap.solvers._solve import check_learning_rate, check_method_arguments
@@ -268,7 +268,7 @@ def solve_adam_cross_entropy(
         learning_rate = CE_LEARNING_RATE if rank_value == instance.d else CE_FACTOR_LEARNING_RATE
     learning_rate = check_learning_rate(learning_rate)
     steps = check_integer("steps", steps, minimum=1)
-    stop_accuracy = float(check_fraction("stop_accuracy", stop_accuracy))
+    stop_accuracy = check_fraction_scalar("stop_accuracy", stop_accuracy)
     needed = max(1, math.ceil(stop_accuracy * instance.n - 1e-9))
     batch = (
         instance.n

@@ -157,12 +157,37 @@ def integer_bracket(
     high = _capped(max(low + 1, math.ceil(1.1 * low)), limit)
     while excess(high) < 0.0:
         low, high = high, _capped(2 * high, limit)
+    return _narrowed(excess, low, high, excess(low), excess(high))
+
+
+def _narrowed(
+    excess: Callable[[float], float], low: int, high: int, below: float, above: float
+) -> tuple[int, int]:
+    """Consecutive integers around the sign change of ``excess`` in ``[low, high]``.
+
+    Safeguarded false position on the integers: the next point is where the chord
+    through the two ends crosses zero, rounded into the open interval, unless the same
+    end moved twice in a row, when it is the midpoint (so never more than about twice
+    the steps of bisection; a smooth ``excess`` needs a handful, which matters where one
+    value costs a quadrature, as the unit-norm cost does).  The result is the same
+    pair as bisection finds for any ``excess`` that increases.
+    """
+    last_side = 0
+    repeated = False
     while high - low > 1:
-        split = (low + high) // 2
-        if excess(split) < 0.0:
-            low = split
+        if repeated or not below < 0.0 <= above:
+            split = (low + high) // 2
         else:
-            high = split
+            chord = low + (high - low) * (-below / (above - below))
+            split = min(max(round(chord), low + 1), high - 1)
+        value = excess(split)
+        side = -1 if value < 0.0 else 1
+        repeated = side == last_side and not repeated
+        last_side = side
+        if value < 0.0:
+            low, below = split, value
+        else:
+            high, above = split, value
     return low, high
 
 

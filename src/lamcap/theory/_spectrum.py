@@ -793,31 +793,18 @@ def singular_value_moment(
     :math:`D = \operatorname{dist}(g, K_m)^2` the squared projection residual of
     one association, :math:`|A|` its active set and :math:`m` the normalised
     margin solving :math:`p\,E D = d^2` (:func:`lamcap.theory.max_margin`).
-    Derived: the rank-one term :math:`\kappa_D - (2d+1)/d^2` (exact for
-    independent uniform directions) and :math:`\kappa_D`, ``u``, ``m`` (to about
-    1e-12).  Heuristic: the reaction factor :math:`(1 - 2u)^2` applied to the
-    whole term.  Fitted: ``c`` = 1.307 on the build seeds of
-    docs/measurements/spectrum.md (d = 16–64 at 0.5–0.95 critical_p(d), d = 8 and
-    12 at 0.95).  Model error ``e`` (``return_error=True``): the 95% prediction
-    half-width of the mean ratio over instances at ``(d, p)``,
-    :math:`t\,(d/p)\sqrt{x^2\sigma_c^2 + \tau^2}` with
-    :math:`x = (1-2u)^2(\kappa_D - (2d+1)/d^2)`, :math:`\sigma_c` the standard
-    error of ``c``, :math:`\tau` = 0.125 the scatter of the measured points about
-    the fit (units of d/p) and ``t`` = 2.056 (Student, 26 degrees of freedom);
-    0.033 at d = 64 and 0.076 at d = 16 at 0.95 critical_p(d), 0.058 and 0.13 at
-    0.5 (loose there: the measured misses at 0.5 are at most 0.044).  On the
-    held-out seeds (never used in the fit) it covers 24 of 25 points, with the
-    held-out means' own 95% sampling error; the miss is d = 16 at 0.96
-    critical_p(d), where the measured 2.748 ± 0.070 lies above 2.557 ± 0.076
-    (the law runs low at d = 16 and 24 near capacity: by 0.14–0.19 at d = 16,
-    0.035–0.07 at d = 24; at 0.65 critical_p(d) it runs high by 0.07–0.10 at
-    d = 16).  The law it replaces, the uniform-reaction model
-    :math:`2 + 1/d + (d/p)[(\kappa_D - 1) + (1 - 2u)^2(1 - (2d+1)/d^2)]`, missed
-    across load: it overshot at 0.5 critical_p(d) and undershot near it (at
-    0.95: z = +4.5 at d = 48, +3.8 at d = 64, +3.4 and +4.9 at d = 24 on build
-    and held-out seeds).  Beyond the measured support (d > 64, p above 0.95
-    critical_p(d)) value and error are extrapolated.  The law object's own
-    ``moment`` is that of its density, without the ``1/d`` terms.
+    Derived: the rank-one term :math:`\kappa_D - (2d+1)/d^2` (exact for independent
+    uniform directions) and :math:`\kappa_D`, ``u``, ``m`` (to about 1e-12).  Heuristic:
+    the reaction factor :math:`(1 - 2u)^2` applied to the whole term.  Fitted: the one
+    amplitude ``c`` on the build seeds of docs/measurements/spectrum.md.  Model error
+    ``e`` (``return_error=True``): the 95% prediction half-width of the mean over
+    instances at ``(d, p)``, :math:`t\,(d/p)\sqrt{x^2\sigma_c^2 + \tau^2}` with
+    :math:`x = (1-2u)^2(\kappa_D - (2d+1)/d^2)`, :math:`\sigma_c` the standard error of
+    ``c``, :math:`\tau` the scatter of the build points about the fit and ``t`` the
+    Student quantile of the fit.  The fitted values, the coverage on held-out seeds and
+    where the law misses are on docs/measurements/spectrum.md; beyond the measured
+    support (d > 64, p above 0.95 critical_p(d)) value and error are extrapolated.  The
+    law object's own ``moment`` is that of its density, without the ``1/d`` terms.
 
     Reference: arXiv:2605.10795 (quarter-circle law);
     docs/theory/spectrum-finite-size.md (finite-size law).
@@ -825,9 +812,8 @@ def singular_value_moment(
     Status: asymptotic. Without ``d`` and ``p`` the moments of the limit law (:math:`d, p
     \to \infty`). With ``d`` and ``p`` (κ = 1) the fourth moment is a *fitted* law (one
     amplitude fitted on build seeds, a heuristic :math:`(1-2u)^2` factor;
-    docs/theory/spectrum-finite-size.md): its 95% error for the mean over instances comes
-    with ``return_error=True`` and covered 24 of 25 held-out points at d = 16 to 64 and 0.5
-    to 0.96 critical_p(d) (docs/measurements/spectrum.md).
+    docs/theory/spectrum-finite-size.md), its 95% error for the mean over instances given
+    by ``return_error=True`` and checked on held-out seeds (docs/measurements/spectrum.md).
 
     Embeddings: Gaussian only; the finite-size law (``d=``, ``p=``) was fitted on Gaussian
     instances, and the :math:`d \to \infty` laws do not involve the embeddings.
