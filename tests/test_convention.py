@@ -84,13 +84,18 @@ def test_the_warning_can_be_filtered() -> None:
 
 
 def test_the_rule_at_its_edges() -> None:
-    assert TRANSPOSE_RULE == (2.0, 0.5, 10.0)
-    p = 40
-    assert looks_transposed(2 / p, 0.5, p)  # twice chance, half, exactly ten times
-    assert not looks_transposed(2 / p + 1 / 400, 1.0, p)  # above twice chance
-    assert not looks_transposed(0.0, 0.499, p)  # transpose recalls less than half
-    assert not looks_transposed(0.06, 0.59, p)  # less than ten times as many
-    assert looks_transposed(0.006, 1.0, 170)  # the W: 0.6% against 100%
+    assert TRANSPOSE_RULE == (2.0, 0.5, 10.0, 1e-3)
+    p, n = 40, 400
+    assert looks_transposed(2 / p, 0.5, p, n)  # twice chance, half, exactly ten times
+    assert not looks_transposed(2 / p + 1 / n, 1.0, p, n)  # above twice chance
+    assert not looks_transposed(0.0, 0.4975, p, n)  # transpose recalls less than half
+    assert not looks_transposed(0.06, 0.595, p, n)  # less than ten times as many
+    assert looks_transposed(1 / 170, 1.0, 170, 170)  # the W: 0.6% against 100%
+    # chance at p = 3: 2 of 2 has probability 1/9, 6 of 6 1/729, 7 of 7 1/2187
+    assert not looks_transposed(0.0, 1.0, 3, 2)
+    assert not looks_transposed(0.0, 1.0, 3, 6)  # 1/729 > 1e-3
+    assert not looks_transposed(0.0, 6 / 7, 3, 7)  # P(>= 6 of 7) = 15/2187 > 1e-3
+    assert looks_transposed(0.0, 1.0, 3, 7)  # 1/2187 < 1e-3
 
 
 def test_logits_is_the_transpose_everywhere() -> None:

@@ -792,16 +792,36 @@ class TransposedWeightsWarning(UserWarning):
     score :math:`e_\mu^\top W u_\rho`, so such a ``W`` is lamcap's transposed.
     :func:`recall_accuracy` and :func:`lamcap.verify` warn once per call when a
     ``W`` recalls at most twice chance (:math:`2/p`) while its transpose recalls
-    at least half of the associations and at least ten times as many
-    (:data:`TRANSPOSE_RULE`).  Pass ``convention="logits"`` (or ``W.T``) if that
+    at least half of the associations and at least ten times as many, a count
+    chance reaches with probability at most :math:`10^{-3}` (:data:`TRANSPOSE_RULE`).  Pass ``convention="logits"`` (or ``W.T``) if that
     is your convention; silence it with
     ``warnings.simplefilter("ignore", lamcap.TransposedWeightsWarning)``.
+
+    Attributes
+    ----------
+    args : tuple of str
+        The message: both recalled fractions, chance :math:`1/p` and the
+        convention to pass.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> instance = make_instance(32, 40, n=40, seed=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     recall_accuracy(instance, hebbian_weights(instance).T)
+    0.0
+    >>> print(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    W recalls 0.0% of the 40 associations (chance 1/p = 2.5%) but its transpose
+    recalls 92.5%: with convention='scores' lamcap scores u_rho^T W e_mu; if your W
+    scores the other way, pass convention='logits'
     """
 
 
-TRANSPOSE_RULE = (2.0, 0.5, 10.0)
+TRANSPOSE_RULE = (2.0, 0.5, 10.0, 1e-3)
 """The transposed-``W`` warning: ``W`` recalls at most ``2.0 / p`` (twice chance)
-while ``W.T`` recalls at least ``0.5`` and at least ``10.0`` times ``W``'s fraction."""
+while ``W.T`` recalls at least ``0.5`` and at least ``10.0`` times ``W``'s fraction, a
+count that chance (``Binomial(n, 1/p)``) reaches with probability at most ``1e-3``."""
 
 
 def check_convention(convention: str) -> str:
@@ -903,19 +923,25 @@ def _recalled_fraction(instance: Instance, all_scores: NDArray[np.float64]) -> f
     return float(np.mean(target_scores > all_scores.max(axis=1)))
 
 
-def looks_transposed(fraction: float, transposed_fraction: float, p: int) -> bool:
-    """The rule of :class:`TransposedWeightsWarning` (:data:`TRANSPOSE_RULE`).
+def looks_transposed(fraction: float, transposed_fraction: float, p: int, n: int) -> bool:
+    """The rule of :class:`TransposedWeightsWarning` (:data:`TRANSPOSE_RULE`) for ``n`` associations.
 
     Examples
     --------
-    >>> looks_transposed(0.006, 1.0, 170), looks_transposed(0.2, 1.0, 4)
+    >>> looks_transposed(1 / 170, 1.0, 170, 170), looks_transposed(0.2, 1.0, 4, 100)
     (True, False)
+    >>> looks_transposed(0.0, 1.0, 3, 2)  # 2 of 2 happens by chance once in 9
+    False
     """
-    chance_multiple, least, ratio = TRANSPOSE_RULE
-    return (
+    from scipy.stats import binom  # noqa: PLC0415 - only for a W near chance
+
+    chance_multiple, least, ratio, significance = TRANSPOSE_RULE
+    recalled = round(transposed_fraction * n)
+    return bool(
         fraction <= chance_multiple / p
         and transposed_fraction >= least
         and transposed_fraction >= ratio * fraction
+        and binom.sf(recalled - 1, n, 1.0 / p) <= significance
     )
 
 
@@ -932,7 +958,7 @@ def warn_if_transposed(
         return
     other = "logits" if convention == "scores" else "scores"
     transposed = _recalled_fraction(instance, scores(instance, W, convention=other))
-    if looks_transposed(fraction, transposed, instance.p):
+    if looks_transposed(fraction, transposed, instance.p, instance.n):
         warnings.warn(
             f"W recalls {fraction:.1%} of the {instance.n} associations (chance 1/p = "
             f"{1 / instance.p:.1%}) but its transpose recalls {transposed:.1%}: with "
@@ -956,7 +982,8 @@ def recall_accuracy(instance: Instance, W: ArrayLike, *, convention: str = "scor
     arXiv:2605.10795); a tie counts as a failure.  Warns
     (:class:`TransposedWeightsWarning`) when ``W`` recalls at most twice
     chance (:math:`2/p`) while its transpose recalls at least half of the
-    associations and ten times as many; that check costs one more score pass
+    associations and ten times as many, more than chance could
+    (:data:`TRANSPOSE_RULE`); that check costs one more score pass
     and runs only then.
 
     Parameters

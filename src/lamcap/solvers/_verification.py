@@ -382,8 +382,9 @@ def verify(
         ``"scores"`` with a :class:`SolveResult` (else ``ValueError``).  Weights
         that prove at most twice chance (:math:`2/p`) of the associations
         recalled while their transpose recalls at least half and ten times as
-        many raise a :class:`~lamcap.problems.TransposedWeightsWarning` (one
-        more score pass, only then).
+        many, more than chance could (:data:`~lamcap.problems.TRANSPOSE_RULE`),
+        raise a :class:`~lamcap.problems.TransposedWeightsWarning` (one more
+        score pass, only then).
 
     Returns
     -------
