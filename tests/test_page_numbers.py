@@ -58,3 +58,30 @@ def test_nichani_page_says_what_the_transpose_changes() -> None:
     assert "the transpose changes nothing" not in text
     assert "no unit-norm version" not in text
     assert 'convention="logits"' in text
+
+
+def test_getting_started_says_when_lamcap_solve_prints_the_compile_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import dataclasses
+    import json
+
+    from lamcap.cli import main
+    from lamcap.cli._solver_commands import _print_text
+
+    text = _page("getting-started.md")
+    assert "`lamcap solve` prints both" not in text
+    assert "adds a `compiling:` line only when the call compiled something" in text
+    assert main(["solve", "--d", "8", "--p", "6", "--n", "4", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert {"seconds", "compile_seconds"} <= set(summary)
+    instance = lamcap.make_instance(8, 6, n=4, seed=0)
+    result = lamcap.solve(instance)
+    summary = {"objective": "feasible", "certificate_bound": None}
+    for compile_seconds, shown in ((0.0, False), (10.6, True)):
+        _print_text(dataclasses.replace(result, compile_seconds=compile_seconds), instance, summary)
+        out = capsys.readouterr().out
+        assert re.search(r"^seconds: \d+\.\d{3} \(wall clock, cutting_plane\)$", out, re.M)
+        line = "compiling: 10.6 s (numba, first solves after an install only; cached on disk)"
+        assert (line in out) is shown
+        assert (f"`{line}`" in text) is True
