@@ -84,10 +84,10 @@ def test_getting_started_says_when_lamcap_solve_prints_the_compile_time(
     for compile_seconds, shown in ((0.0, False), (10.6, True)):
         _print_text(dataclasses.replace(result, compile_seconds=compile_seconds), instance, summary)
         out = capsys.readouterr().out
-        assert re.search(r"^seconds: \d+\.\d{3} \(wall clock, cutting_plane\)$", out, re.M)
+        assert re.search(r"^seconds: \d+\.\d{3} \(wall clock, cutting_plane\)$", out, re.MULTILINE)
         line = "compiling: 10.6 s (numba, first solves after an install only; cached on disk)"
         assert (line in out) is shown
-        assert (f"`{line}`" in text) is True
+        assert f"`{line}`" in text
 
 
 # ------------------------------------------------------------- the boxes on top
@@ -104,7 +104,7 @@ def _box(name: str) -> tuple[str, list[str]]:
     """The title and the three lines of the box that opens page ``name``."""
     lines = _page(name).splitlines()
     assert lines[0].startswith("# "), name
-    rest = [line for line in lines[1:]]
+    rest = list(lines[1:])
     while rest and not rest[0].strip():
         rest.pop(0)
     match = re.fullmatch(r'!!! abstract "(?P<title>[^"]+)"', rest[0])
@@ -136,13 +136,19 @@ def test_every_howto_and_measurement_page_opens_with_three_findings(name: str) -
         assert numbered, f"{name}: no number in the box"
 
 
-def test_the_box_check_catches_a_page_without_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_box_check_catches_a_page_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "howto").mkdir()
-    (tmp_path / "howto" / "x.md").write_text("# X\n\nText first.\n\n!!! abstract \"What this page found\"\n", encoding="utf-8")
+    (tmp_path / "howto" / "x.md").write_text(
+        '# X\n\nText first.\n\n!!! abstract "What this page found"\n', encoding="utf-8"
+    )
     monkeypatch.setattr(sys.modules[__name__], "DOCS", tmp_path)
     with pytest.raises(AssertionError, match="not the box"):
         _box("howto/x.md")
-    (tmp_path / "howto" / "x.md").write_text('# X\n\n!!! abstract "What this page found"\n    - 1\n    - 2\n', encoding="utf-8")
+    (tmp_path / "howto" / "x.md").write_text(
+        '# X\n\n!!! abstract "What this page found"\n    - 1\n    - 2\n', encoding="utf-8"
+    )
     assert len(_box("howto/x.md")[1]) == 2
 
 
@@ -181,7 +187,9 @@ def test_recall_fraction_box_is_the_csv() -> None:
         float(r["fraction_lower"]) < float(r["rs_fraction"]) < float(r["fraction_upper"])
         for r in beyond
     )
-    exact = [r for r in _csv("recall_fraction_exact.csv") if (r["d"], r["model"]) == ("8", "decoupled")]
+    exact = [
+        r for r in _csv("recall_fraction_exact.csv") if (r["d"], r["model"]) == ("8", "decoupled")
+    ]
     quoted = []
     for load in ("1.1", "1.25"):
         found = np.array([int(r["mip_recalled"]) for r in exact if r["load"] == load])
@@ -192,7 +200,9 @@ def test_recall_fraction_box_is_the_csv() -> None:
         error = 100 * found.std(ddof=1) / math.sqrt(found.size) / n
         quoted.append(f"${below:.1f} \\pm {error:.1f}\\%$")
         body = " ".join(_page("measurements/recall-fraction.md").split())
-        mean_line = f"${found.mean():.2f} \\pm {found.std(ddof=1) / math.sqrt(found.size):.2f}$ of {n}"
+        mean_line = (
+            f"${found.mean():.2f} \\pm {found.std(ddof=1) / math.sqrt(found.size):.2f}$ of {n}"
+        )
         assert mean_line in body
         assert f"($-{below:.1f} \\pm {error:.1f}\\%" in body
         assert f"${below:.1f} \\pm {error:.1f}\\%$" in _page("theory/index.md")
@@ -251,7 +261,12 @@ def test_milp_statement_says_what_inclusion_needs() -> None:
 def _capacity_gaps(model: str, embeddings: str) -> dict[int, tuple[float, bool]]:
     gaps = {}
     for row in _csv("capacity.csv"):
-        if (row["kappa"], row["model"], row["method"], row["embeddings"]) != ("1", model, "auto", embeddings):
+        if (row["kappa"], row["model"], row["method"], row["embeddings"]) != (
+            "1",
+            model,
+            "auto",
+            embeddings,
+        ):
             continue
         d = int(row["d"])
         law = float(lamcap.critical_p(d, embeddings=embeddings))
@@ -294,7 +309,9 @@ def test_op_vs_dp_box_is_the_csv() -> None:
 
     def interval(d: int) -> str:
         r = rows[d]
-        return f"{float(r['ratio']):.3f} [{float(r['ratio_low']):.3f}, {float(r['ratio_high']):.3f}]"
+        return (
+            f"{float(r['ratio']):.3f} [{float(r['ratio_low']):.3f}, {float(r['ratio_high']):.3f}]"
+        )
 
     assert all(float(r["ratio"]) > 1 for r in rows.values())
     assert _line("measurements/op_vs_dp.md", 0) == (
@@ -386,7 +403,9 @@ def test_reproduce_box_and_simulation_sizes_are_the_csv() -> None:
     assert {int(r["claims"]) for r in rows} == {15000}
     exact = [r for r in rows if r["family"].startswith("exact law")]
     false_calls = [
-        int(r["runs_any_inconsistent"]) if float(r["multiple"]) <= 1 else int(r["runs_any_consistent"])
+        int(r["runs_any_inconsistent"])
+        if float(r["multiple"]) <= 1
+        else int(r["runs_any_consistent"])
         for r in exact
     ]
     covered = [int(r["runs_covered"]) / 10 for r in exact]
@@ -426,5 +445,9 @@ def test_partial_recall_unit_norm_agreement_is_the_csv() -> None:
         "theory/partial-recall.md"
     )
     index = _page("theory/index.md")
-    (row,) = [line for line in index.splitlines() if 'with `embeddings="sphere"` | ' in line and "recall_fraction" in line]
+    (row,) = [
+        line
+        for line in index.splitlines()
+        if 'with `embeddings="sphere"` | ' in line and "recall_fraction" in line
+    ]
     assert row.split(" | ")[1] == "asymptotic"
