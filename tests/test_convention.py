@@ -115,3 +115,23 @@ def test_a_solve_result_is_in_lamcaps_convention() -> None:
     assert lamcap.verify(make_instance(48, 3, n=2, seed=0), result)
     with pytest.raises(ValueError, match="SolveResult holds lamcap's W"):
         lamcap.verify(make_instance(48, 3, n=2, seed=0), result, convention="logits")
+
+
+def test_the_check_costs_one_score_pass_and_only_near_chance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lamcap import problems
+
+    calls: list[str] = []
+    original = problems.scores
+
+    def counted(instance, W, *, convention="scores"):  # type: ignore[no-untyped-def]
+        calls.append(convention)
+        return original(instance, W, convention=convention)
+
+    monkeypatch.setattr(problems, "scores", counted)
+    recall_accuracy(INSTANCE, HEBBIAN)  # 92.5%: far above chance, no check
+    assert calls == ["scores"]
+    calls.clear()
+    _recorded(lambda: recall_accuracy(INSTANCE, HEBBIAN.T))  # 0%: one more pass, transposed
+    assert calls == ["scores", "logits"]
