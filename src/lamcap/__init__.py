@@ -84,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "scores": "lamcap.problems",
     "recall_accuracy": "lamcap.problems",
     "hebbian_weights": "lamcap.problems",
+    "TransposedWeightsWarning": "lamcap.problems",
     "solve": "lamcap.solvers",
     "verify": "lamcap.solvers",
     "Verification": "lamcap.solvers",

@@ -48,6 +48,7 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -66,10 +67,12 @@ from lamcap._validation import (
 )
 
 __all__ = [
+    "CONVENTIONS",
     "EMBEDDINGS",
     "MODELS",
     "Instance",
     "ScoredBlock",
+    "TransposedWeightsWarning",
     "hebbian_weights",
     "make_instance",
     "recall_accuracy",
@@ -77,6 +80,10 @@ __all__ = [
 ]
 
 MODELS = ("decoupled", "original")
+CONVENTIONS = ("scores", "logits")
+r"""How a given ``W`` scores: ``"scores"``, lamcap's :math:`u_\rho^\top W e_\mu` (the
+default), or ``"logits"``, :math:`e_\mu^\top W u_\rho` (logits ``x W U^T`` of much ML
+code), which is lamcap's ``W`` transposed."""
 GIVEN = "given"
 """The ``embeddings`` label of an :meth:`Instance.from_arrays` instance not declared as either."""
 UNIT_NORM_TOLERANCE = 1e-6
@@ -238,6 +245,12 @@ class Instance:
         ``recall_accuracy``, ``hebbian_weights``) then runs on your embeddings
         (unit-norm, learnt, taken from a model...); nothing is random.  The
         arrays are copied (float64, read-only).
+
+        The convention: a ``W`` scores outputs on the left and inputs on the
+        right, :math:`u_\rho^\top W e_\mu`.  Code that computes logits as
+        ``x W U^T`` scores :math:`e_\mu^\top W u_\rho`, so its ``W`` is lamcap's
+        transposed: pass ``convention="logits"`` to :func:`scores`,
+        :func:`recall_accuracy` and :func:`lamcap.verify` (or pass ``W.T``).
 
         Parameters
         ----------
@@ -772,9 +785,74 @@ def check_weights(instance: Instance, weights: ArrayLike, name: str = "W") -> ND
     return array
 
 
+class TransposedWeightsWarning(UserWarning):
+    r"""A given ``W`` recalls near chance while its transpose recalls far more.
+
+    lamcap scores :math:`u_\rho^\top W e_\mu`; logits computed as ``x W U^T``
+    score :math:`e_\mu^\top W u_\rho`, so such a ``W`` is lamcap's transposed.
+    :func:`recall_accuracy` and :func:`lamcap.verify` warn once per call when a
+    ``W`` recalls at most twice chance (:math:`2/p`) while its transpose recalls
+    at least half of the associations and at least ten times as many, a count
+    chance reaches with probability at most :math:`10^{-3}` (:data:`TRANSPOSE_RULE`).  Pass ``convention="logits"`` (or ``W.T``) if that
+    is your convention; silence it with
+    ``warnings.simplefilter("ignore", lamcap.TransposedWeightsWarning)``.
+
+    Attributes
+    ----------
+    args : tuple of str
+        The message: both recalled fractions, chance :math:`1/p` and the
+        convention to pass.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> instance = make_instance(32, 40, n=40, seed=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     recall_accuracy(instance, hebbian_weights(instance).T)
+    0.0
+    >>> print(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    W recalls 0.0% of the 40 associations (chance 1/p = 2.5%) but its transpose
+    recalls 92.5%: with convention='scores' lamcap scores u_rho^T W e_mu; if your W
+    scores the other way, pass convention='logits'
+    """
+
+
+TRANSPOSE_RULE = (2.0, 0.5, 10.0, 1e-3)
+"""The transposed-``W`` warning: ``W`` recalls at most ``2.0 / p`` (twice chance)
+while ``W.T`` recalls at least ``0.5`` and at least ``10.0`` times ``W``'s fraction, a
+count that chance (``Binomial(n, 1/p)``) reaches with probability at most ``1e-3``."""
+
+
+def check_convention(convention: str) -> str:
+    """``convention`` checked against :data:`CONVENTIONS`, or ``ValueError``."""
+    return check_choice("convention", convention, CONVENTIONS)
+
+
+def oriented_weights(W: Any, convention: str) -> Any:
+    r"""``W`` in lamcap's convention: as given for ``"scores"``, transposed for ``"logits"``.
+
+    A pair ``(Q, R)`` (:math:`W = QR^\top`) transposes to ``(R, Q)``.
+
+    Examples
+    --------
+    >>> oriented_weights(np.array([[1.0, 2.0], [3.0, 4.0]]), "logits").tolist()
+    [[1.0, 3.0], [2.0, 4.0]]
+    """
+    if check_convention(convention) == "scores":
+        return W
+    if _is_factor_pair(W):
+        return (W[1], W[0])
+    return np.asarray(W).T
+
+
+def _is_factor_pair(W: Any) -> bool:
+    return isinstance(W, tuple | list) and len(W) == 2 and all(np.ndim(f) == 2 for f in W)
+
+
 def _weight_matrix(instance: Instance, W: Any) -> NDArray[np.float64]:
     """``W`` checked as a ``d x d`` matrix, or a pair ``(Q, R)`` of ``d x r`` factors as ``Q R^T``."""
-    if isinstance(W, tuple | list) and len(W) == 2 and all(np.ndim(f) == 2 for f in W):
+    if _is_factor_pair(W):
         instance = check_instance(instance)
         left, right = (check_finite_array(name, f) for name, f in zip("QR", W, strict=True))
         if left.shape[0] != instance.d or left.shape != right.shape:
@@ -787,7 +865,7 @@ def _weight_matrix(instance: Instance, W: Any) -> NDArray[np.float64]:
     return check_weights(instance, W)
 
 
-def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
+def scores(instance: Instance, W: ArrayLike, *, convention: str = "scores") -> NDArray[np.float64]:
     r"""All scores :math:`s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu`, shape ``(n, p)``.
 
     Computed block by block (memory :math:`O(np + d^2)` beyond one block);
@@ -802,6 +880,13 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
         Finite weight matrix, or its factors :math:`W = QR^\top` (what a
         rank-constrained :func:`lamcap.solve` returns, as
         :func:`lamcap.verify` takes it); anything else raises ``ValueError``.
+        Outputs on the left, inputs on the right: :math:`u_\rho^\top W e_\mu`.
+    convention : {"scores", "logits"}
+        How ``W`` scores: ``"scores"`` (default) as above; ``"logits"`` for a
+        ``W`` that scores :math:`e_\mu^\top W u_\rho` (logits ``x W U^T``),
+        used as ``W.T`` (``(Q, R)`` as ``(R, Q)``).  This function does not
+        judge recall; :func:`recall_accuracy` and :func:`lamcap.verify` warn
+        when ``W`` looks transposed (:class:`TransposedWeightsWarning`).
 
     Returns
     -------
@@ -815,8 +900,11 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     >>> s = scores(instance, np.eye(6))
     >>> s.shape, bool(np.isclose(s[1, 2], instance.outputs(1)[2] @ instance.inputs[1]))
     ((3, 4), True)
+    >>> W = np.arange(36.0).reshape(6, 6)
+    >>> bool(np.array_equal(scores(instance, W, convention="logits"), scores(instance, W.T)))
+    True
     """
-    weights = _weight_matrix(instance, W)
+    weights = _weight_matrix(instance, oriented_weights(W, convention))
     check_memory(
         f"scores of n = {instance.n} associations with p = {instance.p} outputs (an n x p array)",
         8 * instance.n * instance.p + 8 * _BLOCK_NUMBERS,
@@ -827,15 +915,76 @@ def scores(instance: Instance, W: ArrayLike) -> NDArray[np.float64]:
     return result
 
 
-def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
+def _recalled_fraction(instance: Instance, all_scores: NDArray[np.float64]) -> float:
+    """Fraction of rows whose target column is strictly above every other (``all_scores`` is edited)."""
+    rows = np.arange(instance.n)
+    target_scores = all_scores[rows, instance.targets].copy()
+    all_scores[rows, instance.targets] = -np.inf
+    return float(np.mean(target_scores > all_scores.max(axis=1)))
+
+
+def looks_transposed(fraction: float, transposed_fraction: float, p: int, n: int) -> bool:
+    """The rule of :class:`TransposedWeightsWarning` (:data:`TRANSPOSE_RULE`) for ``n`` associations.
+
+    Examples
+    --------
+    >>> looks_transposed(1 / 170, 1.0, 170, 170), looks_transposed(0.2, 1.0, 4, 100)
+    (True, False)
+    >>> looks_transposed(0.0, 1.0, 3, 2)  # 2 of 2 happens by chance once in 9
+    False
+    """
+    from scipy.stats import binom  # noqa: PLC0415 - only for a W near chance
+
+    chance_multiple, least, ratio, significance = TRANSPOSE_RULE
+    recalled = round(transposed_fraction * n)
+    return bool(
+        fraction <= chance_multiple / p
+        and transposed_fraction >= least
+        and transposed_fraction >= ratio * fraction
+        and binom.sf(recalled - 1, n, 1.0 / p) <= significance
+    )
+
+
+def warn_if_transposed(
+    instance: Instance, W: Any, fraction: float, convention: str, *, stacklevel: int = 3
+) -> None:
+    """Warn (:class:`TransposedWeightsWarning`) when ``W`` recalls ``fraction`` and looks transposed.
+
+    ``W`` is the user's, in ``convention``; one extra score pass, only when
+    ``fraction`` is at most twice chance.
+    """
+    chance_multiple = TRANSPOSE_RULE[0]
+    if fraction > chance_multiple / instance.p:
+        return
+    other = "logits" if convention == "scores" else "scores"
+    transposed = _recalled_fraction(instance, scores(instance, W, convention=other))
+    if looks_transposed(fraction, transposed, instance.p, instance.n):
+        warnings.warn(
+            f"W recalls {fraction:.1%} of the {instance.n} associations (chance 1/p = "
+            f"{1 / instance.p:.1%}) but its transpose recalls {transposed:.1%}: with "
+            f"convention={convention!r} lamcap scores "
+            + ("u_rho^T W e_mu" if convention == "scores" else "e_mu^T W u_rho")
+            + f"; if your W scores the other way, pass convention={other!r}",
+            TransposedWeightsWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def recall_accuracy(instance: Instance, W: ArrayLike, *, convention: str = "scores") -> float:
     r"""Fraction of associations whose target scores strictly above every competitor.
 
     .. math::
 
-        \frac1n \#\{\mu : s_{\mu t(\mu)} > \max_{\rho \ne t(\mu)} s_{\mu\rho}\}.
+        \frac1n \#\{\mu : s_{\mu t(\mu)} > \max_{\rho \ne t(\mu)} s_{\mu\rho}\},
+        \qquad s_{\mu\rho} = u^{(\mu)\top}_\rho W e_\mu .
 
     Exact count over the float64 scores of :func:`scores` (docs/theory/index.md;
-    arXiv:2605.10795); a tie counts as a failure.
+    arXiv:2605.10795); a tie counts as a failure.  Warns
+    (:class:`TransposedWeightsWarning`) when ``W`` recalls at most twice
+    chance (:math:`2/p`) while its transpose recalls at least half of the
+    associations and ten times as many, more than chance could
+    (:data:`TRANSPOSE_RULE`); that check costs one more score pass
+    and runs only then.
 
     Parameters
     ----------
@@ -844,6 +993,10 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
     W : array_like, shape ``(d, d)``, or pair ``(Q, R)`` of ``(d, r)`` arrays
         Finite weight matrix, or its factors :math:`W = QR^\top` (as
         :func:`lamcap.verify` takes them); anything else raises ``ValueError``.
+        Outputs on the left, inputs on the right: :math:`u_\rho^\top W e_\mu`.
+    convention : {"scores", "logits"}
+        ``"scores"`` (default) as above; ``"logits"`` for a ``W`` that scores
+        :math:`e_\mu^\top W u_\rho` (logits ``x W U^T``), used as ``W.T``.
 
     Returns
     -------
@@ -857,12 +1010,12 @@ def recall_accuracy(instance: Instance, W: ArrayLike) -> float:
     1.0
     >>> recall_accuracy(instance, (hebbian_weights(instance), np.eye(32)))  # W = Q R^T
     1.0
+    >>> recall_accuracy(instance, hebbian_weights(instance).T, convention="logits")
+    1.0
     """
-    all_scores = scores(instance, W)
-    rows = np.arange(instance.n)
-    target_scores = all_scores[rows, instance.targets].copy()
-    all_scores[rows, instance.targets] = -np.inf
-    return float(np.mean(target_scores > all_scores.max(axis=1)))
+    fraction = _recalled_fraction(instance, scores(instance, W, convention=convention))
+    warn_if_transposed(instance, W, fraction, convention)
+    return fraction
 
 
 def hebbian_weights(instance: Instance) -> NDArray[np.float64]:

@@ -509,7 +509,11 @@ def check_margins(instance: Instance, W: Any) -> MarginCheck:
 
     (module docstring; arXiv:2605.10795 for the constraints).  ``W`` is a
     ``d x d`` array or its factors ``(Q, R)`` (each ``d x r``, ``r <= d``); wrong
-    shapes or non-finite entries raise ``ValueError``.  One pass over the outputs,
+    shapes or non-finite entries raise ``ValueError``.  ``W`` scores
+    :math:`u_\rho^\top W e_\mu` (outputs left, inputs right); a ``W`` from logits
+    ``x W U^T`` (:math:`e_\mu^\top W u_\rho`) is checked as ``W.T``, or through
+    ``lamcap.verify(instance, W, convention="logits")``, which also warns when a
+    ``W`` looks transposed.  One pass over the outputs,
     memory :math:`O(np + d^2)` beyond one block.  The keyword ``weights=`` is the
     deprecated name of ``W``.
 

@@ -655,8 +655,15 @@ def milp_recall(instance: Instance, *, time_limit: float, start: str = "milp") -
     with the unit rows of :func:`unit_constraint_rows`, :math:`\gamma = 10^{-3}` and
     :math:`M = \gamma + d` (on the box :math:`|a^\top \operatorname{vec} W| \le
     \lVert a\rVert_1 \le d`, so :math:`z_\mu = 0` frees association :math:`\mu`).  The
-    box and :math:`\gamma` exclude only recall at normalised margins below
-    :math:`10^{-3}/d`.  HiGHS works in floating point, so its optimum and dual bound
+    box and :math:`\gamma` decide which recall counts through the margins on the unit
+    rows, :math:`a^\top \operatorname{vec} W / \lVert W\rVert_F` (the normalised
+    margin times :math:`\sqrt{\lVert u_t\rVert^2 + \lVert u_\rho\rVert^2} / \lVert
+    u_t - u_\rho\rVert \ge 1/\sqrt2`).  A set some ``W`` recalls with every such margin
+    at least :math:`10^{-3}` is always feasible (``W / max|W_ij|`` lies in the box with
+    rows at :math:`10^{-3}\lVert W\rVert_F / \max|W_{ij}| \ge 10^{-3}`); a set recalled
+    only at margins below :math:`10^{-3}/d` never is (:math:`\lVert W\rVert_F \le d` in
+    the box); in between it depends on :math:`\lVert W\rVert_F / \max|W_{ij}|`, which
+    lies between 1 and :math:`d`.  HiGHS works in floating point, so its optimum and dual bound
     are measurements; only the recalled set of its ``W``, re-checked by
     :func:`recalled_associations`, is certified.  Small instances it solves to
     optimality within its tolerances: at d = 8, p = n = 28 (1.25 :math:`p_c`)

@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from lamcap.problems import Instance, check_instance
+from lamcap.problems import (
+    Instance,
+    check_convention,
+    check_instance,
+    oriented_weights,
+    warn_if_transposed,
+)
 from lamcap.solvers._certificates import (
     FEASIBILITY_TOLERANCE,
     FarkasCertificate,
@@ -106,8 +112,10 @@ def _check_target(result_or_weights: object) -> SolveResult | Any:
     raise ValueError(msg)
 
 
-def _verify_weights(instance: Instance, weights: Any) -> Verification:
-    check = check_margins(instance, weights)
+def _verify_weights(instance: Instance, weights: Any, convention: str) -> Verification:
+    check = check_margins(instance, oriented_weights(weights, convention))
+    recalled = 1.0 - check.failing_associations / check.associations
+    warn_if_transposed(instance, weights, recalled, convention, stacklevel=4)
     return Verification(
         valid=check.verified,
         verdict="feasible" if check.verified else "undecided",
@@ -318,7 +326,9 @@ def _verify_result(instance: Instance, result: SolveResult) -> Verification:
     )
 
 
-def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verification:
+def verify(
+    instance: Instance, result_or_weights: SolveResult | Any, *, convention: str = "scores"
+) -> Verification:
     r"""Prove a verdict from scratch: a solver's result, or your own weights.
 
     .. math::
@@ -363,7 +373,18 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
         A result (from :func:`lamcap.solve` or
         :func:`~lamcap.solvers._result.build_result`, possibly edited), a
         ``d x d`` weight matrix ``W``, or a pair ``(Q, R)`` of ``d x r``
-        factors (:math:`W = QR^\top`, rank ``1 <= r <= d``).
+        factors (:math:`W = QR^\top`, rank ``1 <= r <= d``).  Weights score
+        outputs on the left, inputs on the right: :math:`u_\rho^\top W e_\mu`.
+    convention : {"scores", "logits"}
+        How your weights score: ``"scores"`` (default) as above; ``"logits"``
+        for a ``W`` that scores :math:`e_\mu^\top W u_\rho` (logits
+        ``x W U^T``), checked as ``W.T`` (``(Q, R)`` as ``(R, Q)``).  Only
+        ``"scores"`` with a :class:`SolveResult` (else ``ValueError``).  Weights
+        that prove at most twice chance (:math:`2/p`) of the associations
+        recalled while their transpose recalls at least half and ten times as
+        many, more than chance could (:data:`~lamcap.problems.TRANSPOSE_RULE`),
+        raise a :class:`~lamcap.problems.TransposedWeightsWarning` (one more
+        score pass, only then).
 
     Returns
     -------
@@ -388,9 +409,18 @@ def verify(instance: Instance, result_or_weights: SolveResult | Any) -> Verifica
     >>> check = verify(instance, -hebbian_weights(instance))
     >>> bool(check), check.margins.failing_associations
     (False, 2)
+    >>> bool(verify(instance, hebbian_weights(instance).T, convention="logits"))
+    True
     """
     instance = check_instance(instance)
     target = _check_target(result_or_weights)
+    convention = check_convention(convention)
     if isinstance(target, SolveResult):
+        if convention != "scores":
+            msg = (
+                "convention applies to your own weights; a SolveResult holds lamcap's W "
+                f"(convention='scores'), got convention={convention!r}"
+            )
+            raise ValueError(msg)
         return _verify_result(instance, target)
-    return _verify_weights(instance, target)
+    return _verify_weights(instance, target, convention)

@@ -1,0 +1,453 @@
+"""Numbers quoted by the how-to and measurement pages, against what produces them.
+
+Each how-to and measurement page opens with a three-line "What this page found" box
+(issue 38 item 5); a box line that quotes a number a CSV holds is checked against the
+CSV here, as are the corrections of issue 36 item 4.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+import lamcap
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def _table(text: str, header_start: str) -> list[list[str]]:
+    """The rows (cells stripped) of the Markdown table whose header starts with ``header_start``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_nichani_prediction_table_is_the_theory() -> None:
+    rows = _table(_page("howto/nichani-protocol.md"), "| $d$ | unit-norm law |")
+    assert [int(row[0]) for row in rows] == [8, 11, 16, 22, 32, 45, 64, 90, 128, 181, 256]
+    for row in rows:
+        d = int(row[0])
+        unit = float(lamcap.critical_p(d, embeddings="sphere"))
+        fit = brentq(lambda n, d=d: n * math.log(n) - d * d / 1.3, 2.0, 1e6)
+        assert row[1:] == [
+            f"{unit:.1f}",
+            f"{unit * math.log(unit) / d**2:.3f}",
+            f"{float(lamcap.critical_p(d)):.1f}",
+            f"{float(lamcap.critical_p(d, accuracy=0.99)):.1f}",
+            f"{float(lamcap.critical_p(d, accuracy=0.99, embeddings='sphere')):.1f}",
+            f"{fit:.1f}",
+        ], d
+
+
+def test_nichani_page_says_what_the_transpose_changes() -> None:
+    text = _page("howto/nichani-protocol.md")
+    assert "the transpose changes nothing" not in text
+    assert "no unit-norm version" not in text
+    assert 'convention="logits"' in text
+
+
+def test_getting_started_says_when_lamcap_solve_prints_the_compile_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import dataclasses
+    import json
+
+    from lamcap.cli import main
+    from lamcap.cli._solver_commands import _print_text
+
+    text = _page("getting-started.md")
+    assert "`lamcap solve` prints both" not in text
+    assert "adds a `compiling:` line only when the call compiled something" in text
+    assert main(["solve", "--d", "8", "--p", "6", "--n", "4", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert {"seconds", "compile_seconds"} <= set(summary)
+    instance = lamcap.make_instance(8, 6, n=4, seed=0)
+    result = lamcap.solve(instance)
+    summary = {"objective": "feasible", "certificate_bound": None}
+    for compile_seconds, shown in ((0.0, False), (10.6, True)):
+        _print_text(dataclasses.replace(result, compile_seconds=compile_seconds), instance, summary)
+        out = capsys.readouterr().out
+        assert re.search(r"^seconds: \d+\.\d{3} \(wall clock, cutting_plane\)$", out, re.MULTILINE)
+        line = "compiling: 10.6 s (numba, first solves after an install only; cached on disk)"
+        assert (line in out) is shown
+        assert f"`{line}`" in text
+
+
+# ------------------------------------------------------------- the boxes on top
+
+BOX_TITLES = {"found": "What this page found", "do": "What this page lets you do"}
+BOX_PAGES = sorted(
+    path.relative_to(DOCS).as_posix()
+    for folder in ("howto", "measurements")
+    for path in (DOCS / folder).glob("*.md")
+)
+
+
+def _box(name: str) -> tuple[str, list[str]]:
+    """The title and the three lines of the box that opens page ``name``."""
+    lines = _page(name).splitlines()
+    assert lines[0].startswith("# "), name
+    rest = list(lines[1:])
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    match = re.fullmatch(r'!!! abstract "(?P<title>[^"]+)"', rest[0])
+    assert match, f"{name}: the first block after the title is not the box: {rest[0]!r}"
+    items = []
+    for line in rest[1:]:
+        if not line.strip():
+            break
+        assert line.startswith("    - "), f"{name}: a box line is not one bullet: {line!r}"
+        items.append(line[len("    - ") :])
+    return match["title"], items
+
+
+def _line(name: str, index: int) -> str:
+    return _box(name)[1][index]
+
+
+@pytest.mark.parametrize("name", BOX_PAGES)
+def test_every_howto_and_measurement_page_opens_with_three_findings(name: str) -> None:
+    title, items = _box(name)
+    assert title in BOX_TITLES.values(), name
+    if name.startswith("measurements/"):
+        assert title == BOX_TITLES["found"], name
+    assert len(items) == 3, name
+    numbered = [item for item in items if re.search(r"\d", item)]
+    if title == BOX_TITLES["found"]:  # every finding with its number
+        assert numbered == items, f"{name}: a finding without its number"
+    else:  # a procedure: what it lets you do, and the one number that matters
+        assert numbered, f"{name}: no number in the box"
+
+
+def test_the_box_check_catches_a_page_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "howto").mkdir()
+    (tmp_path / "howto" / "x.md").write_text(
+        '# X\n\nText first.\n\n!!! abstract "What this page found"\n', encoding="utf-8"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "DOCS", tmp_path)
+    with pytest.raises(AssertionError, match="not the box"):
+        _box("howto/x.md")
+    (tmp_path / "howto" / "x.md").write_text(
+        '# X\n\n!!! abstract "What this page found"\n    - 1\n    - 2\n', encoding="utf-8"
+    )
+    assert len(_box("howto/x.md")[1]) == 2
+
+
+def _csv(name: str) -> list[dict[str, str]]:
+    with (DOCS / "measurements" / name).open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _points(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _percent_range(values: list[float]) -> str:
+    return f"{round(100 * min(values))}–{round(100 * max(values))}%"
+
+
+def test_recall_fraction_box_is_the_csv() -> None:
+    rows = _csv("recall_fraction.csv")
+
+    def gap(d: int, load: float, model: str = "decoupled") -> str:
+        (row,) = [
+            r for r in rows
+            if (int(r["d"]), r["model"], r["embeddings"]) == (d, model, "gaussian")
+            and abs(float(r["load"]) - load) < 0.02
+        ]  # fmt: skip
+        return _points(float(row["rs_fraction"]) - float(row["fraction_lower"]))
+
+    assert _line("measurements/recall-fraction.md", 0) == (
+        "Beyond capacity the RS law lies inside every certified bracket: at 1.25 $p_c$ it is "
+        f"{gap(16, 1.25)}, {gap(32, 1.25)} and {gap(64, 1.25)} points above the mean certified "
+        "lower bound at $d = 16$, 32 and 64 (decoupled), at 2 $p_c$ "
+        f"{gap(16, 2.0)} and {gap(32, 2.0)} points ($d = 16$, 32)."
+    )
+    beyond = [r for r in rows if float(r["load"]) > 1.02]
+    assert all(
+        float(r["fraction_lower"]) < float(r["rs_fraction"]) < float(r["fraction_upper"])
+        for r in beyond
+    )
+    exact = [
+        r for r in _csv("recall_fraction_exact.csv") if (r["d"], r["model"]) == ("8", "decoupled")
+    ]
+    quoted = []
+    for load in ("1.1", "1.25"):
+        found = np.array([int(r["mip_recalled"]) for r in exact if r["load"] == load])
+        assert all(r["mip_status"] == "0" for r in exact if r["load"] == load)  # proven optimal
+        (n,) = {int(r["p"]) for r in exact if r["load"] == load}
+        (rs,) = {float(r["rs_recalled"]) for r in exact if r["load"] == load}
+        below = 100 * (rs - found.mean()) / n
+        error = 100 * found.std(ddof=1) / math.sqrt(found.size) / n
+        quoted.append(f"${below:.1f} \\pm {error:.1f}\\%$")
+        body = " ".join(_page("measurements/recall-fraction.md").split())
+        mean_line = (
+            f"${found.mean():.2f} \\pm {found.std(ddof=1) / math.sqrt(found.size):.2f}$ of {n}"
+        )
+        assert mean_line in body
+        assert f"($-{below:.1f} \\pm {error:.1f}\\%" in body
+        assert f"${below:.1f} \\pm {error:.1f}\\%$" in _page("theory/index.md")
+    assert _line("measurements/recall-fraction.md", 1) == (
+        f"At $d = 8$ the proven optimum (mixed-integer program) lies {quoted[0]} and "
+        f"{quoted[1]} of $n$ below the law at 1.1 and 1.25 $p_c$."
+    )
+    gaussian = [r for r in rows if r["embeddings"] == "gaussian"]
+
+    def at(load: float, column: str) -> list[float]:
+        values = [float(r[column]) for r in gaussian if abs(float(r["load"]) - load) < 0.02]
+        return [v for v in values if not math.isnan(v)]
+
+    assert _line("measurements/recall-fraction.md", 2) == (
+        f"Adam on the cross-entropy recalls {_percent_range(at(1.25, 'adam_fraction'))} at 1.25 "
+        f"$p_c$ and {_percent_range(at(2.0, 'adam_fraction'))} at 2 $p_c$, where the best "
+        f"certified $W$ recalls {_percent_range(at(1.25, 'fraction_lower'))[:-1]}% and "
+        f"{_percent_range(at(2.0, 'fraction_lower'))}."
+    )
+
+
+def test_recall_fraction_unit_norm_paragraph_is_the_csv() -> None:
+    rows = _csv("recall_fraction.csv")
+
+    def gap(embeddings: str, model: str, load: float) -> str:
+        (row,) = [
+            r for r in rows
+            if (int(r["d"]), r["model"], r["embeddings"]) == (16, model, embeddings)
+            and abs(float(r["load"]) - load) < 0.02
+        ]  # fmt: skip
+        return _points(float(row["rs_fraction"]) - float(row["fraction_lower"]))
+
+    text = " ".join(_page("measurements/recall-fraction.md").split())
+    assert (
+        f"by {gap('sphere', 'decoupled', 1.25)} (decoupled) and "
+        f"{gap('sphere', 'original', 1.25)} (original) points at 1.25 $p_c$ and "
+        f"{gap('sphere', 'decoupled', 2.0)} and {gap('sphere', 'original', 2.0)} at 2 $p_c$"
+    ) in text
+    assert (
+        f"Gaussian lower bounds at the same $d$ and load ({gap('gaussian', 'decoupled', 1.25)} "
+        f"and {gap('gaussian', 'decoupled', 2.0)} points, decoupled)"
+    ) in text
+    assert "8.4 points" not in text
+
+
+def test_milp_statement_says_what_inclusion_needs() -> None:
+    text = " ".join(_page("measurements/recall-fraction.md").split())
+    assert "exclude only recall at normalised margins below" not in text
+    assert "at margins of at least $10^{-3}$ is always counted" in text
+    from lamcap.solvers._max_recall import _MILP_MARGIN, milp_recall
+
+    assert _MILP_MARGIN == 1e-3
+    assert "exclude only recall" not in (milp_recall.__doc__ or "")
+
+
+def _capacity_gaps(model: str, embeddings: str) -> dict[int, tuple[float, bool]]:
+    gaps = {}
+    for row in _csv("capacity.csv"):
+        if (row["kappa"], row["model"], row["method"], row["embeddings"]) != (
+            "1",
+            model,
+            "auto",
+            embeddings,
+        ):
+            continue
+        d = int(row["d"])
+        law = float(lamcap.critical_p(d, embeddings=embeddings))
+        inside = float(row["p_c_low"]) <= law <= float(row["p_c_high"])
+        gaps[d] = (100 * (float(row["p_c"]) / law - 1), inside)
+    return gaps
+
+
+def test_capacity_box_is_the_csv() -> None:
+    decoupled = _capacity_gaps("decoupled", "gaussian")
+    low, high = min(g for g, _ in decoupled.values()), max(g for g, _ in decoupled.values())
+    assert sorted(decoupled) == [8, 12, 16, 24, 32, 48, 64, 96]
+    assert all(inside for _, inside in decoupled.values())
+    assert _line("measurements/capacity.md", 0) == (
+        f"Decoupled problem, Gaussian embeddings: the certified transitions lie {low:+.1f}% "
+        f"to {high:+.1f}% from `critical_p(d)` at $d = 8$–96, the law inside all "
+        f"{len(decoupled)} of their 95% intervals."
+    ).replace("-", "−", 1)
+    original = [g for g, _ in _capacity_gaps("original", "gaussian").values()]
+    assert _line("measurements/capacity.md", 1) == (
+        f"Original problem (one shared output matrix): {min(original):+.1f}% to "
+        f"{max(original):+.1f}% above `critical_p(d)` at $d = 8$–96."
+    )
+    sphere = _capacity_gaps("decoupled", "sphere")
+    rest = {d: v for d, v in sphere.items() if d >= 12}
+    assert sorted(rest) == [12, 16, 24, 32, 48, 64]
+    assert all(inside for _, inside in rest.values())
+    assert not sphere[8][1]
+    gaps = [g for g, _ in rest.values()]
+    assert _line("measurements/capacity.md", 2) == (
+        f"Unit-norm embeddings, decoupled: {min(gaps):.1f}% to {max(gaps):.1f}% above "
+        f'`critical_p(d, embeddings="sphere")` at $d = 12$–64 (the law inside all '
+        f"{len(rest)} intervals), {sphere[8][0]:.1f}% above it at $d = 8$."
+    )
+
+
+def test_op_vs_dp_box_is_the_csv() -> None:
+    rows = {int(r["d"]): r for r in _csv("op_vs_dp_ratio.csv")}
+    ratios = [float(r["ratio"]) for r in rows.values()]
+
+    def interval(d: int) -> str:
+        r = rows[d]
+        return (
+            f"{float(r['ratio']):.3f} [{float(r['ratio_low']):.3f}, {float(r['ratio_high']):.3f}]"
+        )
+
+    assert all(float(r["ratio"]) > 1 for r in rows.values())
+    assert _line("measurements/op_vs_dp.md", 0) == (
+        "The original problem stores more than the decoupled one at every $d = 8$–96: OP/DP "
+        f"from {min(ratios):.3f} to {max(ratios):.3f}, {interval(64)} at $d = 64$."
+    )
+    width = {d: float(rows[d]["ratio_high"]) - float(rows[d]["ratio_low"]) for d in rows}
+    assert round(width[96] / width[64]) == 3
+    contains = [d for d in sorted(rows) if float(rows[d]["ratio_low"]) <= 1.0]
+    assert contains == [12, 96]
+    assert _line("measurements/op_vs_dp.md", 1) == (
+        f"At $d = 96$ the ratio, {interval(96)}, is the first interval since $d = 12$ to "
+        "contain 1, and three times as wide as at $d = 64$."
+    )
+    assert "3.5 times as wide" not in _page("measurements/op_vs_dp.md")
+
+
+def test_spectrum_box_is_the_csv() -> None:
+    from scipy import stats
+
+    from lamcap.theory._spectrum import singular_value_moment
+
+    best: dict[tuple[int, int], dict[int, tuple[float, float]]] = {}
+    for row in _csv("spectrum_finite_size.csv"):
+        if row["verdict"] != "feasible" or int(row["seed"]) < 1000:
+            continue
+        seeds = best.setdefault((int(row["d"]), int(row["p"])), {})
+        seed, distance = int(row["seed"]), float(row["distance_bound"])
+        if seed not in seeds or distance < seeds[seed][0]:
+            seeds[seed] = (distance, float(row["ratio"]))
+    covered, missed = 0, []
+    loads = []
+    for (d, p), seeds in sorted(best.items()):
+        ratios = np.array([ratio for _, ratio in seeds.values()])
+        law, error = (float(v) for v in singular_value_moment(4, d=d, p=p, return_error=True))
+        se = ratios.std(ddof=1) / math.sqrt(ratios.size)
+        allowance = math.hypot(error, stats.t.ppf(0.975, ratios.size - 1) * se)
+        loads.append(p / float(lamcap.critical_p(d)))
+        if abs(ratios.mean() - law) <= allowance:
+            covered += 1
+        else:
+            missed.append((d, p, ratios.mean(), se, law, error))
+    assert {d for d, _ in best} == {16, 24, 32, 48, 64}
+    assert f"{min(loads):.1f}–{max(loads):.2f}" == "0.5–0.96"
+    assert _line("measurements/spectrum.md", 0) == (
+        "The fitted law `singular_value_moment(4, d=d, p=p)` (one amplitude, $c = 1.307$) "
+        f"covers {covered} of {len(best)} held-out $(d, p)$ points at 0.5–0.96 "
+        "`critical_p(d)`, $d = 16$–64."
+    )
+    ((d, p, mean, se, law, error),) = missed
+    assert _line("measurements/spectrum.md", 1) == (
+        f"Its one miss: $d = {d}$ at {p / float(lamcap.critical_p(d)):.2f} $p_c$, held-out "
+        f"${mean:.3f} \\pm {se:.3f}$ against the law's ${law:.3f} \\pm {error:.3f}$."
+    )
+
+
+def test_nichani_box_is_the_csv() -> None:
+    def means(name: str) -> dict[int, float]:
+        values: dict[int, list[int]] = {}
+        for row in _csv(name):
+            if int(row["n_99"]) > 0:  # -1: a bisection that did not finish
+                values.setdefault(int(row["d"]), []).append(int(row["n_99"]))
+        return {d: float(np.mean(v)) for d, v in values.items()}
+
+    protocol = means("nichani_protocol.csv")
+    law = {d: float(lamcap.critical_p(d, embeddings="sphere")) for d in protocol}
+    small = [protocol[d] / law[d] for d in protocol if d <= 22]
+    assert _line("howto/nichani-protocol.md", 0) == (
+        f"The protocol's 99% answer is {min(small):.3f}–{max(small):.3f} of the unit-norm law "
+        f"at $d \\le 22$ and {protocol[64] / law[64]:.3f} at $d = 64$ ({protocol[64]:.1f} "
+        f"against {law[64]:.1f})."
+    )
+    solver = means("nichani_protocol_solver.csv")
+    large = [d for d in sorted(solver) if d >= 22]
+    assert large == [22, 32, 45, 64]
+    theory = {d: float(lamcap.critical_p(d, accuracy=0.99, embeddings="sphere")) for d in large}
+    assert all(abs(solver[d] / theory[d] - 1) < 0.01 for d in large)
+    assert _line("howto/nichani-protocol.md", 2) == (
+        "lamcap's max-recall solver on the same instances reaches 99% at "
+        + ", ".join(f"{solver[d]:.1f}" for d in large[:-1])
+        + f" and {solver[64]:.1f} ($d = 22$–64), within 1% of "
+        '`critical_p(d, accuracy=0.99, embeddings="sphere")`.'
+    )
+
+
+def test_reproduce_box_and_simulation_sizes_are_the_csv() -> None:
+    rows = _csv("verdict_rates.csv")
+    assert {int(r["runs"]) for r in rows} == {1000}
+    assert {int(r["claims"]) for r in rows} == {15000}
+    exact = [r for r in rows if r["family"].startswith("exact law")]
+    false_calls = [
+        int(r["runs_any_inconsistent"])
+        if float(r["multiple"]) <= 1
+        else int(r["runs_any_consistent"])
+        for r in exact
+    ]
+    covered = [int(r["runs_covered"]) / 10 for r in exact]
+    assert _line("howto/reproduce.md", 2) == (
+        "The interval rule, simulated over 1000 runs of 15 claims: at most "
+        f"{max(false_calls) / 10:.1f}% of the runs make a false call, and all of a run's "
+        f"intervals cover their truth in {min(covered):.1f}–{max(covered):.1f}% of the runs."
+    )
+    assert "(1000 runs × 15 claims)" in _page("howto/reproduce.md")
+
+
+def test_procedure_boxes_quote_the_pages_own_numbers() -> None:
+    assert f"{24 * math.log(24) / 16**2:.2f}" == "0.30"
+    assert "load 0.30" in _line("howto/own-embeddings.md", 1)
+    assert "print(outcome.added, outcome.missing_shards)  # 12 {}" in _page("howto/job-arrays.md")
+    assert "one instance\nalone 514 s, two at once 964 s" in _page("howto/dask-sweep.md")
+    assert "fourth-moment ratio is 2.50" in _page("howto/own-weights.md")
+
+
+def test_partial_recall_unit_norm_agreement_is_the_csv() -> None:
+    rows = {(int(r["d"]), float(r["load"])): r for r in _csv("unit_norm_recall_model.csv")}
+    text = " ".join(_page("theory/partial-recall.md").split())
+    assert "exact to Monte Carlo precision" not in text
+    standard_errors = {
+        d: float(rows[d, 1.25]["model_minus_exact"]) / float(rows[d, 1.25]["exact_law_se"])
+        for d in (16, 32, 64)
+    }
+    assert abs(standard_errors[16]) < 0.2
+    assert abs(standard_errors[64]) < 0.2
+    miss = rows[32, 1.25]
+    assert (
+        f"but {-float(miss['model_minus_exact']):.4f} below it at $d = 32$ "
+        f"({float(miss['model_minus_exact']):.4f} ± {float(miss['exact_law_se']):.4f}, "
+        f"{abs(standard_errors[32]):.1f} standard errors)"
+    ).replace("(-", "(−") in text
+    assert 'Status: asymptotic"\n    `recall_fraction(..., embeddings="sphere")`' in _page(
+        "theory/partial-recall.md"
+    )
+    index = _page("theory/index.md")
+    (row,) = [
+        line
+        for line in index.splitlines()
+        if 'with `embeddings="sphere"` | ' in line and "recall_fraction" in line
+    ]
+    assert row.split(" | ")[1] == "asymptotic"
