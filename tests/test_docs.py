@@ -368,8 +368,21 @@ def _check_nichani_protocol(space: dict[str, Any], printed: list[str], _sample: 
     assert recalled >= 0.99 * n
 
 
+def _check_architecture(space: dict[str, Any], _printed: list[str], _sample: Sampler) -> None:
+    """The sketch of a new kind of embeddings works as the page says, with no other edit."""
+    import lamcap
+    from lamcap.theory import _cost_models
+
+    _cost_models.COST_MODELS["quarter"] = space["QuarterCosts"]()
+    try:
+        assert lamcap.critical_p(8, embeddings="quarter") == lamcap.critical_p(16)
+    finally:
+        del _cost_models.COST_MODELS["quarter"]
+
+
 #: What each page's snippets print, checked against an independent computation.
 SNIPPET_CHECKS: dict[str, Callable[[dict[str, Any], list[str], Sampler], None]] = {
+    "architecture.md": _check_architecture,
     "getting-started.md": _check_getting_started,
     "howto/job-arrays.md": _check_job_arrays,
     "howto/nichani-protocol.md": _check_nichani_protocol,
