@@ -1,4 +1,4 @@
-"""Best recall fraction against load: certified bounds, Adam/CE and the RS law.
+"""Best accuracy against load: certified bounds, Adam/CE and the RS law.
 
 The data of docs/measurements/recall-fraction.md.  For each instance
 ``make_instance(d, round(load * critical_p(d, embeddings=...)), model=..., seed=...,
@@ -17,9 +17,9 @@ one row per instance and start in ``--instances`` (appended to and resumed: an
 interrupted run loses at most the instance it was on).  ``--summary`` takes, per
 instance, the best bounds over the starts run on it (each certified on its own), writes
 the means over seeds per (d, model, embeddings, p) to ``--csv`` (columns
-``d,model,embeddings,p,fraction_lower,fraction_upper,adam_fraction,instances``, then the
+``d,model,embeddings,p,accuracy_lower,accuracy_upper,adam_accuracy,instances``, then the
 load, standard errors over seeds and the replica-symmetric prediction
-``lamcap.recall_fraction``) and draws ``--figure``::
+``lamcap.best_accuracy``) and draws ``--figure``::
 
     OPENBLAS_NUM_THREADS=1 python measurements/recall_fraction.py --dims 16 32
     python measurements/recall_fraction.py --summary
@@ -51,9 +51,9 @@ INSTANCE_COLUMNS = [
     "start",
     "recall_lower",
     "recall_upper",
-    "fraction_lower",
-    "fraction_upper",
-    "adam_fraction",
+    "accuracy_lower",
+    "accuracy_upper",
+    "adam_accuracy",
     "verdict",
     "upper_exact",
     "subsets",
@@ -68,14 +68,14 @@ SUMMARY_COLUMNS = [
     "model",
     "embeddings",
     "p",
-    "fraction_lower",
-    "fraction_upper",
-    "adam_fraction",
+    "accuracy_lower",
+    "accuracy_upper",
+    "adam_accuracy",
     "instances",
     "load",
-    "fraction_lower_se",
-    "adam_fraction_se",
-    "rs_fraction",
+    "accuracy_lower_se",
+    "adam_accuracy_se",
+    "rs_accuracy",
 ]
 MAX_SECONDS = {16: 20.0, 32: 45.0, 64: 120.0}
 
@@ -88,7 +88,7 @@ def adam_recall(
     trained = lamcap.solve(instance, method="adam_ce", seed=seed, max_seconds=max_seconds)
     recalled = recalled_associations(instance, trained.weights).size
     return {
-        "adam_fraction": recalled / instance.n,
+        "adam_accuracy": recalled / instance.n,
         "adam_seconds": round(time.perf_counter() - began, 2),
         "adam_steps": trained.iterations,
         "adam_max_seconds": "" if max_seconds is None else max_seconds,
@@ -123,8 +123,8 @@ def bounds_row(
         "start": start,
         "recall_lower": result.recall_lower,
         "recall_upper": result.recall_upper,
-        "fraction_lower": result.recall_lower / instance.n,
-        "fraction_upper": result.recall_upper / instance.n,
+        "accuracy_lower": result.recall_lower / instance.n,
+        "accuracy_upper": result.recall_upper / instance.n,
         "verdict": result.verdict,
         "upper_exact": result.details["upper_exact"],
         "subsets": len(result.infeasible_subsets),
@@ -245,10 +245,10 @@ def best_per_instance(rows: list[dict[str, str]]) -> list[dict[str, str]]:
         instances.setdefault((*point_of(row), int(row["seed"])), []).append(row)
     best = []
     for group in instances.values():
-        merged = dict(max(group, key=lambda row: float(row["fraction_lower"])))
-        merged["fraction_upper"] = str(min(float(row["fraction_upper"]) for row in group))
-        adam = [row for row in group if row["adam_fraction"]]
-        merged["adam_fraction"] = adam[0]["adam_fraction"] if adam else ""
+        merged = dict(max(group, key=lambda row: float(row["accuracy_lower"])))
+        merged["accuracy_upper"] = str(min(float(row["accuracy_upper"]) for row in group))
+        adam = [row for row in group if row["adam_accuracy"]]
+        merged["adam_accuracy"] = adam[0]["adam_accuracy"] if adam else ""
         best.append(merged)
     return best
 
@@ -285,14 +285,14 @@ def summary_rows(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
                 "model": model,
                 "embeddings": embeddings,
                 "p": p,
-                "fraction_lower": round(float(values("fraction_lower").mean()), 5),
-                "fraction_upper": round(float(values("fraction_upper").mean()), 5),
-                "adam_fraction": round(_mean(values("adam_fraction")), 5),
+                "accuracy_lower": round(float(values("accuracy_lower").mean()), 5),
+                "accuracy_upper": round(float(values("accuracy_upper").mean()), 5),
+                "adam_accuracy": round(_mean(values("adam_accuracy")), 5),
                 "instances": count,
                 "load": round(float(p / lamcap.critical_p(d, embeddings=embeddings)), 4),
-                "fraction_lower_se": round(_standard_error(values("fraction_lower")), 5),
-                "adam_fraction_se": round(_standard_error(values("adam_fraction")), 5),
-                "rs_fraction": round(float(lamcap.recall_fraction(d, p, embeddings=embeddings)), 5),
+                "accuracy_lower_se": round(_standard_error(values("accuracy_lower")), 5),
+                "adam_accuracy_se": round(_standard_error(values("adam_accuracy")), 5),
+                "rs_accuracy": round(float(lamcap.best_accuracy(d, p, embeddings=embeddings)), 5),
             }
         )
     return table
@@ -314,10 +314,10 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
         integers = np.arange(int(np.ceil(pc)), int(2.05 * pc) + 1)
         axis.plot(
             integers / pc,
-            lamcap.recall_fraction(d, integers, embeddings=embeddings),
+            lamcap.best_accuracy(d, integers, embeddings=embeddings),
             "k-",
             lw=1.2,
-            label="RS law, recall_fraction(d, p, embeddings=...)",
+            label="RS law, best_accuracy(d, p, embeddings=...)",
         )
         styles = {"decoupled": ("C0", "o"), "original": ("C3", "s")}
         for model, (colour, marker) in styles.items():
@@ -331,8 +331,8 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
             x = np.array([row["p"] / pc for row in part])
             axis.errorbar(
                 x,
-                [row["fraction_lower"] for row in part],
-                yerr=[row["fraction_lower_se"] for row in part],
+                [row["accuracy_lower"] for row in part],
+                yerr=[row["accuracy_lower_se"] for row in part],
                 color=colour,
                 marker=marker,
                 ms=4,
@@ -342,7 +342,7 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
             )
             axis.plot(
                 x,
-                [row["fraction_upper"] for row in part],
+                [row["accuracy_upper"] for row in part],
                 color=colour,
                 ls=":",
                 marker=marker,
@@ -353,8 +353,8 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
             )
             axis.errorbar(
                 x,
-                [row["adam_fraction"] for row in part],
-                yerr=[row["adam_fraction_se"] for row in part],
+                [row["adam_accuracy"] for row in part],
+                yerr=[row["adam_accuracy_se"] for row in part],
                 color=colour,
                 ls="--",
                 marker=marker,
@@ -369,7 +369,7 @@ def draw(table: list[dict[str, Any]], figure: Path) -> None:
         axis.set_title(f"d = {d}, {name}  (p_c = {pc:.1f})", fontsize=10)
         axis.set_xlabel("load p / p_c")
         axis.grid(alpha=0.3)
-    axes[0].set_ylabel("fraction of associations recalled")
+    axes[0].set_ylabel("accuracy (fraction of associations recalled)")
     axes[0].set_ylim(0.0, 1.02)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, frameon=False)
@@ -382,7 +382,7 @@ def print_start_comparison(rows: list[dict[str, str]]) -> None:
     points: dict[tuple[int, str, str, int], dict[str, dict[str, float]]] = {}
     for row in rows:
         by_start = points.setdefault(point_of(row), {}).setdefault(row["start"], {})
-        lower = float(row["fraction_lower"])
+        lower = float(row["accuracy_lower"])
         by_start[row["seed"]] = max(lower, by_start.get(row["seed"], lower))
     print("| d | model | p | starts | instances | mean lower bound per start | best - other |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -413,14 +413,14 @@ def summarise(arguments: argparse.Namespace) -> None:
     for row in table:
         adam = (
             "not run"
-            if math.isnan(row["adam_fraction"])
-            else f"{row['adam_fraction']:.3f} ± {row['adam_fraction_se']:.3f}"
+            if math.isnan(row["adam_accuracy"])
+            else f"{row['adam_accuracy']:.3f} ± {row['adam_accuracy_se']:.3f}"
         )
         print(
             f"| {row['d']} | {row['embeddings']} | {row['model']} | {row['p']} ({row['load']:.2f}) | "
-            f"{row['instances']} | {row['fraction_lower']:.3f} ± {row['fraction_lower_se']:.3f} | "
-            f"{row['fraction_upper']:.3f} | {row['rs_fraction']:.3f} | "
-            f"{row['rs_fraction'] - row['fraction_lower']:+.3f} | {adam} |"
+            f"{row['instances']} | {row['accuracy_lower']:.3f} ± {row['accuracy_lower_se']:.3f} | "
+            f"{row['accuracy_upper']:.3f} | {row['rs_accuracy']:.3f} | "
+            f"{row['rs_accuracy'] - row['accuracy_lower']:+.3f} | {adam} |"
         )
 
 

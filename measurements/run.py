@@ -69,7 +69,7 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         "docs/theory/partial-recall.md",
         ["unit_norm_recall_model.py"],
     ),
-    "recall_fraction": (
+    "best_accuracy": (
         "docs/measurements/recall-fraction.md",
         [
             "recall_fraction.py --dims 16 --start hinge --max-seconds 15",

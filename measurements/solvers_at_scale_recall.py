@@ -1,4 +1,4 @@
-"""Best recall fraction beyond capacity: certified bounds against Adam/CE, at small d.
+"""Best accuracy beyond capacity: certified bounds against Adam/CE, at small d.
 
 For each instance ``make_instance(d, round(load * critical_p(d)), model=..., seed=...)``
 (n = p) this runs ``lamcap.solve(instance, objective="max_recall")`` (certified lower
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from recall_fraction import adam_recall, bounds_row, instance_grid
+from best_accuracy import adam_recall, bounds_row, instance_grid
 
 from lamcap.problems import Instance
 
@@ -39,9 +39,9 @@ COLUMNS = [
     "start",
     "recall_lower",
     "recall_upper",
-    "fraction_lower",
-    "fraction_upper",
-    "adam_fraction",
+    "accuracy_lower",
+    "accuracy_upper",
+    "adam_accuracy",
     "verdict",
     "upper_exact",
     "subsets",
@@ -84,7 +84,7 @@ def summarise(sources: list[str]) -> None:
             rows += list(csv.DictReader(handle))
     keys = sorted({(int(r["d"]), r["model"], float(r["load"]), r["start"]) for r in rows})
     print(
-        "| d | model | p | start | instances | fraction_lower | fraction_upper | adam_fraction "
+        "| d | model | p | start | instances | accuracy_lower | accuracy_upper | adam_accuracy "
         "| seconds | adam_seconds |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -100,8 +100,8 @@ def summarise(sources: list[str]) -> None:
 
         print(
             f"| {d} | {model} | {group[0]['p']} ({load:g} p_c) | {start} | {len(group)} | "
-            f"{mean('fraction_lower'):.3f} | {mean('fraction_upper'):.3f} | "
-            f"{mean('adam_fraction'):.3f} | {mean('seconds'):.0f} | {mean('adam_seconds'):.0f} |"
+            f"{mean('accuracy_lower'):.3f} | {mean('accuracy_upper'):.3f} | "
+            f"{mean('adam_accuracy'):.3f} | {mean('seconds'):.0f} | {mean('adam_seconds'):.0f} |"
         )
 
 

@@ -1,6 +1,6 @@
-"""The unit-norm model of the recalled fraction against the exact unit-norm cost law.
+"""The unit-norm model of the accuracy against the exact unit-norm cost law.
 
-docs/theory/partial-recall.md, section "Unit-norm embeddings".  ``recall_fraction(d, p,
+docs/theory/partial-recall.md, section "Unit-norm embeddings".  ``best_accuracy(d, p,
 embeddings="sphere")`` scales the Gaussian (chi-bar) law of the cost
 ``C = dist(z, K)^2`` to the unit-norm mean ``C_p(d)``.  The exact unit-norm cost law has
 no closed form here, but it can be sampled: ``z = sqrt(d) s`` with ``s`` the coordinates
@@ -35,12 +35,12 @@ COLUMNS = [
     "load",
     "p",
     "draws",
-    "exact_law_fraction",
+    "exact_law_accuracy",
     "exact_law_se",
-    "model_fraction",
+    "model_accuracy",
     "model_minus_exact",
-    "gaussian_sample_fraction",
-    "gaussian_law_fraction",
+    "gaussian_sample_accuracy",
+    "gaussian_law_accuracy",
 ]
 POINTS = ((16, 1.25), (16, 1.5), (16, 2.0), (32, 1.25), (32, 1.5), (32, 2.0), (64, 1.25), (64, 2.0))
 
@@ -72,20 +72,20 @@ def main() -> None:
         budget = d * d / p
         exact = rule_fraction(squared_distances(sample_unit_norm_scores(rng, draws, p, d)), budget)
         gaussian = rule_fraction(squared_distances(rng.standard_normal((draws, p))), budget)
-        model = float(lamcap.recall_fraction(d, p, embeddings="sphere"))
+        model = float(lamcap.best_accuracy(d, p, embeddings="sphere"))
         rows.append(
             {
                 "d": d,
                 "load": load,
                 "p": p,
                 "draws": draws,
-                "exact_law_fraction": round(exact, 5),
+                "exact_law_accuracy": round(exact, 5),
                 # binomial error of the kept share; the threshold's own noise is smaller
                 "exact_law_se": round(math.sqrt(exact * (1.0 - exact) / draws), 5),
-                "model_fraction": round(model, 5),
+                "model_accuracy": round(model, 5),
                 "model_minus_exact": round(model - exact, 5),
-                "gaussian_sample_fraction": round(gaussian, 5),
-                "gaussian_law_fraction": round(float(lamcap.recall_fraction(d, p)), 5),
+                "gaussian_sample_accuracy": round(gaussian, 5),
+                "gaussian_law_accuracy": round(float(lamcap.best_accuracy(d, p)), 5),
             }
         )
         print(rows[-1], flush=True)

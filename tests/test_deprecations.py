@@ -30,6 +30,7 @@ MOVED = [
     ("lamcap.experiments", "synthetic_trial", "lamcap.experiments._trials.synthetic_trial"),
     ("lamcap.theory", "density_at_margin", "lamcap.theory.critical_density(p, margin)"),
     ("lamcap.theory", "rank_capacity", "lamcap.theory.capacity(kappa)"),
+    ("lamcap.theory", "recall_fraction", "lamcap.theory.best_accuracy(d, p, n)"),
     ("lamcap.theory", "target_level_cdf", "score_law(p, margin=margin).target.cdf(x)"),
 ]
 
@@ -85,7 +86,11 @@ def test_check_margins_weights_is_the_deprecated_name_of_w() -> None:
 
 @pytest.mark.parametrize(
     ("name", "replacement"),
-    [("density_at_margin", "critical_density"), ("rank_capacity", "capacity")],
+    [
+        ("density_at_margin", "critical_density"),
+        ("rank_capacity", "capacity"),
+        ("recall_fraction", "best_accuracy"),
+    ],
 )
 def test_second_top_level_names_warn_and_are_not_exported(name: str, replacement: str) -> None:
     import lamcap
@@ -108,6 +113,9 @@ def test_second_names_give_the_same_numbers() -> None:
         rank_capacity = lamcap.rank_capacity
     with pytest.deprecated_call():
         target_level_cdf = lamcap.theory.target_level_cdf
+    with pytest.deprecated_call():
+        recall_fraction = lamcap.recall_fraction
+    assert recall_fraction(64, 1129) == lamcap.best_accuracy(64, 1129)
     assert density_at_margin(0.5, 3) == lamcap.critical_density(3, 0.5)
     assert rank_capacity(0.5) == lamcap.capacity(0.5)
     assert target_level_cdf(0.3, 6, 0.2) == pytest.approx(

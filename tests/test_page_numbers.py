@@ -174,7 +174,7 @@ def test_recall_fraction_box_is_the_csv() -> None:
             if (int(r["d"]), r["model"], r["embeddings"]) == (d, model, "gaussian")
             and abs(float(r["load"]) - load) < 0.02
         ]  # fmt: skip
-        return _points(float(row["rs_fraction"]) - float(row["fraction_lower"]))
+        return _points(float(row["rs_accuracy"]) - float(row["accuracy_lower"]))
 
     assert _line("measurements/recall-fraction.md", 0) == (
         "Beyond capacity the RS law lies inside every certified bracket: at 1.25 $p_c$ it is "
@@ -184,7 +184,7 @@ def test_recall_fraction_box_is_the_csv() -> None:
     )
     beyond = [r for r in rows if float(r["load"]) > 1.02]
     assert all(
-        float(r["fraction_lower"]) < float(r["rs_fraction"]) < float(r["fraction_upper"])
+        float(r["accuracy_lower"]) < float(r["rs_accuracy"]) < float(r["accuracy_upper"])
         for r in beyond
     )
     exact = [
@@ -217,10 +217,10 @@ def test_recall_fraction_box_is_the_csv() -> None:
         return [v for v in values if not math.isnan(v)]
 
     assert _line("measurements/recall-fraction.md", 2) == (
-        f"Adam on the cross-entropy recalls {_percent_range(at(1.25, 'adam_fraction'))} at 1.25 "
-        f"$p_c$ and {_percent_range(at(2.0, 'adam_fraction'))} at 2 $p_c$, where the best "
-        f"certified $W$ recalls {_percent_range(at(1.25, 'fraction_lower'))[:-1]}% and "
-        f"{_percent_range(at(2.0, 'fraction_lower'))}."
+        f"Adam on the cross-entropy recalls {_percent_range(at(1.25, 'adam_accuracy'))} at 1.25 "
+        f"$p_c$ and {_percent_range(at(2.0, 'adam_accuracy'))} at 2 $p_c$, where the best "
+        f"certified $W$ recalls {_percent_range(at(1.25, 'accuracy_lower'))[:-1]}% and "
+        f"{_percent_range(at(2.0, 'accuracy_lower'))}."
     )
 
 
@@ -233,7 +233,7 @@ def test_recall_fraction_unit_norm_paragraph_is_the_csv() -> None:
             if (int(r["d"]), r["model"], r["embeddings"]) == (16, model, embeddings)
             and abs(float(r["load"]) - load) < 0.02
         ]  # fmt: skip
-        return _points(float(row["rs_fraction"]) - float(row["fraction_lower"]))
+        return _points(float(row["rs_accuracy"]) - float(row["accuracy_lower"]))
 
     text = " ".join(_page("measurements/recall-fraction.md").split())
     assert (
@@ -441,13 +441,13 @@ def test_partial_recall_unit_norm_agreement_is_the_csv() -> None:
         f"({float(miss['model_minus_exact']):.4f} ± {float(miss['exact_law_se']):.4f}, "
         f"{abs(standard_errors[32]):.1f} standard errors)"
     ).replace("(-", "(−") in text
-    assert 'Status: asymptotic"\n    `recall_fraction(..., embeddings="sphere")`' in _page(
+    assert 'Status: asymptotic"\n    `best_accuracy(..., embeddings="sphere")`' in _page(
         "theory/partial-recall.md"
     )
     index = _page("theory/index.md")
     (row,) = [
         line
         for line in index.splitlines()
-        if 'with `embeddings="sphere"` | ' in line and "recall_fraction" in line
+        if 'with `embeddings="sphere"` | ' in line and "best_accuracy" in line
     ]
     assert row.split(" | ")[1] == "asymptotic"

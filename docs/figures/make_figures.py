@@ -128,7 +128,7 @@ def partial_recall_figure() -> Figure:
         p_c = float(lamcap.critical_p(d))
         p = np.unique(np.geomspace(0.7 * p_c, 4.0 * p_c, _points(60)).round().astype(np.int64))
         load = p * np.log(p) / d**2
-        left.plot(load, lamcap.recall_fraction(d, p), label=f"$d = {d}$")
+        left.plot(load, lamcap.best_accuracy(d, p), label=f"$d = {d}$")
         right.plot(load, lamcap.information_per_parameter(d, p), label=f"$d = {d}$")
     grid = np.linspace(0.3, 5.0, 200)
     left.plot(grid, np.minimum(1.0, 0.5 / grid), "k--", lw=1, label=r"$\min(1, 1/2\alpha)$")

@@ -49,7 +49,7 @@ _EXPORTS: dict[str, str] = {
     "LawStatus": "lamcap.theory._status",
     "ExtrapolationWarning": "lamcap.theory._status",
     # --- theory: recall below 100% (issue 25)
-    "recall_fraction": "lamcap.theory._partial_recall",
+    "best_accuracy": "lamcap.theory._partial_recall",
     "information_per_parameter": "lamcap.theory._partial_recall",
     # --- theory: mechanism predictions (issue: mechanism)
     "hebbian_recall": "lamcap.theory._hebbian",
@@ -99,6 +99,7 @@ __all__ = ["__version__", *_EXPORTS]  # noqa: PLE0604 (the keys are strings)
 _DEPRECATED: dict[str, tuple[str, str]] = {
     "density_at_margin": ("lamcap.theory._margin", "lamcap.critical_density(p, margin)"),
     "rank_capacity": ("lamcap.theory._rank", "lamcap.capacity(kappa)"),
+    "recall_fraction": ("lamcap.theory._partial_recall", "lamcap.best_accuracy(d, p, n)"),
 }
 
 

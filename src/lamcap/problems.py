@@ -800,7 +800,7 @@ class TransposedWeightsWarning(UserWarning):
     Attributes
     ----------
     args : tuple of str
-        The message: both recalled fractions, chance :math:`1/p` and the
+        The message: both accuracys, chance :math:`1/p` and the
         convention to pass.
 
     Examples
@@ -1001,7 +1001,7 @@ def recall_accuracy(instance: Instance, W: ArrayLike, *, convention: str = "scor
     Returns
     -------
     float
-        The recalled fraction, a multiple of :math:`1/n` in ``[0, 1]``.
+        The accuracy, a multiple of :math:`1/n` in ``[0, 1]``.
 
     Examples
     --------

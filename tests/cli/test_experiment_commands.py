@@ -280,7 +280,7 @@ def _bounds(task: Any) -> dict[str, Any]:
 def test_results_commands_see_the_max_recall_solves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lamcap import recall_fraction
+    from lamcap import best_accuracy
     from lamcap.experiments._executors import InlineExecutor
     from lamcap.experiments._recall_fraction import RecallDesign, run_recall
 
@@ -298,12 +298,12 @@ def test_results_commands_see_the_max_recall_solves(
     assert main(["results", "summary", "--db", str(merged)]) == 0
     out = capsys.readouterr().out
     assert "max-recall solves (partial-recall claim):" in out
-    law = float(recall_fraction(8, 33))
+    law = float(best_accuracy(8, 33))
     assert (
         f"| 8 | 33 | decoupled | gaussian | 5 | 3 | [{29 / 33:.3f}, {32 / 33:.3f}] | 0 | 0 | "
         f"{law:.3f} |"
     ) in out
-    assert "holds the mean best recalled fraction R*/n" in out
+    assert "holds the mean best accuracy R*/n" in out
     assert main(["results", "summary", "--db", str(shards[0])]) == 0  # one shard holds them all too
     assert "| 8 | 33 | decoupled | gaussian | 5 | 3 |" in capsys.readouterr().out
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lamcap import recall_fraction
+from lamcap import best_accuracy
 from lamcap.experiments._executors import InlineExecutor
 from lamcap.experiments._recall_fraction import (
     RecallDesign,
@@ -292,7 +292,7 @@ def test_the_summary_shows_the_solves_once_per_instance(tmp_path: Path) -> None:
     # p = 28: lower 23, 22, 21 and upper 27 of n = 28
     assert lines[2] == (
         f"| 8 | 28 | decoupled | gaussian | 5 | 3 | [{22 / 28:.3f}, {27 / 28:.3f}] | 0 | 3 | "
-        f"{float(recall_fraction(8, 28)):.3f} |"
+        f"{float(best_accuracy(8, 28)):.3f} |"
     )
     assert recall_summary([]) == ""
 
@@ -316,7 +316,7 @@ def test_a_small_real_run_brackets_the_optimum(tmp_path: Path) -> None:
         instance = make_instance(task.d, task.p, model="decoupled", seed=task.seed)
         assert lower >= round(float(recall_accuracy(instance, hebbian_weights(instance))) * task.p)
     claim = judge([recall_fraction_claim(point)])[0]
-    assert claim.prediction.startswith(f"{float(recall_fraction(6, point.p)):.3f}")
+    assert claim.prediction.startswith(f"{float(best_accuracy(6, point.p)):.3f}")
     assert claim.verdict in ("consistent", "inconsistent", "inconclusive")
     assert claim.floor >= claim.bracket_width / 2 - 1e-12
 
@@ -327,7 +327,7 @@ def test_the_claims_of_a_run_end_with_the_recall_points() -> None:
     point = _point([68, 67, 70, 66, 69, 68, 67, 70], [76] * 8, 77)
     _, claims = evaluate({}, [], [point])
     assert claims[-1].claim == (
-        "best recall fraction beyond capacity (DP, Gaussian), d = 16, p = 77 (1.25 p_c)"
+        "best accuracy beyond capacity (DP, Gaussian), d = 16, p = 77 (1.25 p_c)"
     )
     assert claims[-1].tested
     assert claims[-1].verdict == "inconclusive"

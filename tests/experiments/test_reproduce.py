@@ -126,7 +126,7 @@ def test_reproduce_tiny_plan_writes_report_claims_and_figures(
     samples = np.load(tmp_path / "out" / "figures" / "mechanism_samples.npz")
     assert any(key.endswith("singular_values") for key in samples.files)
     # the partial-recall claim: judged in the family, its solves stored once, resumed
-    recall = [c for c in claims if c["claim"].startswith("best recall fraction beyond capacity")]
+    recall = [c for c in claims if c["claim"].startswith("best accuracy beyond capacity")]
     assert len(recall) == 1
     assert recall[0]["test"].startswith("bracket")
     with ResultsStore(tmp_path / "out" / "results.sqlite", readonly=True) as store:

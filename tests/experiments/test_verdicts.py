@@ -191,7 +191,7 @@ def test_a_bracket_is_judged_by_its_hull_and_its_floor_is_half_its_width() -> No
         "bracket",
         0.5,
         0.001,
-        quantity="recall_fraction",
+        quantity="accuracy",
         estimates=(-0.03, 0.04),
         standard_errors=(0.001, 0.001),
     )

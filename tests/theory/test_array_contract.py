@@ -128,8 +128,8 @@ CASES: dict[str, Case] = {
             ),
         ),
     ),
-    "recall_fraction": Case(
-        partial_recall.recall_fraction,
+    "best_accuracy": Case(
+        partial_recall.best_accuracy,
         {"d": 12, "p": 60, "n": 60, "kappa": 1.0},
         {"d": [8, 12], "p": [40, 60], "n": [30, 60], "kappa": [0.5, 1.0]},
         bad=(({"n": [3, 0]}, r"n must contain integers >= 1, got 0 \(element 1\)"),),
@@ -444,6 +444,8 @@ NOT_ELEMENTWISE = {
     "hebbian_score_law": "constructs a law object (its methods follow the contract)",
     "singular_value_law": "constructs a law object (its methods follow the contract)",
     "singular_value_support": "returns the pair (lower, upper)",
+    "cost_model": "returns the cost model named by a string",
+    "law_status": "returns the status record of a law for one call",
 }
 
 

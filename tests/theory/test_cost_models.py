@@ -88,8 +88,8 @@ def test_a_new_model_needs_no_edit_of_the_crofton_law(quarter: CostModel) -> Non
 
 def test_a_new_model_needs_no_edit_of_the_recalled_fraction(quarter: CostModel) -> None:
     p = [150, 200, 400]
-    fraction = lamcap.recall_fraction(8, p, embeddings=quarter.name)
-    assert np.array_equal(fraction, lamcap.recall_fraction(16, p))
+    fraction = lamcap.best_accuracy(8, p, embeddings=quarter.name)
+    assert np.array_equal(fraction, lamcap.best_accuracy(16, p))
 
 
 def test_a_new_model_needs_no_edit_of_the_statistical_dimension(quarter: CostModel) -> None:
@@ -110,7 +110,7 @@ def test_arguments_are_checked_by_the_model() -> None:
     with pytest.raises(ValueError, match=r"kappa must be 1 with embeddings='sphere'"):
         lamcap.critical_p(8, kappa=0.5, embeddings="sphere")
     with pytest.raises(ValueError, match=r"d must be .*>= 4"):
-        lamcap.recall_fraction(3, 10, embeddings="sphere")
+        lamcap.best_accuracy(3, 10, embeddings="sphere")
     with pytest.raises(ValueError, match=r"embeddings='sphere' has only margin=0"):
         lamcap.statistical_dimension(10, d=8, margin=0.5, embeddings="sphere")
 

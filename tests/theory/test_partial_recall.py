@@ -71,11 +71,11 @@ def test_the_mean_of_the_mixture_is_the_statistical_dimension() -> None:
         assert mean == pytest.approx(float(lamcap.statistical_dimension(p)), rel=1e-13)
 
 
-# ----------------------------------------------------------------------------- recall_fraction
+# ----------------------------------------------------------------------------- best_accuracy
 
 
 def _gardner_derrida(density: float) -> float:
-    """RS recalled fraction of the perceptron at n/N = density > 2 (independent scipy route)."""
+    """RS accuracy of the perceptron at n/N = density > 2 (independent scipy route)."""
 
     def budget(s: float) -> float:  # density * E[Z^2; 0 < Z < s] = 1
         return density * (stats.norm.cdf(s) - 0.5 - s * stats.norm.pdf(s)) - 1.0
@@ -87,11 +87,11 @@ def _gardner_derrida(density: float) -> float:
 @pytest.mark.parametrize(("d", "n"), [(2, 9), (2, 16), (3, 40), (4, 200), (10, 10_000)])
 def test_p_2_is_the_replica_symmetric_perceptron_of_gardner_and_derrida(d: int, n: int) -> None:
     expected = _gardner_derrida(n / d**2)
-    assert float(lamcap.recall_fraction(d, 2, n=n)) == pytest.approx(expected, abs=1e-12)
+    assert float(lamcap.best_accuracy(d, 2, n=n)) == pytest.approx(expected, abs=1e-12)
 
 
 def test_p_2_below_cover_is_full_recall() -> None:
-    assert float(lamcap.recall_fraction(4, 2, n=32)) == 1.0  # n = 2 d^2: Cover's capacity
+    assert float(lamcap.best_accuracy(4, 2, n=32)) == 1.0  # n = 2 d^2: Cover's capacity
 
 
 def _mp_fraction(weights: list[mpmath.mpf], density: mpmath.mpf) -> mpmath.mpf:
@@ -119,35 +119,35 @@ def test_p_3_against_mpmath_with_exact_weights(n: int) -> None:
     with mpmath.workdps(30):
         weights = [mpmath.mpf(1) / 3, mpmath.mpf(1) / 2, mpmath.mpf(1) / 6]
         expected = float(_mp_fraction(weights, mpmath.mpf(n) / 9))
-    assert float(lamcap.recall_fraction(3, 3, n=n)) == pytest.approx(expected, abs=1e-13)
+    assert float(lamcap.best_accuracy(3, 3, n=n)) == pytest.approx(expected, abs=1e-13)
 
 
 def test_p_10_against_mpmath_on_the_same_law() -> None:
     law = _law(10)
     with mpmath.workdps(30):
         expected = float(_mp_fraction([mpmath.mpf(float(w)) for w in law], mpmath.mpf(50) / 16))
-    assert float(lamcap.recall_fraction(4, 10, n=50)) == pytest.approx(expected, abs=1e-12)
+    assert float(lamcap.best_accuracy(4, 10, n=50)) == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("d", [8, 12, 16, 32])
 def test_full_recall_exactly_up_to_critical_p(d: int) -> None:
     p_c = float(lamcap.critical_p(d))
     below, above = math.floor(p_c), math.floor(p_c) + 1
-    assert float(lamcap.recall_fraction(d, below)) == 1.0
-    assert float(lamcap.recall_fraction(d, above)) < 1.0
+    assert float(lamcap.best_accuracy(d, below)) == 1.0
+    assert float(lamcap.best_accuracy(d, above)) < 1.0
 
 
 def test_monotone_in_p_d_and_n() -> None:
     p = np.arange(60, 400, 7)
-    fractions = lamcap.recall_fraction(16, p)
+    fractions = lamcap.best_accuracy(16, p)
     assert np.all(np.diff(fractions) < 0.0)
-    assert np.all(np.diff(lamcap.recall_fraction([8, 12, 16, 24], 200)) > 0.0)
-    assert np.all(np.diff(lamcap.recall_fraction(8, 30, n=[40, 80, 160, 10**6])) < 0.0)
+    assert np.all(np.diff(lamcap.best_accuracy([8, 12, 16, 24], 200)) > 0.0)
+    assert np.all(np.diff(lamcap.best_accuracy(8, 30, n=[40, 80, 160, 10**6])) < 0.0)
 
 
 def test_the_fraction_never_falls_below_chance() -> None:
     # P(C_p = 0) = 1/p: the associations a random W already recalls cost nothing
-    fractions = lamcap.recall_fraction(4, 50, n=[10**4, 10**8, 10**15])
+    fractions = lamcap.best_accuracy(4, 50, n=[10**4, 10**8, 10**15])
     assert np.all(fractions >= 1 / 50)
     assert float(fractions[-1]) == pytest.approx(1 / 50, rel=1e-3)
 
@@ -155,7 +155,7 @@ def test_the_fraction_never_falls_below_chance() -> None:
 def test_the_recalled_count_is_at_least_the_capacity_count() -> None:
     # f = (d^2/n) / E[C_p | C_p < tau] >= d^2 / (n E[C_p]): the kept ones are the cheap ones
     d, p = 32, np.array([200, 300, 600, 1500])
-    counts = lamcap.recall_fraction(d, p) * p
+    counts = lamcap.best_accuracy(d, p) * p
     assert np.all(counts > d**2 / lamcap.statistical_dimension(p))
 
 
@@ -166,9 +166,7 @@ def test_rank_budget_is_the_gaussian_width() -> None:
     law = _law(p)
     tau = _threshold(law, width / n)
     expected = float(chi_bar_cdf(law, tau))
-    assert float(lamcap.recall_fraction(16, p, n=n, kappa=0.5)) == pytest.approx(
-        expected, abs=1e-12
-    )
+    assert float(lamcap.best_accuracy(16, p, n=n, kappa=0.5)) == pytest.approx(expected, abs=1e-12)
 
 
 def _threshold(law: np.ndarray, budget: float) -> float:
@@ -180,9 +178,9 @@ def _threshold(law: np.ndarray, budget: float) -> float:
 
 
 def test_broadcasting_and_scalars() -> None:
-    scalar = lamcap.recall_fraction(16, 100)
+    scalar = lamcap.best_accuracy(16, 100)
     assert isinstance(scalar, np.float64)
-    grid = lamcap.recall_fraction(np.array([[16], [32]]), [100, 300, 400])
+    grid = lamcap.best_accuracy(np.array([[16], [32]]), [100, 300, 400])
     assert grid.shape == (2, 3)
     assert grid[0, 0] == scalar
 
@@ -194,7 +192,7 @@ def _fraction_at_load(alpha: float, p: int) -> float:
     """The fraction at load alpha with n = p, d^2 = p log p / alpha (through n at integer d)."""
     d = 10**6
     n = round(alpha * d * d / (p * math.log(p)) * p)  # d^2 / n = p log p / (alpha p)
-    return float(lamcap.recall_fraction(d, p, n=n))
+    return float(lamcap.best_accuracy(d, p, n=n))
 
 
 def test_large_p_approaches_one_over_two_alpha_from_above() -> None:
@@ -245,7 +243,7 @@ def test_order_statistics_converge_to_the_replica_symmetric_fraction(
     p = round(ratio * float(lamcap.critical_p(d)))
     fractions = _order_statistic_fraction(d, p, repeats=1000, seed=d)
     assert float(np.mean(fractions)) == pytest.approx(
-        float(lamcap.recall_fraction(d, p)), abs=tolerance
+        float(lamcap.best_accuracy(d, p)), abs=tolerance
     )
 
 
@@ -266,8 +264,8 @@ def test_accuracy_one_is_todays_critical_p(d: object) -> None:
 @pytest.mark.parametrize("accuracy", [0.99, 0.9, 0.5])
 def test_critical_p_at_an_accuracy_brackets_the_recall_fraction(d: int, accuracy: float) -> None:
     p_a = float(lamcap.critical_p(d, accuracy=accuracy))
-    assert float(lamcap.recall_fraction(d, math.floor(p_a))) >= accuracy
-    assert float(lamcap.recall_fraction(d, math.ceil(p_a))) < accuracy
+    assert float(lamcap.best_accuracy(d, math.floor(p_a))) >= accuracy
+    assert float(lamcap.best_accuracy(d, math.ceil(p_a))) < accuracy
 
 
 def test_critical_p_falls_with_the_accuracy() -> None:
@@ -329,8 +327,8 @@ def test_unit_norm_model_against_the_exact_cost_law_by_monte_carlo(d: int, load:
     p = round(load * float(lamcap.critical_p(d, embeddings="sphere")))
     costs = _sphere_costs(np.random.default_rng(3), 40_000, p, d)
     exact_law = _monte_carlo_fraction(costs, d * d / p)
-    model = float(lamcap.recall_fraction(d, p, embeddings="sphere"))
-    gaussian = float(lamcap.recall_fraction(d, p))
+    model = float(lamcap.best_accuracy(d, p, embeddings="sphere"))
+    gaussian = float(lamcap.best_accuracy(d, p))
     assert abs(model - exact_law) < 0.015
     assert exact_law - gaussian > 0.015  # the unit-norm gain the model has to reproduce
 
@@ -341,16 +339,16 @@ def test_unit_norm_accuracy_one_is_the_unit_norm_capacity(d: int) -> None:
     assert float(lamcap.critical_p(d, accuracy=1.0, embeddings="sphere")) == capacity
     nearly = float(lamcap.critical_p(d, accuracy=1.0 - 1e-9, embeddings="sphere"))
     assert nearly == pytest.approx(capacity, rel=1e-3)
-    assert float(lamcap.recall_fraction(d, math.floor(capacity), embeddings="sphere")) == 1.0
-    assert float(lamcap.recall_fraction(d, math.ceil(capacity), embeddings="sphere")) < 1.0
+    assert float(lamcap.best_accuracy(d, math.floor(capacity), embeddings="sphere")) == 1.0
+    assert float(lamcap.best_accuracy(d, math.ceil(capacity), embeddings="sphere")) < 1.0
 
 
 @pytest.mark.parametrize("accuracy", [0.99, 0.9, 0.5])
 def test_unit_norm_critical_p_at_an_accuracy_brackets_its_recall_fraction(accuracy: float) -> None:
     d = 16
     p_a = float(lamcap.critical_p(d, accuracy=accuracy, embeddings="sphere"))
-    assert float(lamcap.recall_fraction(d, math.floor(p_a), embeddings="sphere")) >= accuracy
-    assert float(lamcap.recall_fraction(d, math.ceil(p_a), embeddings="sphere")) < accuracy
+    assert float(lamcap.best_accuracy(d, math.floor(p_a), embeddings="sphere")) >= accuracy
+    assert float(lamcap.best_accuracy(d, math.ceil(p_a), embeddings="sphere")) < accuracy
     assert p_a > float(lamcap.critical_p(d, accuracy=accuracy))  # unit-norm costs are lower
 
 
@@ -365,7 +363,7 @@ def test_unit_norm_fraction_is_the_gaussian_rule_with_the_scaled_budget() -> Non
         lambda t: p * scale * float(chi_bar_partial_mean(law, t)) - d * d, 1e-6, 200.0, xtol=1e-14
     )
     expected = float(chi_bar_cdf(law, tau))
-    assert float(lamcap.recall_fraction(d, p, embeddings="sphere")) == pytest.approx(
+    assert float(lamcap.best_accuracy(d, p, embeddings="sphere")) == pytest.approx(
         expected, abs=1e-9
     )
 
@@ -381,7 +379,7 @@ def test_unit_norm_fraction_is_the_gaussian_rule_with_the_scaled_budget() -> Non
 def test_unit_norm_bad_input_is_refused_by_name(arguments: dict, match: str) -> None:
     values = {"d": 16, "kappa": 1.0, "embeddings": "sphere", **arguments}
     with pytest.raises(ValueError, match=match):
-        lamcap.recall_fraction(
+        lamcap.best_accuracy(
             values["d"], 80, kappa=values["kappa"], embeddings=values["embeddings"]
         )
     if "embeddings" not in arguments:
@@ -392,9 +390,9 @@ def test_unit_norm_bad_input_is_refused_by_name(arguments: dict, match: str) -> 
 
 
 def test_p_beyond_int64_only_where_everything_is_recalled() -> None:
-    assert float(lamcap.recall_fraction(10**12, 10**30, n=10)) == 1.0
+    assert float(lamcap.best_accuracy(10**12, 10**30, n=10)) == 1.0
     with pytest.raises(ValueError, match=r"p must be an integer in \[2, 2\*\*63 - 1\]"):
-        lamcap.recall_fraction(8, 10**30)
+        lamcap.best_accuracy(8, 10**30)
 
 
 # ----------------------------------------------------------------------------- bits per weight
@@ -434,7 +432,7 @@ def test_information_at_capacity_tends_to_half_over_log_2() -> None:
 
 def test_information_with_the_predicted_fraction() -> None:
     d, p = 32, 400
-    f = float(lamcap.recall_fraction(d, p))
+    f = float(lamcap.best_accuracy(d, p))
     assert float(lamcap.information_per_parameter(d, p)) == pytest.approx(
         float(lamcap.information_per_parameter(d, p, accuracy=f)), rel=1e-15
     )

@@ -55,7 +55,7 @@ def test_critical_p_status_in_and_beyond_its_range() -> None:
 
 
 def test_laws_without_a_rule_take_their_docstring_label() -> None:
-    assert law_status(lamcap.recall_fraction, 64, 1000).label == "asymptotic"
+    assert law_status(lamcap.best_accuracy, 64, 1000).label == "asymptotic"
     assert law_status(lamcap.statistical_dimension, 10).label == "exact"
     assert law_status(lamcap.capacity).label == "asymptotic"
     assert law_status(lamcap.capacity, p=40, d=12).label == "model with measured error"

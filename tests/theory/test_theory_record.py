@@ -12,7 +12,7 @@ precision of every function, 1e-7 and up).
 
 The grid (module docstring of the maker): ``d`` in 8, 12, 16, 32, 64, 256, Gaussian
 and unit-norm embeddings, ``critical_p`` at accuracy 1 and 0.99, and
-``feasibility_probability``, ``recall_fraction``, ``statistical_dimension`` (and,
+``feasibility_probability``, ``best_accuracy``, ``statistical_dimension`` (and,
 for Gaussian embeddings, ``capacity``, ``information_per_parameter`` and the rank
 ratio 0.5) at the integers nearest 0.9, 1, 1.1 and 1.5 times ``critical_p``.
 """

@@ -380,8 +380,7 @@ def _register_results(subparsers: Any) -> None:
         description="Print a Markdown table of the fitted transitions (p_c with 95% intervals) "
         "next to the finite-size theory, how many infeasible verdicts are proven exactly "
         "(gamma* <= 0) or only qualified (gamma* <= epsilon), and the max-recall solves "
-        "(mean certified bracket of the recalled fraction next to the RS law).\n\n"
-        + SUMMARY_COLUMNS,
+        "(mean certified bracket of the accuracy next to the RS law).\n\n" + SUMMARY_COLUMNS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_databases(summary)
@@ -516,9 +515,9 @@ def _summary(arguments: argparse.Namespace) -> int:
 RECALL_COLUMNS = """\
 columns: per (d, p, model, embeddings, time limit), the instances and the mean certified
 bracket [mean R_-/n, mean R_+/n] of lamcap.solve(instance, objective="max_recall"), which
-holds the mean best recalled fraction R*/n; "stopped": solves the time limit stopped;
+holds the mean best accuracy R*/n; "stopped": solves the time limit stopped;
 "upper exact": upper bounds whose certificates were all proven exact; "RS law f" is
-lamcap.recall_fraction(d, p), the replica-symmetric law (asymptotic, an upper estimate)."""
+lamcap.best_accuracy(d, p), the replica-symmetric law (asymptotic, an upper estimate)."""
 
 SUMMARY_COLUMNS = """\
 columns: p_c [95% CI] is the measured transition (the fitted 50% point in p, with its
@@ -710,7 +709,7 @@ def _register_reproduce(subparsers: Any) -> None:
         default=[],
         metavar="QUANTITY=VALUE",
         help="tolerance of one quantity, repeatable (defaults: transition=0.02, ratio=0.02, "
-        "spectrum=0.05, score=0.05, recall=0.01, recall_fraction=0.01; relative ones are "
+        "spectrum=0.05, score=0.05, recall=0.01, accuracy=0.01; relative ones are "
         "fractions); the report and claims.json list the tolerances used",
     )
     parser.add_argument(

@@ -39,9 +39,9 @@ Finite-size claims (one size each):
   against :math:`E\ell^*` of ``score_law(p, margin=max_margin(p/d², p))``
   (docs/theory/mechanism.md, "below capacity"); the Hebbian matrix of the same
   instances against ``hebbian_score_law(p, α, d=d)``.  One-sample t.
-* **Best recall fraction beyond capacity at d, p** (lamcap's addition): the
+* **Best accuracy beyond capacity at d, p** (lamcap's addition): the
   bracket of the max-recall solver's mean certified bounds against the RS law
-  ``recall_fraction(d, p)`` (docs/theory/partial-recall.md), one-sided t on each
+  ``best_accuracy(d, p)`` (docs/theory/partial-recall.md), one-sided t on each
   bound; both bounds are its estimates, so its floor is half the bracket's width
   (:mod:`lamcap.experiments._recall_fraction`).
 

@@ -1,7 +1,7 @@
-r"""The partial-recall claim of ``lamcap reproduce``: the best recall fraction beyond capacity.
+r"""The partial-recall claim of ``lamcap reproduce``: the best accuracy beyond capacity.
 
 Beyond the capacity no ``W`` recalls every association; the replica-symmetric
-(RS) law :func:`lamcap.recall_fraction` predicts the best fraction one ``W``
+(RS) law :func:`lamcap.best_accuracy` predicts the best accuracy one ``W``
 recalls (decoupled problem, Gaussian embeddings; docs/theory/partial-recall.md),
 
 .. math::
@@ -9,13 +9,13 @@ recalls (decoupled problem, Gaussian embeddings; docs/theory/partial-recall.md),
     f = P(C_p < \tau), \qquad n\,\mathbb{E}[C_p;\ C_p < \tau] = d^2 ,
 
 an *asymptotic* law (:math:`d \to \infty`), argued there to be an estimate from
-above.  The measurement cannot give the best fraction :math:`R^*/n` itself,
+above.  The measurement cannot give the best accuracy :math:`R^*/n` itself,
 only certified bounds on it: ``lamcap.solve(instance, objective="max_recall")``
 returns :math:`R_- \le R^* \le R_+` (a verified ``W`` and disjoint sets no
 ``W`` recalls whole; :mod:`lamcap.solvers._max_recall`).  On :math:`N`
 instances ``make_instance(d, p, model="decoupled", seed=s)`` (:math:`n = p`,
 seeds derived like the sweeps', :func:`~lamcap.experiments.instance_seed`) the
-mean best fraction therefore lies in the bracket
+mean best accuracy therefore lies in the bracket
 
 .. math::
 
@@ -27,13 +27,13 @@ like every other claim of the run (:mod:`lamcap.experiments._verdicts`):
 
 * **test** (:func:`bracket_test`): one-sided t on each bound, :math:`\bar L`
   above :math:`f` (then :math:`\mathbb{E}[R^*/n] > f`: the law is refuted as an
-  upper estimate) or :math:`\bar U` below :math:`f` (the best fraction is below
+  upper estimate) or :math:`\bar U` below :math:`f` (the best accuracy is below
   the law's value at this size), p-value twice the smaller of the two (a union
   of two tests);
 * **verdict**: the familywise interval of the deviation is the hull
   :math:`[\bar L - f - q s_L,\; \bar U - f + q s_U]` (both ends of the bracket
   are estimates), so "consistent" needs the whole bracket, widened by its
-  statistics, inside :math:`f \pm 0.01` (quantity ``"recall_fraction"``); the
+  statistics, inside :math:`f \pm 0.01` (quantity ``"accuracy"``); the
   claim's floor is half the width :math:`\bar U - \bar L`
   (``Claim.bracket_width``), which today's certified upper bound (about
   :math:`n - 1`) keeps above the tolerance: such a row says it cannot be
@@ -70,7 +70,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from lamcap import critical_p, recall_fraction
+from lamcap import best_accuracy, critical_p
 from lamcap._progress import Progress
 from lamcap._validation import check_integer, check_real
 from lamcap.experiments._report import prediction_text
@@ -88,7 +88,7 @@ SWEEP_NAME: Final[str] = "max_recall"
 """The ``sweep`` column of the max-recall rows (and the name of their recorded sweeps)."""
 
 _RS_NUMERICAL_ERROR: Final[float] = 1e-12
-"""Absolute numerical error of ``recall_fraction`` at these sizes (about 1e-13; its docstring)."""
+"""Absolute numerical error of ``best_accuracy`` at these sizes (about 1e-13; its docstring)."""
 
 _PLAIN_INTERVAL: Final[float] = 15.0
 
@@ -340,7 +340,7 @@ def recall_summary(databases: Sequence[str | os.PathLike[str]]) -> str:
     instances (a solve stored in several databases counts once), the mean
     certified bracket :math:`[\bar L, \bar U]` of the fractions :math:`R_-/n`,
     :math:`R_+/n`, the solves the limit stopped, the upper bounds proven exact,
-    and the RS law ``recall_fraction(d, p, embeddings=...)`` of the decoupled
+    and the RS law ``best_accuracy(d, p, embeddings=...)`` of the decoupled
     problem ("–" for another model).  ``databases`` are opened read-only
     (``ValueError`` for a missing or foreign file, as every results command).
 
@@ -378,7 +378,7 @@ def recall_summary(databases: Sequence[str | os.PathLike[str]]) -> str:
         lower = float(np.mean([row["recall_lower"] / row["n"] for row in rows]))
         upper = float(np.mean([row["recall_upper"] / row["n"] for row in rows]))
         law = (
-            f"{float(recall_fraction(d, p, embeddings=embeddings)):.3f}"
+            f"{float(best_accuracy(d, p, embeddings=embeddings)):.3f}"
             if model == "decoupled"
             else "–"
         )
@@ -482,9 +482,9 @@ def bracket_test(
 
 
 def recall_fraction_claim(point: RecallPoint, predicted: float | None = None) -> Claim:
-    r"""The claim "best recall fraction beyond capacity" at one (d, p), before judging.
+    r"""The claim "best accuracy beyond capacity" at one (d, p), before judging.
 
-    ``predicted``: the RS value :math:`f` (default ``recall_fraction(d, p)``).
+    ``predicted``: the RS value :math:`f` (default ``best_accuracy(d, p)``).
     The test is :func:`bracket_test` on the fractions :math:`R_-/n` and
     :math:`R_+/n`; the claim's estimates are the two ends of the bracket,
     :math:`\bar L - f` and :math:`\bar U - f`, each with its standard error, so
@@ -492,20 +492,20 @@ def recall_fraction_claim(point: RecallPoint, predicted: float | None = None) ->
     ``bracket_width`` :math:`\bar U - \bar L` (module docstring).
     """
     name = (
-        f"best recall fraction beyond capacity (DP, Gaussian), d = {point.d}, p = {point.p} "
+        f"best accuracy beyond capacity (DP, Gaussian), d = {point.d}, p = {point.p} "
         f"({point.critical_fraction:g} p_c)"
     )
     if predicted is None:
-        predicted = float(recall_fraction(point.d, point.p))
+        predicted = float(best_accuracy(point.d, point.p))
     prediction = prediction_text(
-        predicted, _RS_NUMERICAL_ERROR, "recall_fraction: RS, asymptotic, an upper estimate"
+        predicted, _RS_NUMERICAL_ERROR, "best_accuracy: RS, asymptotic, an upper estimate"
     )
     if point.count < 2:
         return Claim(
             name,
             prediction,
             f"{point.count} instance(s)",
-            quantity="recall_fraction",
+            quantity="accuracy",
             untested="fewer than 2 solved instances",
         )
     n = point.p
@@ -536,7 +536,7 @@ def recall_fraction_claim(point: RecallPoint, predicted: float | None = None) ->
         z=test.z,
         p_value=test.p_value,
         test="bracket: one-sided t on each bound (×2)",
-        quantity="recall_fraction",
+        quantity="accuracy",
         estimates=(test.lower - predicted, test.upper - predicted),
         standard_errors=(test.lower_error, test.upper_error),
         law_error=_RS_NUMERICAL_ERROR,

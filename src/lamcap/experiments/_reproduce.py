@@ -367,7 +367,7 @@ _COLUMNS = f"""\
   along log p (χ²₁; below p = 0.05 a parametric bootstrap of 4000 redraws from the
   law); *z shift ± model error*: the fitted shift against the law's stated error added
   in quadrature; *one-sided*: a measured lower bound (the two-layer trainer), which
-  contradicts a prediction only from above; *bracket*: the best recall fraction lies
+  contradicts a prediction only from above; *bracket*: the best accuracy lies
   between the mean certified lower and upper bounds of the max-recall solver; one-sided
   t on each (the lower bounds above the prediction, or the upper bounds below it),
   p twice the smaller; both bounds are the claim's estimates, since the optimum may lie
@@ -489,7 +489,7 @@ larger d.  {measured_op_dp}
 
 Measurements at larger sizes: docs/measurements/capacity.md (capacities, OP vs DP,
 Hebbian, rank), docs/measurements/spectrum.md (spectra of max-margin, first-feasible and
-Adam/CE matrices), docs/measurements/recall-fraction.md (best recall fraction beyond
+Adam/CE matrices), docs/measurements/recall-fraction.md (best accuracy beyond
 capacity); the claims and tests are described in docs/howto/reproduce.md.
 
 ## Fitted transitions

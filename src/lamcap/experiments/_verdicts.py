@@ -167,10 +167,10 @@ TOLERANCES: dict[str, Tolerance] = {
         Tolerance("score", 0.05, False, "mean normalised target score, absolute"),
         Tolerance("recall", 0.01, False, "recall probability, absolute"),
         Tolerance(
-            "recall_fraction",
+            "accuracy",
             0.01,
             False,
-            "best recalled fraction of the n associations, absolute (2% in p at 1.25-1.5 p_c)",
+            "best accuracy of the n associations, absolute (2% in p at 1.25-1.5 p_c)",
         ),
     )
 }
@@ -379,7 +379,7 @@ def parse_tolerance(text: str) -> tuple[str, float]:
     >>> parse_tolerance("spectra=0.1")
     Traceback (most recent call last):
         ...
-    ValueError: tolerance: quantity must be one of ('transition', 'ratio', 'spectrum', 'score', 'recall', 'recall_fraction'), got 'spectra'
+    ValueError: tolerance: quantity must be one of ('transition', 'ratio', 'spectrum', 'score', 'recall', 'accuracy'), got 'spectra'
     """
     quantity, sign, value = text.partition("=")
     quantity = quantity.strip()

@@ -1,4 +1,4 @@
-r"""The best recall fraction: how many associations one ``W`` can recall, with certified bounds.
+r"""The best accuracy: how many associations one ``W`` can recall, with certified bounds.
 
 Beyond capacity no ``W`` recalls every association; ``objective="max_recall"``
 of :func:`lamcap.solve` asks for the largest set that one ``W`` recalls,

@@ -44,7 +44,7 @@ from lamcap.theory._hebbian import (
 from lamcap.theory._hinge_sums import hinge_sum_cdf
 from lamcap.theory._law import Law
 from lamcap.theory._margin import gardner_density, max_margin
-from lamcap.theory._partial_recall import information_per_parameter, recall_fraction
+from lamcap.theory._partial_recall import best_accuracy, information_per_parameter
 from lamcap.theory._rank import retained_energy, singular_value_threshold, threshold_angle
 from lamcap.theory._replica import critical_density, free_entropy, log_volume, solve_saddle_point
 from lamcap.theory._scores import (
@@ -92,6 +92,7 @@ __all__ = [
     "TopRemainingLaw",
     "UnitNormCosts",
     "active_set_law",
+    "best_accuracy",
     "capacity",
     "capacity_series",
     "cost_model",
@@ -112,7 +113,6 @@ __all__ = [
     "law_status",
     "log_volume",
     "max_margin",
-    "recall_fraction",
     "retained_energy",
     "retained_rank",
     "sample_scores",
@@ -148,6 +148,10 @@ __getattr__ = deprecated_attribute(
             "lamcap.theory.critical_density(p, margin) (arguments swapped)",
         ),
         "rank_capacity": ("lamcap.theory._rank", "lamcap.theory.capacity(kappa)"),
+        "recall_fraction": (
+            "lamcap.theory._partial_recall",
+            "lamcap.theory.best_accuracy(d, p, n)",
+        ),
         "target_level_cdf": (
             "lamcap.theory._hinge_sums",
             "lamcap.theory.score_law(p, margin=margin).target.cdf(x)",

@@ -260,7 +260,7 @@ def critical_p(
     as stated on docs/theory/unit-norm.md.  The *original* problem stores a few percent more
     at d <= 96 and has no law (docs/measurements/op_vs_dp.md).  For :math:`\kappa < 1` the
     value is the Gordon-type upper bound of docs/theory/rank.md.  With ``accuracy < 1``:
-    asymptotic, the replica-symmetric estimate of :func:`lamcap.recall_fraction` (an
+    asymptotic, the replica-symmetric estimate of :func:`lamcap.best_accuracy` (an
     estimate from above; docs/measurements/recall-fraction.md).
 
     Parameters

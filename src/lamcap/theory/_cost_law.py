@@ -16,7 +16,7 @@ cached), at real p (cubic in :math:`\log p` between the nodes of a grid of ratio
 distribution function, partial mean and quantile, and the partial load
 :math:`p\,\mathbb{E}[C_p;\ C_p < q_f(p)]` behind every partial-recall threshold.  Users:
 the Crofton law (:mod:`lamcap.theory._crofton`), the cost models
-(:mod:`lamcap.theory._cost_models`) and the recalled fraction
+(:mod:`lamcap.theory._cost_models`) and the accuracy
 (:mod:`lamcap.theory._partial_recall`).
 
 Numerics.  With :math:`w_k = P(|A| = k)` and

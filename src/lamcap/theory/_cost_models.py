@@ -11,13 +11,13 @@ full rank, docs/theory/capacity.md): the capacity is the real :math:`p` with
     p\,\mathbb{E}[C_p;\ C_p < q_f(p)] = w^2 \quad\text{(a fraction } f\text{ recalled)},
 
 :math:`q_f` the :math:`f`-quantile of :math:`C_p` (docs/theory/partial-recall.md), and
-the Crofton curve and the recalled fraction follow from the same law.  What changes
+the Crofton curve and the accuracy follow from the same law.  What changes
 from one kind of embeddings to another is only that law.  A :class:`CostModel` holds
 it, with what goes with it: the argument checks, the mean :math:`\mathbb{E}[C_p]` at
 integer and real p, the partial-recall load, the factor on the budget that maps its
 law onto the Gaussian shape, and the one root search that turns a load into a
 critical p.  :func:`lamcap.critical_p`, :func:`lamcap.feasibility_probability`,
-:func:`lamcap.recall_fraction` and :func:`lamcap.statistical_dimension` ask
+:func:`lamcap.best_accuracy` and :func:`lamcap.statistical_dimension` ask
 :func:`cost_model` for the model named by their ``embeddings`` argument and never test
 that name themselves.
 
@@ -163,7 +163,7 @@ class CostModel(ABC):
         r"""The factor on :math:`w^2` that maps this model onto the Gaussian law.
 
         :math:`\mathbb{E}_{\mathrm{Gauss}}[C_p]/\mathbb{E}[C_p]` elementwise: the Crofton
-        curve and the recalled fraction of the model are the Gaussian ones at the budget
+        curve and the accuracy of the model are the Gaussian ones at the budget
         :math:`w^2` times this factor.
         """
         p_b, d_b = np.broadcast_arrays(p, d)

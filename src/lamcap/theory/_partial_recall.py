@@ -1,4 +1,4 @@
-r"""Recall below 100%: the best recalled fraction beyond capacity and the bits it stores.
+r"""Recall below 100%: the best accuracy beyond capacity and the bits it stores.
 
 docs/theory/partial-recall.md.  For one association, :math:`C_p = \operatorname{dist}(g, K)^2`
 (:math:`g \sim N(0, I_p)`, :math:`K` the recall cone, docs/theory/cone.md) is the squared
@@ -70,11 +70,11 @@ _MEAN_SLACK: Final[float] = 1e-12
 _LN2: Final[float] = math.log(2.0)
 
 
-# --------------------------------------------------------------------------- recall_fraction
+# --------------------------------------------------------------------------- best_accuracy
 
 
 def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
-    r"""RS recalled fraction for each per-association budget :math:`w^2/n` (one law)."""
+    r"""RS accuracy for each per-association budget :math:`w^2/n` (one law)."""
     mean = law_mean(law)
     result = np.ones(budget.shape)
     open_ = budget < mean
@@ -92,12 +92,12 @@ def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
 
 
 def _recall_fraction_status(*_arguments: Any, **_keywords: Any) -> LawStatus:
-    """:func:`recall_fraction`'s status: the replica-symmetric estimate at every argument."""
+    """:func:`best_accuracy`'s status: the replica-symmetric estimate at every argument."""
     return REPLICA_SYMMETRIC
 
 
 @with_status(_recall_fraction_status)
-def recall_fraction(
+def best_accuracy(
     d: ArrayLike,
     p: ArrayLike,
     n: ArrayLike | None = None,
@@ -125,7 +125,7 @@ def recall_fraction(
     fixed :math:`n/d^2` and :math:`p` of the Gaussian model of the decoupled problem (Gaussian
     equivalence assumed, as for :func:`lamcap.feasibility_probability`); replica symmetry is
     not expected to hold beyond capacity, and a Gordon comparison argument makes :math:`f` an
-    upper bound on the best fraction.  Measured error: a few points above the certified best
+    upper bound on the best accuracy.  Measured error: a few points above the certified best
     fractions at d = 8-64 (never contradicted, not pinned), more at d = 6
     (docs/measurements/recall-fraction.md).  Numerically: absolute error below 1e-13 for p
     up to 1e3, about 1e-11 at p = 1e9 (set by the law of :math:`|A|`).
@@ -169,17 +169,17 @@ def recall_fraction(
 
     Examples
     --------
-    >>> float(recall_fraction(64, 500))  # below critical_p(64), about 564
+    >>> float(best_accuracy(64, 500))  # below critical_p(64), about 564
     1.0
-    >>> round(float(recall_fraction(64, 1129)), 4)  # twice critical_p(64)
+    >>> round(float(best_accuracy(64, 1129)), 4)  # twice critical_p(64)
     0.6743
-    >>> round(float(recall_fraction(2, 2, n=16)), 4)  # Gardner-Derrida RS at a = n/d^2 = 4
+    >>> round(float(best_accuracy(2, 2, n=16)), 4)  # Gardner-Derrida RS at a = n/d^2 = 4
     0.938
     """
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     model = cost_model(embeddings)
-    sizes = model.check_dimensions(d, kappa, "recall_fraction")
+    sizes = model.check_dimensions(d, kappa, "best_accuracy")
     width = full_rank_width(d, kappa)
     outputs_b, associations_b, width_b, sizes_b = broadcast(outputs, associations, width, sizes)
     budget = np.asarray(width_b, dtype=np.float64) / np.asarray(associations_b, dtype=np.float64)
@@ -198,13 +198,18 @@ def recall_fraction(
             continue
         if q >= _LAW_LIMIT:
             msg = (
-                f"p must be an integer in [2, 2**63 - 1] for recall_fraction below full recall "
+                f"p must be an integer in [2, 2**63 - 1] for best_accuracy below full recall "
                 f"(the law of |A| is computed in int64), got p = {format_integer(int(q))} with "
                 f"n E[C_p] above the budget d^2"
             )
             raise ValueError(msg)
         flat_result[rows] = _fraction_from_law(exact_active_set_law(int(q)), flat_budget[rows])
     return float_result(result)
+
+
+#: The name :func:`best_accuracy` had before this release, served with a
+#: ``DeprecationWarning`` by :mod:`lamcap` and :mod:`lamcap.theory` (docs/vocabulary.md).
+recall_fraction = best_accuracy
 
 
 # --------------------------------------------------------------------------- information
@@ -260,7 +265,7 @@ def information_per_parameter(
     tends to :math:`1/(2\log 2) \approx 0.7213` bits per weight
     (docs/theory/partial-recall.md).
 
-    Status: asymptotic. With ``accuracy=None`` the fraction is :func:`recall_fraction`, the
+    Status: asymptotic. With ``accuracy=None`` the fraction is :func:`best_accuracy`, the
     replica-symmetric :math:`d \to \infty` estimate of the best :math:`W` (an estimate from
     above, measured as a bracket; docs/measurements/recall-fraction.md). With a given ``accuracy`` the value is
     an exact count under the symmetric-channel assumption (errors spread evenly over the
@@ -275,13 +280,13 @@ def information_per_parameter(
         Outputs per association.
     accuracy : float or array in (0, 1], optional
         Fraction of associations recalled; default the predicted best,
-        ``recall_fraction(d, p, n)``.
+        ``best_accuracy(d, p, n)``.
     n : int or array of int >= 1, optional
         Number of associations; default ``n = p``.  ``d``, ``p``, ``accuracy`` and ``n``
         broadcast together.
     embeddings : str
         The cost model of the default accuracy (:data:`lamcap.theory.COST_MODELS`, default
-        ``'gaussian'``): ``recall_fraction(d, p, n, embeddings=embeddings)``.  A given
+        ``'gaussian'``): ``best_accuracy(d, p, n, embeddings=embeddings)``.  A given
         ``accuracy`` is counted the same way for every kind of embeddings (its ``d`` is
         still checked by the model).
 
@@ -299,7 +304,7 @@ def information_per_parameter(
     --------
     >>> round(float(information_per_parameter(64, 564)), 4)  # at capacity: p log2 p / d^2
     1.2585
-    >>> round(float(information_per_parameter(64, 1129)), 4)  # twice p_c, best fraction 0.674
+    >>> round(float(information_per_parameter(64, 1129)), 4)  # twice p_c, best accuracy 0.674
     1.634
     >>> round(float(information_per_parameter(64, 1129, accuracy=0.5)), 4)
     1.1221
@@ -310,7 +315,7 @@ def information_per_parameter(
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
     sizes = cost_model(embeddings).check_dimensions(d, 1.0, "information_per_parameter")
     if accuracy is None:
-        fraction = np.asarray(recall_fraction(d, p, n, embeddings=embeddings), dtype=np.float64)
+        fraction = np.asarray(best_accuracy(d, p, n, embeddings=embeddings), dtype=np.float64)
     else:
         fraction = check_accuracy(accuracy)
     outputs_b, associations_b, sizes_b, fraction_b = broadcast(

@@ -213,7 +213,7 @@ def law_status(function: Callable[..., Any], *arguments: Any, **keywords: Any) -
     Parameters
     ----------
     function : callable
-        A public law of lamcap (``lamcap.critical_p``, ``lamcap.recall_fraction``, ...).
+        A public law of lamcap (``lamcap.critical_p``, ``lamcap.best_accuracy``, ...).
     *arguments, **keywords
         The arguments the law is (or would be) called with; only those its status
         depends on are read.

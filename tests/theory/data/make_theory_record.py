@@ -10,7 +10,7 @@ against independent methods by the other tests of ``tests/theory``.
 
 The grid: ``d`` in :data:`DIMENSIONS`, embeddings ``"gaussian"`` and ``"sphere"``;
 ``critical_p`` at accuracy 1 and 0.99 (and rank ratio 0.5 for Gaussian embeddings);
-``feasibility_probability``, ``recall_fraction`` and ``statistical_dimension`` at
+``feasibility_probability``, ``best_accuracy`` and ``statistical_dimension`` at
 the integers nearest :data:`LOAD_FACTORS` times ``critical_p(d, embeddings=...)``
 (for Gaussian embeddings also ``capacity`` and ``information_per_parameter``, and
 the rank ratio 0.5 around ``critical_p(d, kappa=0.5)``).  Values are stored as
@@ -74,7 +74,7 @@ def cases(d: int, embeddings: str) -> dict[str, Callable[[], Any]]:
     calls[f"feasibility_probability({where},p={outputs})"] = lambda: lamcap.feasibility_probability(
         d, outputs, embeddings=embeddings
     )
-    calls[f"recall_fraction({where},p={outputs})"] = lambda: lamcap.recall_fraction(
+    calls[f"best_accuracy({where},p={outputs})"] = lambda: lamcap.best_accuracy(
         d, outputs, embeddings=embeddings
     )
     if embeddings == "sphere":
@@ -96,7 +96,7 @@ def cases(d: int, embeddings: str) -> dict[str, Callable[[], Any]]:
     calls[f"feasibility_probability({rank},p={low_rank})"] = lambda: lamcap.feasibility_probability(
         d, low_rank, kappa=HALF_RANK
     )
-    calls[f"recall_fraction({rank},p={low_rank})"] = lambda: lamcap.recall_fraction(
+    calls[f"best_accuracy({rank},p={low_rank})"] = lambda: lamcap.best_accuracy(
         d, low_rank, kappa=HALF_RANK
     )
     calls[f"capacity(kappa={HALF_RANK},p={low_rank},d={d})"] = lambda: lamcap.capacity(
