@@ -375,13 +375,14 @@ def _pair_law(
     target: FloatArray, weights: FloatArray, p: int, d: int, n: int, error: bool
 ) -> float:
     r"""Pair law :math:`P_1^n (1 + \rho c_1^2/P_1^2)^{n(n-1)/2}` (or its complement)."""
-    recall, miss = _recall_and_error(target, weights, p - 1)
+    with np.errstate(over="ignore", under="ignore"):  # as in _recall_and_error
+        log_recalled = (p - 1) * special.log_ndtr(target)
+        recalled = np.exp(log_recalled)
+    one = float(np.sum(weights * recalled))
+    one_miss = float(np.sum(weights * -np.expm1(log_recalled)))
     mean = float(np.sum(weights * target))
     spread2 = float(np.sum(weights * (target - mean) ** 2))
-    with np.errstate(under="ignore"):
-        recalled = np.exp((p - 1) * special.log_ndtr(target))
     slope = float(np.sum(weights * recalled * (target - mean)))  # Cov(Phi(X)^(p-1), X)
-    one, one_miss = float(recall), float(miss)
     if one <= 0.0 or spread2 <= 0.0:
         return 1.0 if error else 0.0
     ratio = _pair_correlation(d, n) * slope * slope / spread2 / (one * one)
@@ -507,9 +508,14 @@ def hebbian_recall_finite(
 #: it was measured (measurements/hebbian_all_error.py, docs/measurements/hebbian_all_error.csv).
 _ALL_RECALLED_ERROR_SCALE: float = 0.08
 _ALL_RECALLED_ERROR_DIMS: tuple[int, int] = (8, 64)
+#: Bound of :func:`hebbian_all_recalled_error` with ``pairs=True`` and its range of ``d``
+#: (measurements/hebbian_all_pairs.py, docs/measurements/hebbian_all_pairs.csv, and the
+#: points of docs/measurements/hebbian_all_error.csv).
+_PAIRS_ERROR: float = 0.006
+_PAIRS_ERROR_DIMS: tuple[int, int] = (8, 128)
 
 
-def hebbian_all_recalled_error(d: ArrayLike) -> Any:
+def hebbian_all_recalled_error(d: ArrayLike, *, pairs: bool = False) -> Any:
     r"""Measured bound on the error of the Hebbian all-recalled law :math:`P_1^n` at finite ``d``.
 
     .. math::
@@ -537,17 +543,34 @@ def hebbian_all_recalled_error(d: ArrayLike) -> Any:
     :math:`\sqrt d\,(|\text{miss}| + 2\,\text{se}) = 0.075`, at d = 12, p = 9); no point
     has :math:`P_1^n` significantly low.
 
+    With ``pairs=True``: the bound on the error of the pair law
+    ``hebbian_recall_finite(p, d, all_associations=True, pairs=True)``,
+
+    .. math::
+
+        \big|P_\text{pairs} - P(\text{all})\big| \le c_2, \qquad c_2 = 0.006,
+        \qquad n = p,\quad 8 \le d \le 128,
+
+    PAIRS_ERROR_TEXT
+
     Parameters
     ----------
     d : int or array_like of int
-        Dimension, ``8 <= d <= 64`` (the measured range; the error at other ``d`` is
-        not known).
+        Dimension, ``8 <= d <= 64`` (``8 <= d <= 128`` with ``pairs=True``): the measured
+        range; the error at other ``d`` is not known.
+    pairs : bool
+        The bound of the pair law instead of that of :math:`P_1^n`.
 
     Returns
     -------
     numpy.float64 or ndarray
-        The bound :math:`c/\sqrt d` on the absolute error of :math:`P_1^n`, shaped like
-        ``d``.
+        The bound :math:`c/\sqrt d` on the absolute error of :math:`P_1^n` (the constant
+        :math:`c_2` with ``pairs=True``), shaped like ``d``.
+
+    Raises
+    ------
+    ValueError
+        For ``d`` outside the measured range or not an integer, or a non-bool ``pairs``.
 
     Examples
     --------
@@ -557,9 +580,14 @@ def hebbian_all_recalled_error(d: ArrayLike) -> Any:
     >>> bound = float(hebbian_all_recalled_error(16))
     >>> round(law - bound, 4), round(law, 4)  # P(all) at p = n = 14 lies in this range
     (0.1337, 0.1537)
+    >>> float(hebbian_all_recalled_error(128, pairs=True))
+    0.006
     """
-    low, high = _ALL_RECALLED_ERROR_DIMS
+    pairs = check_flag("pairs", pairs)
+    low, high = _PAIRS_ERROR_DIMS if pairs else _ALL_RECALLED_ERROR_DIMS
     dimensions = check_integer_array("d", d, minimum=low, maximum=high)
+    if pairs:
+        return float_result(np.full(dimensions.shape, _PAIRS_ERROR))
     return float_result(_ALL_RECALLED_ERROR_SCALE / np.sqrt(dimensions.astype(np.float64)))
 
 
