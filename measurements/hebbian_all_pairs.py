@@ -57,7 +57,10 @@ from pathlib import Path
 
 import numpy as np
 from hebbian_all_error import HEADER as ALL_ERROR_HEADER
-from hebbian_all_error import simulate  # the same memories and estimators, batch by batch
+from hebbian_all_error import (
+    done,
+    simulate,  # the same memories and estimators, batch by batch
+)
 from numpy.typing import NDArray
 from scipy import special
 
@@ -230,7 +233,7 @@ def main() -> None:
     if arguments.summary:
         summary(arguments.csv, arguments.transition_csv)
         return
-    finished = {(int(row["d"]), int(row["p"])) for row in read(arguments.csv)}
+    finished = done(arguments.csv)
     start = time.monotonic()
     for d in arguments.dims:
         for p in grid(d, arguments.points):

@@ -139,14 +139,20 @@ def test_held_out_law_values_are_the_current_law(d):
 
 
 def test_held_out_transition_meets_the_target():
-    # the p_c of the pair law within 0.5% of the measured one at every held-out d >= 16,
-    # and closer than P_1^n's at every d >= 16
+    # the p_c of the pair law within 0.5% of the measured one at every held-out d >= 16
+    # (the target of issue 36), within the 0.17% the docs state at every held-out d, and
+    # closer than P_1^n's wherever P_1^n is off by 0.2% or more (d <= 56; at d >= 80 both
+    # are within 0.15% and P_1^n is the closer, as docs/theory/hebbian.md says)
     for row in _rows(TRANSITION_CSV):
-        if int(row["d"]) >= 16:
-            assert abs(float(row["error_pairs_percent"])) <= 0.5, row["d"]
-            assert abs(float(row["error_pairs_percent"])) < abs(
-                float(row["error_power_percent"])
-            ), row["d"]
+        d = int(row["d"])
+        pairs, power = float(row["error_pairs_percent"]), float(row["error_power_percent"])
+        assert abs(pairs) <= 0.17, d
+        if d >= 16:
+            assert abs(pairs) <= 0.5, d
+        if d <= 56:
+            assert abs(pairs) < abs(power), d
+        else:
+            assert max(abs(pairs), abs(power)) < 0.15, d
 
 
 def test_page_table_equals_the_transition_csv():
