@@ -5,8 +5,9 @@ independence power P_1^n with the pair correlation of the normalised targets
 (docs/theory/hebbian.md, "All associations: the pair law").  The law has no constant
 fitted on Monte Carlo; the one choice made with data, r = (n - 1)/d rather than n/d,
 was taken on docs/measurements/hebbian_all_error.csv (d = 8, 12, 16, 24, 32, 48, 64).
-This script measures it at other sizes, d = 10, 20, 28, 40, 56, 80, 96, 128 (``n = p``),
-with seeds never used before, and writes
+This script measures it at other sizes, d = 10, 20, 28, 40, 56, 80, 96, 128, and at
+d = 16 (the size of the experiments' Hebbian claim) with seeds never used before
+(``n = p``), and writes
 
 * docs/measurements/hebbian_all_pairs.csv: one row per (d, p), P(all) by Monte Carlo
   next to the pair law and P_1^n;
@@ -35,15 +36,15 @@ interval is +-1.96 standard errors of the root (delta method on the fitted parab
 The laws' p_c are their own crossings of 1/2 (bisection on the integers, probit
 interpolation between the two around it).  The summary also prints the root of the same
 parabola through the laws' values at the points: its distance from the laws' crossing
-is the bias of the fitted shape (0.05% at d = 10, 0.01% or less at d >= 20; a line
+is the bias of the fitted shape (0.05% at d = 10, 0.03% or less at d >= 16; a line
 instead of a parabola would be off by up to 0.8%).
 
 Resumable: points already in ``--csv`` are skipped, each finished point is appended at
 once, and no new point starts after ``--max-seconds``::
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 nice -n 10 \\
-        python measurements/hebbian_all_pairs.py --dims 10 20 28 40 56 --max-seconds 500
-    ... --dims 80 96 128 --max-seconds 500          # again until it prints nothing new
+        python measurements/hebbian_all_pairs.py --instances 30000 --max-seconds 500
+    ...                                              # again until it prints nothing new
     python measurements/hebbian_all_pairs.py --summary   # writes the transition CSV
 """
 
@@ -84,7 +85,7 @@ TRANSITION_HEADER = [
     "error_pairs_percent",
     "error_power_percent",
 ]
-DIMS = (10, 20, 28, 40, 56, 80, 96, 128)
+DIMS = (10, 16, 20, 28, 40, 56, 80, 96, 128)
 SEED = 20261207
 
 

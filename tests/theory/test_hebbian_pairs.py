@@ -119,7 +119,7 @@ def test_held_out_points_are_covered_by_the_stated_error():
     # every held-out point: |pair law - P(all)| plus two standard errors within the
     # stated error; the exact-competitor count agrees with the conditional estimate
     rows = _rows(POINTS_CSV)
-    assert {int(row["d"]) for row in rows} == {10, 20, 28, 40, 56, 80, 96, 128}
+    assert {int(row["d"]) for row in rows} == {10, 16, 20, 28, 40, 56, 80, 96, 128}
     for row in rows:
         d = int(row["d"])
         miss = abs(float(row["law_pairs"]) - float(row["p_all_conditional"]))
