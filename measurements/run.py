@@ -121,6 +121,8 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         [
             "hebbian_all_error.py --dims 8 12 16 24 32 48 64 --instances 100000 --points 20",
             "hebbian_all_error.py --summary",
+            "hebbian_all_pairs.py --instances 30000",
+            "hebbian_all_pairs.py --summary",
         ],
     ),
     "op_vs_dp": (

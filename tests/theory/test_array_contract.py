@@ -198,11 +198,25 @@ CASES: dict[str, Case] = {
         {"p": [10, 20], "d": [8, 12], "n": [5, 20]},
         bad=(({"d": 0}, r"d must be an integer >= 1, got 0"),),
     ),
+    "hebbian_recall_finite pairs": Case(
+        hebbian.hebbian_recall_finite,
+        {"p": 20, "d": 12, "n": 20},
+        {"p": [10, 20], "d": [8, 12], "n": [5, 20]},
+        options={"all_associations": True, "pairs": True},
+        bad=(({"n": 0}, r"n must be an integer >= 1, got 0"),),
+    ),
     "hebbian_all_recalled_error": Case(
         hebbian.hebbian_all_recalled_error,
         {"d": 16},
         {"d": [8, 16, 64]},
         bad=(({"d": 65}, r"d must be an integer in \[8, 64\], got 65"),),
+    ),
+    "hebbian_all_recalled_error pairs": Case(
+        hebbian.hebbian_all_recalled_error,
+        {"d": 16},
+        {"d": [8, 16, 128]},
+        options={"pairs": True},
+        bad=(({"d": 129}, r"d must be an integer in \[8, 128\], got 129"),),
     ),
     "hebbian_error_exponent": Case(
         hebbian.hebbian_error_exponent,
@@ -464,7 +478,13 @@ def test_every_public_theory_function_is_walked() -> None:
 
 
 _OPTIONS = {"dps", "samples", "seed", "method", "order", "form", "normalization", "family"}
-_OPTIONS |= {"all_associations", "error", "return_error", "embeddings"}  # flags and selectors
+_OPTIONS |= {
+    "all_associations",
+    "error",
+    "return_error",
+    "embeddings",
+    "pairs",
+}  # flags and selectors
 
 
 def test_every_numeric_argument_is_listed() -> None:
