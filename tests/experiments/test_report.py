@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lamcap.experiments._analysis import TransitionRow
-from lamcap.experiments._report import claims_table, markdown_table
+from lamcap.experiments._report import claims_summary, claims_table, markdown_table
 from lamcap.experiments._sweep import Cell
 from lamcap.experiments._verdicts import Claim, judge
 
@@ -75,3 +75,28 @@ def test_transition_table_markdown() -> None:
     text = markdown_table([_row("decoupled", 40.5, 39, 42, 40.0)])
     assert "| 12 | 1 | decoupled | gaussian | auto | 60 | 0 | 40.50 [39.00, 42.00] |" in text
     assert "+1.2%" in text
+
+
+def test_claims_summary_gives_each_claim_its_verdict_and_reason() -> None:
+    claims = judge(
+        [
+            Claim(
+                "spectrum at d = 16",
+                "2.000 (law)",
+                "2.010",
+                z=0.5,
+                p_value=0.6,
+                test="t",
+                quantity="spectrum",
+                estimates=(0.01,),
+                standard_errors=(0.005,),
+            ),
+            Claim("OP/DP at d = 16", "–", "1.03", kind="comparison", quantity="ratio"),
+        ]
+    )
+    lines = claims_summary(claims).splitlines()
+    # 0.01 ± 1.96 × 0.005 (one judged claim): [+0.000, +0.020], inside ±0.05
+    assert lines == [
+        "- **consistent**: spectrum at d = 16; interval [+0.000, +0.020] (±0.05)",
+        "- and 1 measurements shown for comparison, not judged",
+    ]

@@ -87,3 +87,13 @@ def test_significant_digits_follow_the_measured_error() -> None:
     assert LawStatus("fitted", relative_error=0.2).significant_digits() == 3
     with pytest.raises(ValueError, match=r"label must be one of"):
         LawStatus("approximate")
+
+
+def test_getting_started_quotes_the_measured_error_and_range() -> None:
+    page = (CAPACITY_CSV.parents[1] / "getting-started.md").read_text(encoding="utf-8")
+    gaussian = COST_MODELS["gaussian"]
+    assert gaussian.measured_error is not None
+    assert gaussian.measured_d is not None
+    low, high = gaussian.measured_d
+    assert f"the measured error ({100 * gaussian.measured_error:.1f}%)" in page
+    assert f"measured on ({low}-{high})" in page

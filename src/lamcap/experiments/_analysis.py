@@ -19,7 +19,7 @@ docs/measurements/capacity.md), giving :math:`p_c(d)` and the critical load
   (docs/theory/crofton.md), the p at which it crosses 1/2;
 * for ``method="hebbian"``: the p at which ``hebbian_recall(p, α,
   all_associations=True)`` crosses 1/2 (docs/theory/hebbian.md, the d → ∞ law), and the
-  same crossing of the finite-d law ``hebbian_recall_finite`` (decoupled; P₁ exact, P₁ⁿ a model).
+  same crossing of the finite-d law ``hebbian_recall_finite`` (decoupled; P₁ exact, P(all) the pair law, a model).
 
 Undecided instances are left out at full rank and count as failures for
 κ < 1 (:meth:`CellData.fit`).
@@ -287,12 +287,13 @@ def hebbian_transition(d: int, *, finite: bool = False) -> float:
 
     Solves ``hebbian_recall(p, p log p / d², all_associations=True) = 1/2``
     (docs/theory/hebbian.md, the d → ∞ law at the load of (p, d)), or, with ``finite``,
-    ``hebbian_recall_finite(p, d, all_associations=True) = 1/2`` (exact at
-    this d, decoupled problem).  Interpolated linearly between integer p.
+    ``hebbian_recall_finite(p, d, all_associations=True, pairs=True) = 1/2`` (the pair
+    law of P(all) at this d, decoupled problem; docs/theory/hebbian.md).  Interpolated
+    linearly between integer p.
     """
     if finite:
         return _integer_crossing(
-            lambda p: float(hebbian_recall_finite(p, d, all_associations=True))
+            lambda p: float(hebbian_recall_finite(p, d, all_associations=True, pairs=True))
         )
 
     return _integer_crossing(lambda p: float(hebbian_recall(p, load(p, d), all_associations=True)))

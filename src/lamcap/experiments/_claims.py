@@ -23,8 +23,8 @@ Finite-size claims (one size each):
   instances never count; more than :data:`UNDECIDED_LIMIT` of them in the
   transition window make the row inconclusive (:func:`undecided_share`).
 * **Hebbian all-recalled transition at d**: against the crossing of the
-  finite-d law ``hebbian_recall_finite(p, d, all_associations=True)``: P₁ is
-  exact, P(all) = P₁ⁿ a model whose measured error
+  finite-d law ``hebbian_recall_finite(p, d, all_associations=True, pairs=True)``: P₁ is
+  exact, P(all) the pair law (a model) whose measured error
   (:func:`lamcap.theory.hebbian_all_recalled_error`) turned into p through the
   law's slope is the printed ± and is added to the test's error.
 * **OP/DP at d**: a measurement, not judged (OP = DP is claimed only as
@@ -126,19 +126,20 @@ _HEBBIAN_SCORE_ERROR = 1e-4  # hebbian_score_law: Gauss rules, about 1e-6 relati
 def hebbian_prediction(d: int) -> tuple[float, float]:
     """Crossing of the finite-d Hebbian all-recalled law and the law's error in p.
 
-    :math:`P_1` is exact, :math:`P(\\text{all}) = P_1^n` a model whose measured error
-    in probability is :func:`lamcap.theory.hebbian_all_recalled_error` (measured
-    for 8 ≤ d ≤ 64); divided by the law's slope per unit p at the crossing it is the
-    error in p.  NaN error outside the measured range (the claim is then not tested).
+    :math:`P_1` is exact, :math:`P(\\text{all})` the pair law (``pairs=True``, a model whose
+    measured error in probability is ``hebbian_all_recalled_error(d, pairs=True)``,
+    measured for 8 ≤ d ≤ 128; docs/theory/hebbian.md); divided by the law's slope per unit
+    p at the crossing it is the error in p.  NaN error outside the measured range (the
+    claim is then not tested).
     """
 
     crossing = hebbian_transition(d, finite=True)
     below = max(2, math.floor(crossing))
-    slope = float(hebbian_recall_finite(below, d, all_associations=True)) - float(
-        hebbian_recall_finite(below + 1, d, all_associations=True)
+    slope = float(hebbian_recall_finite(below, d, all_associations=True, pairs=True)) - float(
+        hebbian_recall_finite(below + 1, d, all_associations=True, pairs=True)
     )
     try:
-        error = float(hebbian_all_recalled_error(d))
+        error = float(hebbian_all_recalled_error(d, pairs=True))
     except ValueError:
         return crossing, math.nan
     return crossing, error / max(slope, 1e-12)
@@ -549,10 +550,10 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
                 claims.append(
                     Claim(
                         f"Hebbian W recalls all n = p associations: transition p, d = {cell.d}",
-                        f"{predicted:.1f} (finite-d law, P₁ exact, P(all) = P₁ⁿ a model)",
+                        f"{predicted:.1f} (finite-d law, P₁ exact, P(all) the pair law, a model)",
                         f"({row.instances} instances)",
                         quantity="transition",
-                        untested="the P(all) = P₁ⁿ model's error is measured only at 8 ≤ d ≤ 64",
+                        untested="the pair law's error is measured only at 8 ≤ d ≤ 128",
                     )
                 )
                 continue
@@ -563,7 +564,7 @@ def transition_claims(cells: Mapping[Cell, CellData], rows: Sequence[TransitionR
                     data,
                     predicted,
                     error,
-                    "finite-d law, P₁ exact, P(all) = P₁ⁿ a model",
+                    "finite-d law, P₁ exact, P(all) the pair law, a model",
                 )
             )
         elif cell.kappa == 1.0 and cell.method in _OPTIMAL and not _reference(cell):

@@ -79,6 +79,27 @@ def _added(claim: Claim) -> str:
     return f"{claim.added} ({claim.allocation})"
 
 
+def claims_summary(claims: Sequence[Claim]) -> str:
+    """One line per claim: its verdict and what decided it, or what would.
+
+    Consistent and inconsistent lines give the familywise interval against the
+    tolerance; the others the advice (more instances, or the floor that keeps any
+    sample size from deciding) or why the claim is not tested.  Measurements shown for
+    comparison are counted in one closing line.
+    """
+    lines = []
+    for claim in claims:
+        if claim.kind == "comparison":
+            continue
+        decided = claim.verdict in ("consistent", "inconsistent")
+        reason = f"interval {_interval(claim)}" if decided else (claim.advice or claim.untested)
+        lines.append(f"- **{claim.verdict}**: {claim.claim}" + (f"; {reason}" if reason else ""))
+    shown = sum(claim.kind == "comparison" for claim in claims)
+    if shown:
+        lines.append(f"- and {shown} measurements shown for comparison, not judged")
+    return "\n".join(lines)
+
+
 def claims_table(claims: Sequence[Claim]) -> str:
     """Markdown table: claim, prediction, measurement, tests, interval, floor, verdict, exactness."""
     lines = [
@@ -113,7 +134,7 @@ def markdown_table(rows: Sequence[TransitionRow]) -> str:
     """Markdown table of fitted transitions next to the predictions.
 
     "theory p" is ``critical_p(d, κ)`` (Hebbian: the d → ∞ law); "finite-size
-    p" the Crofton median (Hebbian: the finite-d law, P₁ⁿ); "gap" compares the
+    p" the Crofton median (Hebbian: the finite-d pair law of P(all)); "gap" compares the
     measurement with the reference prediction (:attr:`TransitionRow.reference`).
     """
     lines = [

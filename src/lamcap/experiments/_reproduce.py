@@ -74,7 +74,7 @@ from lamcap.experiments._mechanism import (
     solution_trial,
 )
 from lamcap.experiments._recall_fraction import RecallDesign, RecallPoint, run_recall
-from lamcap.experiments._report import claims_table, markdown_table
+from lamcap.experiments._report import claims_summary, claims_table, markdown_table
 from lamcap.experiments._runner import execute, planned_tasks, run_sweep
 from lamcap.experiments._store import (
     RECALL_FILE,
@@ -355,7 +355,7 @@ _COLUMNS = f"""\
 - **finite-size prediction** — the law's value and what the law is (docs/vocabulary.md,
   "law labels": *exact*, *asymptotic*, *model with measured error*, *fitted*).  The
   printed digits are those of the law's evaluation (a ± gives the law's own stated error
-  where it is a model with one: the Hebbian P(all) = P₁ⁿ step); whether the law is right
+  where it is a model with one: the Hebbian P(all) pair law); whether the law is right
   is what the row tests.  The Crofton law and the spectrum's finite-size law are models.
 - **measured [95% interval]** — transitions: the 50% point of the finite-size law's
   curve moved along log p to fit the decided instances (maximum likelihood;
@@ -454,6 +454,8 @@ lamcap documentation.
 
 **{verdicts}.**  {budget_text}.
 
+{claims_summary(claims)}
+
 A claim is *consistent* when the familywise interval of (measured − predicted), widened
 by the law's own stated error, lies inside ±tolerance; *inconsistent* when it lies wholly
 outside; *inconclusive* otherwise, with what would decide it, or the number that keeps
@@ -498,7 +500,7 @@ p_c is where half the decided instances are storable: the cell's finite-size law
 along log p (maximum likelihood, 95% likelihood-ratio interval; docs/measurements/capacity.md
 gives its measured coverage); α_c = p_c log p_c / d².  Undecided instances are counted
 apart and never enter a fit.  "theory p" is `critical_p(d, κ)` (Hebbian: the d → ∞ law),
-"finite-size p" the Crofton median (Hebbian: the finite-d law, P(all) = P₁ⁿ); "gap" is
+"finite-size p" the Crofton median (Hebbian: the finite-d pair law of P(all)); "gap" is
 the measured p_c relative to the reference prediction.
 
 {markdown_table(rows)}

@@ -76,7 +76,7 @@ def theory_guess(cell: Cell) -> float:
     the optimal solvers, with the cell's cost model where it has a law at the cell's rank
     (:class:`lamcap.theory.CostModel`; below full rank a full-rank-only model starts from the
     Gaussian value);
-    for ``method="hebbian"`` the p at which the finite-d Hebbian law (P₁ exact, P(all) = P₁ⁿ a model)
+    for ``method="hebbian"`` the p at which the finite-d Hebbian law (P₁ exact, P(all) the pair law, a model)
     (``hebbian_recall_finite``, decoupled; else ``hebbian_recall``) recalls
     all associations with probability 1/2.
     """

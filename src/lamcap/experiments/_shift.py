@@ -341,7 +341,7 @@ def finite_size_law(
 ) -> TransitionLaw:
     r"""The finite-size transition curve of a cell as a :class:`TransitionLaw` (cached).
 
-    ``hebbian_recall_finite(p, d, all_associations=True)`` for the Hebbian
+    ``hebbian_recall_finite(p, d, all_associations=True, pairs=True)`` for the Hebbian
     rule (every one of the :math:`n = p` associations recalled; docs/theory/hebbian.md),
     else the Crofton curve ``feasibility_probability(d, p, κ, embeddings=embeddings)``
     (docs/theory/crofton.md; Gordon width below full rank; the cost model named by
@@ -363,7 +363,9 @@ def finite_size_law(
             msg = f"embeddings must be one of {known} for the Hebbian law, got {embeddings!r}"
             raise ValueError(msg)
 
-        return TransitionLaw(lambda p: float(hebbian_recall_finite(p, d, all_associations=True)))
+        return TransitionLaw(
+            lambda p: float(hebbian_recall_finite(p, d, all_associations=True, pairs=True))
+        )
 
     return TransitionLaw(
         lambda p: float(feasibility_probability(d, p, kappa=kappa, embeddings=embeddings))

@@ -5,7 +5,7 @@ Points: measured fraction of instances whose associations can all be recalled
 d.  Lines, in the colour of their d; solid: the law at that d, the Crofton
 finite-size law ``feasibility_probability(d, p)`` (docs/theory/crofton.md) for
 the optimal solvers at up to 160 integers p across the transition, and for the
-Hebbian rule the finite-d law ``hebbian_recall_finite`` (P₁ exact, P₁ⁿ a model) (evaluated at 24
+Hebbian rule the finite-d law ``hebbian_recall_finite`` (P₁ exact, P(all) the pair law, a model) (evaluated at 24
 integers p, a quarter of a second each, joined by monotone cubic
 interpolation; docs/theory/hebbian.md); dotted: the Hebbian d → ∞ law
 ``hebbian_recall(p, α, all_associations=True)`` at up to 160 integers p.  The
@@ -95,7 +95,7 @@ def _hebbian_exact(d: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray]
 
     nodes = integer_grid(low, high, _EXACT_POINTS)
     values = np.array(
-        [float(hebbian_recall_finite(int(q), d, all_associations=True)) for q in nodes]
+        [float(hebbian_recall_finite(int(q), d, all_associations=True, pairs=True)) for q in nodes]
     )
     fine = integer_grid(low, high)
     return fine, np.clip(PchipInterpolator(nodes, values)(fine), 0.0, 1.0)
