@@ -149,16 +149,18 @@ def test_prediction_text_prints_only_right_digits() -> None:
 def test_hebbian_prediction_precision_is_the_measured_model_error() -> None:
     from lamcap.theory._hebbian import hebbian_all_recalled_error, hebbian_recall_finite
 
+    def law(p: int, d: int) -> float:
+        return float(hebbian_recall_finite(p, d, all_associations=True, pairs=True))
+
     crossing, error = hebbian_prediction(32)
     below = math.floor(crossing)
-    slope = hebbian_recall_finite(below, 32, all_associations=True) - hebbian_recall_finite(
-        below + 1, 32, all_associations=True
-    )
-    assert error == pytest.approx(float(hebbian_all_recalled_error(32)) / slope)
-    assert hebbian_recall_finite(below, 32, all_associations=True) >= 0.5
-    assert hebbian_recall_finite(below + 1, 32, all_associations=True) < 0.5
-    # outside the measured range the law has no stated error: no number is invented
-    assert math.isnan(hebbian_prediction(128)[1])
+    slope = law(below, 32) - law(below + 1, 32)
+    assert error == pytest.approx(float(hebbian_all_recalled_error(32, pairs=True)) / slope)
+    assert law(below, 32) >= 0.5
+    assert law(below + 1, 32) < 0.5
+    # the pair law's error is measured up to d = 128; beyond, no number is invented
+    assert math.isfinite(hebbian_prediction(128)[1])
+    assert math.isnan(hebbian_prediction(160)[1])
 
 
 def test_op_dp_law_from_a_measurement_file(tmp_path: Path) -> None:
