@@ -22,6 +22,7 @@ Reference: arXiv:2605.10795; docs/theory/capacity.md, docs/theory/rank.md.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Final
 
 import mpmath
@@ -58,15 +59,9 @@ _GRID_RATIO = 1.1
 
 
 def _capacity_status(
-    kappa: ArrayLike = 1.0,
-    *,
-    p: ArrayLike | None = None,
-    d: ArrayLike | None = None,
-    dps: int | None = None,
-    embeddings: str = "gaussian",
+    *, kappa: ArrayLike, p: ArrayLike | None, d: ArrayLike | None, embeddings: str, **_: Any
 ) -> LawStatus:
     """:func:`capacity`'s status: asymptotic without ``p``, else that of :func:`critical_p`."""
-    del dps  # the status does not depend on it
     if p is None:
         return LawStatus("asymptotic")
     return cost_model(embeddings).capacity_status(d, kappa)
@@ -218,19 +213,13 @@ def _capacity_mp(
 
 
 def _critical_p_status(
-    d: ArrayLike,
-    kappa: ArrayLike = 1.0,
-    *,
-    accuracy: ArrayLike = 1.0,
-    dps: int | None = None,
-    embeddings: str = "gaussian",
+    *, d: ArrayLike, kappa: ArrayLike, accuracy: ArrayLike, embeddings: str, **_: Any
 ) -> LawStatus:
     """:func:`critical_p`'s status for these arguments (:func:`lamcap.theory.law_status`)."""
-    del dps  # the status does not depend on it
     return cost_model(embeddings).capacity_status(d, kappa, accuracy)
 
 
-@with_status(_critical_p_status)
+@with_status(_critical_p_status, warn=True)
 def critical_p(
     d: ArrayLike,
     kappa: ArrayLike = 1.0,
@@ -310,24 +299,6 @@ def critical_p(
     >>> round(float(critical_p(64, accuracy=0.99)), 1)  # critical_p(64) is 564.4
     581.2
     """
-    values = quiet_critical_p(d, kappa, accuracy=accuracy, dps=dps, embeddings=embeddings)
-    _critical_p_status(d, kappa, accuracy=accuracy, embeddings=embeddings).warn("critical_p")
-    return values
-
-
-def quiet_critical_p(
-    d: ArrayLike,
-    kappa: ArrayLike = 1.0,
-    *,
-    accuracy: ArrayLike = 1.0,
-    dps: int | None = None,
-    embeddings: str = "gaussian",
-) -> Any:
-    """:func:`critical_p` without the :class:`~lamcap.theory.ExtrapolationWarning`.
-
-    For lamcap's own uses of the critical p at any d (the spectrum law's load range, the
-    law curves of the figures), where the extrapolation is the caller's to state.
-    """
     if check_dps(dps) is not None:
         msg = (
             f"critical_p has no dps route (got dps={plain(dps)}): p_c is a real p and "
@@ -345,3 +316,9 @@ def quiet_critical_p(
     return elementwise(
         lambda w, f, size: model.critical_p(w, float(f), int(size)), widths, accuracies, sizes
     )
+
+
+#: :func:`critical_p` without the :class:`~lamcap.theory.ExtrapolationWarning`, for lamcap's
+#: own uses at any d (the spectrum law's load range, the law curves of the figures), where
+#: the extrapolation is the caller's to state.
+quiet_critical_p = inspect.unwrap(critical_p)

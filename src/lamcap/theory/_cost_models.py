@@ -263,19 +263,14 @@ class CostModel(ABC):
         check_square_fits(sizes, sizes.astype(np.float64))
         return sizes
 
-    def statistical_dimension(
-        self,
-        p: ArrayLike,
-        *,
-        d: ArrayLike | None,
-        margin: Any,
-        dps: Any,
-        method: str,
-        samples: Any,
-        seed: Any,
-    ) -> Any:
-        """:func:`statistical_dimension` for this model: margin 0, exact, float64 only."""
+    def statistical_dimension(self, p: ArrayLike, *, d: ArrayLike | None, **options: Any) -> Any:
+        """:func:`statistical_dimension` for this model: margin 0, exact, float64 only.
+
+        ``options`` are those of :func:`statistical_dimension` (``margin``, ``dps``,
+        ``method``, ``samples``, ``seed``).
+        """
         dimensions = self.check_dimensions(d, 1.0, "statistical_dimension")
+        margin, dps, method = options["margin"], options["dps"], options["method"]
         margins = check_finite_array("margin", margin, minimum=0.0)
         if np.any(margins != 0.0) or check_dps(dps) is not None or method != "exact":
             msg = (
@@ -283,7 +278,6 @@ class CostModel(ABC):
                 f"got margin={plain(margin)}, dps={plain(dps)}, method={method!r}"
             )
             raise ValueError(msg)
-        del samples, seed  # Monte Carlo only
         p_array, d_array = broadcast(check_integer_array("p", p, minimum=2), dimensions)
         return float_result(self.mean_cost(p_array, d_array))
 
@@ -343,21 +337,9 @@ class GaussianCosts(CostModel):
         check_square_fits(sizes, sizes.astype(np.float64))
         return sizes
 
-    def statistical_dimension(
-        self,
-        p: ArrayLike,
-        *,
-        d: ArrayLike | None,
-        margin: Any,
-        dps: Any,
-        method: str,
-        samples: Any,
-        seed: Any,
-    ) -> Any:
+    def statistical_dimension(self, p: ArrayLike, *, d: ArrayLike | None, **options: Any) -> Any:
         del d  # the Gaussian cost does not depend on the dimension
-        return gaussian_statistical_dimension(
-            p, margin=margin, dps=dps, method=method, samples=samples, seed=seed
-        )
+        return gaussian_statistical_dimension(p, **options)
 
 
 class UnitNormCosts(CostModel):

@@ -192,21 +192,12 @@ def _feasibility_one(start: int, values: FloatArray, dimension: float) -> float:
     return result
 
 
-def _feasibility_status(
-    d: ArrayLike,
-    p: ArrayLike | None = None,
-    *,
-    n: ArrayLike | None = None,
-    kappa: ArrayLike = 1.0,
-    dps: int | None = None,
-    embeddings: str = "gaussian",
-) -> LawStatus:
+def _feasibility_status(*, d: ArrayLike, kappa: ArrayLike, embeddings: str, **_: Any) -> LawStatus:
     """:func:`feasibility_probability`'s status: that of the Crofton law's 50% point."""
-    del p, n, dps  # the status depends on the model, the rank and d only
     return cost_model(embeddings).capacity_status(d, kappa)
 
 
-@with_status(_feasibility_status)
+@with_status(_feasibility_status, warn=True)
 def feasibility_probability(
     d: ArrayLike,
     p: ArrayLike,
@@ -353,7 +344,6 @@ def feasibility_probability(
             start, values = sum_law_window(law, count_n)
             for i in open_:
                 result.flat[i] = _feasibility_one(start, values, float(width_b.flat[i]))
-    model.capacity_status(d, kappa).warn("feasibility_probability")
     return float_result(result)
 
 

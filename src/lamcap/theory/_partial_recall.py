@@ -91,7 +91,7 @@ def _fraction_from_law(law: FloatArray, budget: FloatArray) -> FloatArray:
     return result
 
 
-def _recall_fraction_status(*_arguments: Any, **_keywords: Any) -> LawStatus:
+def _recall_fraction_status(**_: Any) -> LawStatus:
     """:func:`best_accuracy`'s status: the replica-symmetric estimate at every argument."""
     return REPLICA_SYMMETRIC
 

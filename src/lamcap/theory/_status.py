@@ -20,6 +20,7 @@ are on the docs pages each status names.  Reference: arXiv:2605.10795.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import re
@@ -178,13 +179,36 @@ def _flat(values: Any) -> list[Any]:
 
 
 def with_status(
-    rule: Callable[..., LawStatus],
+    rule: Callable[..., LawStatus], *, warn: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: attach ``rule`` (same keywords as the law, returning a :class:`LawStatus`)."""
+    """Decorator: give a law the rule of its status, and (``warn``) its extrapolation warning.
+
+    ``rule`` takes the law's arguments by name (all of them, defaults applied) and returns
+    a :class:`LawStatus`.  With ``warn`` the law warns with :class:`ExtrapolationWarning`
+    after each call outside the measured range; the law without the warning stays
+    reachable as ``law.__wrapped__``.
+    """
 
     def attach(function: Callable[..., Any]) -> Callable[..., Any]:
-        setattr(function, _RULE, rule)
-        return function
+        signature = inspect.signature(function)
+
+        def status(*arguments: Any, **keywords: Any) -> LawStatus:
+            bound = signature.bind_partial(*arguments, **keywords)
+            bound.apply_defaults()
+            return rule(**bound.arguments)
+
+        if not warn:
+            setattr(function, _RULE, status)
+            return function
+
+        @functools.wraps(function)
+        def warning(*arguments: Any, **keywords: Any) -> Any:
+            result = function(*arguments, **keywords)
+            status(*arguments, **keywords).warn(function.__name__)
+            return result
+
+        setattr(warning, _RULE, status)
+        return warning
 
     return attach
 
