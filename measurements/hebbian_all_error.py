@@ -137,13 +137,13 @@ def done(path: Path) -> set[tuple[int, int]]:
         return {(int(row["d"]), int(row["p"])) for row in csv.DictReader(handle)}
 
 
-def append(path: Path, row: list[object]) -> None:
-    """One measured point, appended (header first if the file is new)."""
+def append(path: Path, row: list[object], header: list[str] = HEADER) -> None:
+    """One measured point, appended (``header`` first if the file is new)."""
     new = not path.exists()
     with path.open("a", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         if new:
-            writer.writerow(HEADER)
+            writer.writerow(header)
         writer.writerow(row)
 
 

@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 from hebbian_all_error import HEADER as ALL_ERROR_HEADER
 from hebbian_all_error import (
+    append,
     done,
     simulate,  # the same memories and estimators, batch by batch
 )
@@ -124,16 +125,6 @@ def read(path: Path) -> list[dict[str, str]]:
         return []
     with path.open(encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
-
-
-def append(path: Path, header: list[str], row: list[object]) -> None:
-    """One row, appended (header first if the file is new)."""
-    new = not path.exists()
-    with path.open("a", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        if new:
-            writer.writerow(header)
-        writer.writerow(row)
 
 
 def probit_root(p: FloatArray, values: FloatArray, se: FloatArray) -> tuple[float, float]:
@@ -203,8 +194,8 @@ def summary(path: Path, out: Path) -> None:
         )
         append(
             out,
-            TRANSITION_HEADER,
-            [
+            header=TRANSITION_HEADER,
+            row=[
                 d,
                 len(mine),
                 int(mine[0]["instances"]),
@@ -255,8 +246,8 @@ def main() -> None:
             pairs, power = law(p, d, True), law(p, d, False)
             append(
                 arguments.csv,
-                HEADER,
-                [
+                header=HEADER,
+                row=[
                     d,
                     p,
                     p,
