@@ -451,3 +451,23 @@ def test_partial_recall_unit_norm_agreement_is_the_csv() -> None:
         if 'with `embeddings="sphere"` | ' in line and "best_accuracy" in line
     ]
     assert row.split(" | ")[1] == "asymptotic"
+
+
+def test_unit_norm_paired_remeasurement_table_is_the_csv() -> None:
+    """docs/measurements/capacity.md's paired re-measurement at d = 8 and 12, row by row."""
+    fits = {(int(row["d"]), row["embeddings"]): row for row in _csv("unit_norm_paired.csv")}
+    expected = []
+    for d in sorted({d for d, _ in fits}):
+        gaussian, sphere = fits[d, "gaussian"], fits[d, "sphere"]
+        assert gaussian["instances"] == sphere["instances"]  # the same seeds, paired
+        laws = [float(lamcap.critical_p(d)), float(lamcap.critical_p(d, embeddings="sphere"))]
+        cells = [str(d), gaussian["instances"]]
+        for row, law in zip((gaussian, sphere), laws, strict=True):
+            p_c = float(row["p_c"])
+            interval = f"[{float(row['p_c_low']):.2f}, {float(row['p_c_high']):.2f}]"
+            cells += [f"{p_c:.2f} {interval}", f"{law:.2f}", f"{100 * (p_c / law - 1):+.1f}%"]
+        ratio = float(sphere["p_c"]) / float(gaussian["p_c"])
+        cells += [f"{ratio:.3f}", f"{laws[1] / laws[0]:.3f}"]
+        expected.append(cells)
+    rows = _table(_page("measurements/capacity.md"), "| d | instances per embeddings |")
+    assert rows == expected

@@ -19,16 +19,23 @@ from lamcap.theory import COST_MODELS, ExtrapolationWarning, LawStatus, law_stat
 CAPACITY_CSV = Path(__file__).resolve().parents[2] / "docs" / "measurements" / "capacity.csv"
 
 
+PAIRED_CSV = CAPACITY_CSV.with_name("unit_norm_paired.csv")
+
+
 def _decoupled_full_rank(embeddings: str) -> list[tuple[int, float]]:
-    with CAPACITY_CSV.open(encoding="utf-8") as handle:
-        return [
-            (int(row["d"]), float(row["p_c"]))
-            for row in csv.DictReader(handle)
-            if row["model"] == "decoupled"
-            and row["method"] == "auto"
-            and float(row["kappa"]) == 1.0
-            and row["embeddings"] == embeddings
-        ]
+    """Certified decoupled full-rank transitions: the sweeps and the paired re-measurement."""
+    found = []
+    for path in (CAPACITY_CSV, PAIRED_CSV):
+        with path.open(encoding="utf-8") as handle:
+            found += [
+                (int(row["d"]), float(row["p_c"]))
+                for row in csv.DictReader(handle)
+                if row["model"] == "decoupled"
+                and row.get("method", "auto") == "auto"
+                and float(row.get("kappa", 1.0)) == 1.0
+                and row["embeddings"] == embeddings
+            ]
+    return found
 
 
 @pytest.mark.parametrize("embeddings", sorted(COST_MODELS))
