@@ -177,6 +177,12 @@ PAGES: dict[str, tuple[str, list[str]]] = {
                 " --seeds 0-40 --per-point 8"
             ),
             "spectrum_finite_size_report.py --fit",
+            (
+                "spectrum_finite_size.py --tolerance 1e-4 --d 20,28,40,56"
+                " --fractions 0.6,0.7,0.8,0.85,0.95 --seeds 3000-3099 --per-point 16"
+                " --csv docs/measurements/spectrum_fresh.csv"
+            ),
+            "spectrum_fresh_report.py",
         ],
     ),
     "reproduce": (

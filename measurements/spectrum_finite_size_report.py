@@ -68,7 +68,7 @@ from scipy import optimize, stats
 import lamcap
 from lamcap.empirical import empirical_spectrum
 from lamcap.experiments.figures import _style as style
-from lamcap.theory._spectrum import (
+from lamcap.theory._spectrum_finite_size import (
     _finite_size,
     _fourth_moment,
     _residual_moments,
