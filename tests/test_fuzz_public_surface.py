@@ -5,14 +5,25 @@ Each public function of ``lamcap``, ``lamcap.theory``, ``lamcap.symbolic``,
 ``lamcap.empirical`` is called from a valid baseline with one argument (or,
 in the Hypothesis test, two) replaced by an edge value: wrong types, NaN,
 infinities, negatives, zero, huge integers (up to ``10**400``), empty and
-wrongly shaped arrays.  The only acceptable outcomes are a return, or a
-``ValueError``/``TypeError`` whose message names the argument.  A
+wrongly shaped arrays.  The only acceptable outcomes are a return whose answer keeps
+the function's documented contract (:data:`ANSWERS`: its type, finite, inside its
+documented range), or a ``ValueError``/``TypeError`` whose message names the argument
+as a word and says what is wrong with it (:func:`refuses_by_name`).  A
 ``MemoryError``, any other exception, a warning (pytest turns them into
 errors, and so does the child), more than :data:`MEMORY_LIMIT` bytes of new
 address space or more than :data:`SECONDS` seconds fail the case.  Calls
 run in new Python processes so that a hang or a crash cannot take the suite
 with it.  The experiments layer (databases, executors, claims) is
 fuzzed through its commands in ``tests/cli/test_fuzz_commands.py``.
+
+The answers are summarised in the child (:data:`ANSWER_SOURCE`: kind, dtype,
+finiteness, smallest and largest value) and judged here; the same code runs in this
+process for the planted defects below (monkeypatched, never in the code), which show
+that a NaN, a wrong type, a value out of range or an unrelated error each fail a case.
+The baseline answers are compared with independent values (closed forms, scipy
+quadrature, Monte Carlo, inverse relations), and the numeric laws get Hypothesis
+examples over their valid domain, with the example database of ``tests/conftest.py``.
+The calls in new processes are the slow tier; the rest is fast.
 
 Known defects are listed in :data:`KNOWN_DEFECTS` with what they do; each is
 a strict xfail, so fixing one makes its case fail until it leaves the list.
@@ -33,12 +44,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lamcap
-
-pytestmark = pytest.mark.slow
 
 MODULES = (
     "lamcap",
@@ -213,26 +222,262 @@ KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 
 
 # --------------------------------------------------------------------------
-# running calls in a child process
+# the documented answers
+
+#: Run in the child and here: ``call(function, kwargs)`` is ``[kind, error type, message,
+#: summary]``; ``summary(value)`` keeps what a contract is judged on (JSON-ready).
+ANSWER_SOURCE = """
+import math
+import numpy as np
+import mpmath
+
+
+def _range(out, values):
+    values = np.asarray(values, dtype=float).ravel()
+    out["finite"] = bool(np.all(np.isfinite(values)))
+    shown = values[~np.isnan(values)]
+    if shown.size:
+        out["min"], out["max"] = float(shown.min()), float(shown.max())
+    return out
+
+
+def summary(value, depth=0):
+    if isinstance(value, (bool, np.bool_)):
+        return {"kind": "bool"}
+    if isinstance(value, mpmath.mpf):
+        return _range({"kind": "mpf"}, [float(value)])
+    if isinstance(value, np.ndarray):
+        out = {"kind": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape)}
+        if value.dtype == object:
+            try:
+                return _range(out, [float(item) for item in value.ravel()])
+            except (TypeError, ValueError, OverflowError):
+                return out
+        return _range(out, value) if value.dtype.kind in "iuf" else out
+    if isinstance(value, np.floating):
+        return _range({"kind": "float64" if value.dtype == np.float64 else "floating"}, [value])
+    if isinstance(value, float):
+        return _range({"kind": "float"}, [value])
+    if isinstance(value, (int, np.integer)):
+        try:
+            return _range({"kind": "int"}, [float(value)])
+        except OverflowError:
+            return {"kind": "int", "finite": True}
+    if isinstance(value, (tuple, list)) and depth < 2:
+        items = [summary(item, depth + 1) for item in value[:20]]
+        return {"kind": type(value).__name__, "items": items}
+    if type(value).__module__.split(".")[0] == "sympy":
+        return {"kind": "sympy"}
+    out = {"kind": "object", "class": type(value).__name__}
+    verdict = getattr(value, "verdict", None)
+    if isinstance(verdict, str):
+        out["verdict"] = verdict
+    return out
+
+
+def call(function, kwargs):
+    try:
+        value = function(**kwargs)
+    except BaseException as error:
+        return ["raised", type(error).__name__, str(error), None]
+    return ["returned", "", "", summary(value)]
+"""
+
+_ANSWER_CODE: dict[str, Any] = {}
+exec(ANSWER_SOURCE, _ANSWER_CODE)  # noqa: S102 - our own source, shared with the child
+summary: Callable[[Any], dict[str, Any]] = _ANSWER_CODE["summary"]
+
+#: Kinds of a documented "float64 array (numpy.float64 for scalar input), or mpf".
+NUMBER = frozenset({"float64", "ndarray", "mpf"})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A documented answer: its kinds, finite or not, its range; classes and verdicts of objects."""
+
+    kinds: frozenset[str] = NUMBER
+    low: float = -math.inf
+    high: float = math.inf
+    positive: bool = False
+    finite: bool = True
+    classes: frozenset[str] = frozenset()
+    verdicts: frozenset[str] = frozenset()
+
+    def problems(self, found: dict[str, Any]) -> list[str]:
+        """What in ``found`` (a :func:`summary`) breaks this contract; empty when nothing."""
+        kind = found["kind"]
+        if kind not in self.kinds:
+            return [f"returned a {kind} {found.get('class', '')}, documented {sorted(self.kinds)}"]
+        if kind in ("tuple", "list"):
+            items = (
+                Answer(frozenset({"sympy"}))
+                if "sympy" in self.kinds
+                else Answer(NUMBER | {"float", "int"}, self.low, self.high, self.positive)
+            )
+            return [problem for item in found["items"] for problem in items.problems(item)]
+        if kind == "object":
+            problems = []
+            if found["class"] not in self.classes:
+                problems.append(f"returned a {found['class']}, documented {sorted(self.classes)}")
+            if self.verdicts and found.get("verdict") not in self.verdicts:
+                problems.append(
+                    f"verdict {found.get('verdict')!r}, documented {sorted(self.verdicts)}"
+                )
+            return problems
+        if kind == "ndarray" and found["dtype"] not in ("float64", "object", "int64"):
+            return [f"returned an array of {found['dtype']}"]
+        if "finite" not in found:
+            return []
+        problems = []
+        if self.finite and not found["finite"]:
+            problems.append("returned a value that is not finite (NaN or infinite)")
+        if "min" in found:
+            low, high = found["min"], found["max"]
+            if low < self.low or high > self.high or (self.positive and low <= 0):
+                bound = "(0" if self.positive else f"[{self.low:g}"
+                problems.append(
+                    f"returned values in [{low:g}, {high:g}], documented in {bound}, {self.high:g}]"
+                )
+        return problems
+
+
+PROBABILITY = Answer(low=0.0, high=1.0)
+NON_NEGATIVE = Answer(low=0.0)
+POSITIVE = Answer(low=0.0, positive=True)
+FINITE = Answer()
+SYMPY = Answer(kinds=frozenset({"sympy", "tuple"}))
+
+
+def _objects(*classes: str, verdicts: tuple[str, ...] = ()) -> Answer:
+    return Answer(
+        kinds=frozenset({"object"}), classes=frozenset(classes), verdicts=frozenset(verdicts)
+    )
+
+
+SOLVED = _objects("SolveResult", verdicts=("feasible", "infeasible", "undecided"))
+
+#: Each public function's documented answer (from its docstring's Returns section).
+ANSWERS: dict[str, Answer] = {
+    "project_onto_cone": Answer(kinds=frozenset({"tuple"})),
+    "capacity": POSITIVE,
+    "critical_p": Answer(low=2.0),
+    "statistical_dimension": Answer(
+        kinds=NUMBER | {"object"}, low=0.0, classes=frozenset({"MonteCarloEstimate"})
+    ),
+    "active_set_law": PROBABILITY,
+    "feasibility_probability": PROBABILITY,
+    "gaussian_width_squared": NON_NEGATIVE,
+    "recall_fraction": PROBABILITY,
+    "information_per_parameter": NON_NEGATIVE,
+    "hebbian_recall": PROBABILITY,
+    "hebbian_score_law": _objects("HebbianScoreLaw"),
+    "singular_value_density": NON_NEGATIVE,
+    "singular_value_cdf": PROBABILITY,
+    "singular_value_quantile": NON_NEGATIVE,
+    "sample_singular_values": NON_NEGATIVE,
+    "score_law": _objects("ScoreLaw"),
+    "sample_scores": _objects("ScoreSample"),
+    "max_margin": NON_NEGATIVE,
+    "critical_density": NON_NEGATIVE,
+    "gardner_density": POSITIVE,
+    "hebbian_recall_finite": PROBABILITY,
+    "hebbian_error_exponent": FINITE,
+    "hebbian_critical_load": POSITIVE,
+    "singular_value_support": Answer(kinds=frozenset({"tuple"}), low=0.0),
+    "singular_value_moment": Answer(kinds=NUMBER | {"tuple"}, low=0.0),
+    "singular_value_law": _objects("SingularValueLaw", "FiniteSizeSingularValueLaw"),
+    "empirical_spectrum": _objects("EmpiricalSpectrum"),
+    "normalized_scores": _objects("ScoreSample"),
+    "free_entropy": FINITE,
+    "solve_saddle_point": PROBABILITY,
+    "log_volume": FINITE,
+    "statistical_dimension_series": FINITE,
+    "capacity_series": FINITE,
+    "make_instance": _objects("Instance"),
+    "scores": Answer(kinds=frozenset({"ndarray"})),
+    "recall_accuracy": Answer(kinds=frozenset({"float", "float64"}), low=0.0, high=1.0),
+    "hebbian_weights": Answer(kinds=frozenset({"ndarray"})),
+    "solve": SOLVED,
+    "verify": _objects("Verification", verdicts=("feasible", "infeasible", "undecided")),
+    "hebbian_all_recalled_error": NON_NEGATIVE,
+    "hinge_sum_cdf": PROBABILITY,
+    "retained_energy": PROBABILITY,
+    "retained_rank": Answer(kinds=NUMBER | {"int"}, low=0.0),
+    "singular_value_threshold": Answer(low=0.0, high=2.0),
+    "threshold_angle": Answer(low=0.0, high=math.pi / 2),
+    "check_margins": _objects("MarginCheck"),
+    "constraint_margins": Answer(kinds=frozenset({"ndarray"}), finite=False),
+    "optimality_gap": _objects("OptimalityGap"),
+    "prove_infeasible": _objects("InfeasibilityProof"),
+    "solve_adam_cross_entropy": SOLVED,
+    "solve_cutting_plane": SOLVED,
+    "solve_full_lp": SOLVED,
+    "solve_hebbian": SOLVED,
+    "solve_rank_constrained": SOLVED,
+}
+
+
+def answer_of(target: Target) -> Answer:
+    """The contract of ``target``: :data:`ANSWERS`, sympy objects for ``lamcap.symbolic``."""
+    return SYMPY if target.module == "lamcap.symbolic" else ANSWERS[target.name]
+
+
+#: Words of a message that says what is wrong with a value.
+_WHAT_IS_WRONG = re.compile(
+    r"\b(must|got|expected|cannot|invalid|not|only|requires?|needs?|outside|at (least|most)"
+    r"|too|exceeds?|unknown|beyond|above|below|between|neither|nor|positive|negative)\b",
+    re.IGNORECASE,
+)
+
+
+def _names(message: str, parameter: str) -> bool:
+    """``parameter`` as a word of ``message``: not part of ``type(s)``, a quoted value
+    (``'x'``), an attribute or a longer name."""
+    before, after = r"(?<![\w(\[.'\"])", r"(?![\w)\]'\"(])"
+    return re.search(before + re.escape(parameter) + after, message) is not None
+
+
+#: Parameters whose documented meaning another name in a message may carry.
+ALIASES: dict[str, tuple[str, ...]] = {"result_or_weights": ("W", "result")}
+
+
+def refuses_by_name(error: str, message: str, parameters: list[str]) -> bool:
+    """A ``ValueError``/``TypeError`` naming one of ``parameters`` and saying what is wrong."""
+    names = [alias for name in parameters for alias in (name, *ALIASES.get(name, ()))]
+    return (
+        error in ("ValueError", "TypeError")
+        and any(_names(message, name) for name in names)
+        and _WHAT_IS_WRONG.search(message) is not None
+    )
+
+
+def problems_of(target: Target, outcome: list[Any], parameters: list[str]) -> list[str]:
+    """What is wrong with one outcome (``[kind, error, message, summary]``); empty if nothing."""
+    kind, error, message, found = outcome
+    if kind == "returned":
+        return answer_of(target).problems(found)
+    if kind == "raised" and refuses_by_name(error, message, parameters):
+        return []
+    return [f"{kind} {error} {message[:200]}"]
+
+
+# --------------------------------------------------------------------------
+# running calls in a child process, or here
 
 
 #: The child: unpickles (module, name, calls) from stdin, limits its address space,
-#: turns warnings into errors and prints one JSON line per call.
+#: turns warnings into errors and prints one JSON line per call (:data:`ANSWER_SOURCE`).
 _CHILD = """
 import importlib, json, pickle, resource, sys, warnings
-module, name, calls, limit = pickle.load(sys.stdin.buffer)
+module, name, calls, limit, source = pickle.load(sys.stdin.buffer)
 with open("/proc/self/status", encoding="ascii") as status:
     size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
 resource.setrlimit(resource.RLIMIT_AS, (size + limit, size + limit))
 warnings.simplefilter("error")
+exec(source)
 function = getattr(importlib.import_module(module), name)
 for kwargs in calls:
-    try:
-        result = function(**kwargs)
-        outcome = ["returned", "", ""]
-    except BaseException as error:
-        outcome = ["raised", type(error).__name__, str(error)]
-    print(json.dumps(outcome), flush=True)
+    print(json.dumps(call(function, kwargs)), flush=True)
 """
 
 
@@ -240,37 +485,37 @@ def outcomes(
     child_lines: Callable[..., Iterator[bytes | None]],
     target: Target,
     calls: list[dict[str, Any]],
-) -> Iterator[tuple[str, str, str]]:
-    """``(kind, error type, message)`` per call, in order; a hang or a death ends the run."""
-    payload = (target.module, target.name, calls, MEMORY_LIMIT)
+) -> Iterator[list[Any]]:
+    """``[kind, error type, message, summary]`` per call, in order; a hang or a death ends it."""
+    payload = (target.module, target.name, calls, MEMORY_LIMIT, ANSWER_SOURCE)
     for line in child_lines(_CHILD, payload, len(calls), seconds=SECONDS):
         if line is None:
-            yield ("timed out or died", "", f"within {SECONDS:g} s")
+            yield ["timed out or died", "", f"within {SECONDS:g} s", None]
             return
-        kind, error, message = json.loads(line)
-        yield (kind, error, message)
+        yield json.loads(line)
 
 
-def _names(message: str, parameter: str) -> bool:
-    return (
-        re.search(rf"(?<![A-Za-z0-9_]){re.escape(parameter)}(?![A-Za-z0-9_])", message) is not None
-    )
+def outcomes_here(target: Target, calls: list[dict[str, Any]]) -> list[list[Any]]:
+    """The same outcomes from calls in this process, warnings as errors (planted defects)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = [_ANSWER_CODE["call"](target.function, kwargs) for kwargs in calls]
+    return json.loads(json.dumps(found))  # what the child's JSON line would carry
 
 
-#: Parameters whose documented meaning another name in a message may carry.
-ALIASES: dict[str, tuple[str, ...]] = {"result_or_weights": ("W", "result")}
-
-
-def acceptable(outcome: tuple[str, str, str], parameters: list[str]) -> bool:
-    kind, error, message = outcome
-    if kind == "returned":
-        return True
-    names = [alias for name in parameters for alias in (name, *ALIASES.get(name, ()))]
-    return (
-        kind == "raised"
-        and error in ("ValueError", "TypeError")
-        and any(_names(message, name) for name in names)
-    )
+def edge_failures(
+    target: Target, parameter: str, calls: list[dict[str, Any]], results: list[list[Any]]
+) -> list[str]:
+    """The baseline must return its documented answer; each edge call answer or refuse by name."""
+    failures = [f"baseline: {problem}" for problem in problems_of(target, results[0], [])]
+    failures += [
+        f"{target.name}({parameter}={_short(kwargs[parameter])}): {problem}"
+        for kwargs, outcome in zip(calls[1:], results[1:], strict=False)
+        for problem in problems_of(target, outcome, [parameter])
+    ]
+    if len(results) < len(calls):
+        failures.append(f"{len(calls) - len(results)} calls never answered")
+    return failures
 
 
 def _failures(
@@ -282,9 +527,9 @@ def _failures(
     failures = []
     results = outcomes(child_lines, target, calls)
     for kwargs, names, outcome in zip(calls, changed, results, strict=False):
-        if not acceptable(outcome, names):
+        for problem in problems_of(target, outcome, names):
             shown = {name: _short(kwargs[name]) for name in names}
-            failures.append(f"{target.name}({shown}): {outcome[0]} {outcome[1]} {outcome[2][:200]}")
+            failures.append(f"{target.name}({shown}): {problem}")
     return failures
 
 
@@ -316,6 +561,11 @@ def test_every_public_function_has_a_baseline() -> None:
     assert missing == []
 
 
+def test_every_public_function_has_a_documented_answer() -> None:
+    assert sorted(t.name for t in TARGETS if t.module != "lamcap.symbolic") == sorted(ANSWERS)
+
+
+@pytest.mark.slow  # a new process per case
 @pytest.mark.parametrize(("target", "parameter"), _cases())
 def test_an_edge_value_is_answered_or_refused_by_name(
     target: Target, parameter: str, child_lines: Callable[..., Iterator[bytes | None]]
@@ -324,14 +574,7 @@ def test_an_edge_value_is_answered_or_refused_by_name(
     assert baseline is not None
     calls = [baseline] + [{**baseline, parameter: value} for value in EDGE_VALUES]
     results = list(outcomes(child_lines, target, calls))
-    assert results[0][0] == "returned", f"the baseline call: {results[0]}"
-    failures = [
-        f"{target.name}({parameter}={_short(kwargs[parameter])}): {kind} {error} {message[:200]}"
-        for kwargs, (kind, error, message) in zip(calls[1:], results[1:], strict=False)
-        if not acceptable((kind, error, message), [parameter])
-    ]
-    assert failures == []
-    assert len(results) == len(calls)
+    assert edge_failures(target, parameter, calls, results) == []
 
 
 _NUMERIC_TARGETS = [
@@ -343,15 +586,17 @@ _NUMERIC_TARGETS = [
     and len(t.parameters()) >= 2
 ]
 
+#: Calls per Hypothesis example of the two-argument test (one new process per example).
+_CALLS_PER_EXAMPLE = 8
 
+
+@pytest.mark.slow  # a new process per example
 @pytest.mark.parametrize("target", [pytest.param(t, id=t.name) for t in _NUMERIC_TARGETS])
 @settings(
-    max_examples=1,
+    max_examples=5,
     deadline=None,
-    derandomize=True,
-    phases=[Phase.generate],
     # child_lines is a stateless function: sharing it across examples is safe
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
 def test_two_arguments_at_once_are_answered_or_refused_by_name(
@@ -365,6 +610,114 @@ def test_two_arguments_at_once_are_answered_or_refused_by_name(
         st.floats(allow_nan=True, allow_infinity=True),
     )
     pairs = st.lists(st.sampled_from(target.parameters()), min_size=2, max_size=2, unique=True)
-    changed = data.draw(st.lists(pairs, min_size=8, max_size=8))
+    changed = data.draw(st.lists(pairs, min_size=_CALLS_PER_EXAMPLE, max_size=_CALLS_PER_EXAMPLE))
     calls = [{**baseline, **{name: data.draw(values) for name in names}} for names in changed]
     assert _failures(child_lines, target, calls, changed) == []
+
+
+# --------------------------------------------------------------------------
+# the judge itself (fast tier): messages, and planted defects it must catch
+
+
+@pytest.mark.parametrize(
+    ("message", "parameter", "named"),
+    [
+        ("unsupported operand type(s) for *: 'float' and 'NoneType'", "s", False),
+        ("could not convert string to float: 'x'", "x", False),
+        ("kappa must contain finite values in (0.0, 1.0], got nan", "kappa", True),
+        ("`order` must be an integer in [1, 6], got 7", "order", True),
+        ("d", "d", False),  # names it, says nothing about what is wrong
+        ("instance.d must be at least 1, got 0", "d", False),  # an attribute, not the argument
+        ("dps must be at most 10000, got 10**400", "dps", True),
+    ],
+)
+def test_a_refusal_names_the_argument_as_a_word_and_says_what_is_wrong(
+    message: str, parameter: str, named: bool
+) -> None:
+    assert refuses_by_name("ValueError", message, [parameter]) is named
+    assert refuses_by_name("KeyError", message, [parameter]) is False
+
+
+def _target(name: str) -> Target:
+    return next(t for t in TARGETS if t.name == name)
+
+
+def _edge_calls(target: Target, parameter: str) -> list[dict[str, Any]]:
+    baseline = target.baseline()
+    assert baseline is not None
+    return [baseline] + [{**baseline, parameter: value} for value in EDGE_VALUES]
+
+
+def _planted(monkeypatch: pytest.MonkeyPatch, name: str, planted: Callable[..., Any]) -> Target:
+    """Replace ``lamcap.<name>`` for this test only: the fuzz looks functions up by name."""
+    target = _target(name)
+    monkeypatch.setattr(importlib.import_module(target.module), name, planted)
+    return target
+
+
+def test_the_real_capacity_passes_its_edge_table_here() -> None:
+    # the control for the planted defects below: the same judge, the same calls
+    target = _target("capacity")
+    calls = _edge_calls(target, "kappa")
+    assert edge_failures(target, "kappa", calls, outcomes_here(target, calls)) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "parameter", "planted", "caught"),
+    [
+        ("capacity", "kappa", lambda **_: np.float64("nan"), "not finite"),
+        ("capacity", "kappa", lambda **_: "0.25", "returned a object str"),
+        ("capacity", "kappa", lambda **_: [0.25], "returned a list"),
+        ("capacity", "kappa", lambda **_: np.float64(-0.25), "documented in (0, inf]"),
+        ("feasibility_probability", "p", lambda **_: np.float64(1.5), "documented in [0, 1]"),
+        ("singular_value_cdf", "s", lambda **_: np.array([0.5, np.inf]), "not finite"),
+        ("solve", "rank", lambda **_: 0.5, "returned a float ,"),
+    ],
+    ids=["nan", "string", "list", "negative-capacity", "probability-1.5", "inf-in-array", "type"],
+)
+def test_a_planted_wrong_answer_fails_the_fuzz(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    parameter: str,
+    planted: Callable[..., Any],
+    caught: str,
+) -> None:
+    target = _target(name)
+    calls = _edge_calls(target, parameter)
+    target = _planted(monkeypatch, name, planted)
+    failures = edge_failures(target, parameter, calls, outcomes_here(target, calls))
+    assert failures
+    assert failures[0].startswith("baseline: ")  # the baseline itself is judged
+    # every call caught, the baseline included, for what was planted
+    assert sum(caught in failure for failure in failures) == len(calls), failures[:3]
+
+
+@pytest.mark.parametrize(
+    ("name", "parameter", "error"),
+    [
+        ("singular_value_density", "s", TypeError("unsupported operand type(s) for *: 'float'")),
+        ("hinge_sum_cdf", "x", ValueError("could not convert string to float: 'x'")),
+        ("capacity", "kappa", KeyError("kappa must be in (0, 1]")),
+        ("capacity", "kappa", ZeroDivisionError("float division by zero")),
+        ("capacity", "kappa", ValueError("math domain error")),
+    ],
+    ids=["type(s)", "quoted-value", "key-error", "zero-division", "unnamed"],
+)
+def test_a_planted_unrelated_error_fails_the_fuzz(
+    monkeypatch: pytest.MonkeyPatch, name: str, parameter: str, error: Exception
+) -> None:
+    target = _target(name)
+    calls = _edge_calls(target, parameter)
+
+    answered: list[int] = []
+
+    def planted(**_: Any) -> Any:  # answers the baseline (the first call), then fails
+        if answered:
+            raise error
+        answered.append(1)
+        return np.float64(0.25)
+
+    target = _planted(monkeypatch, name, planted)
+    failures = edge_failures(target, parameter, calls, outcomes_here(target, calls))
+    assert len(failures) == len(EDGE_VALUES)  # every edge call, not the baseline
+    assert all(f"raised {type(error).__name__}" in failure for failure in failures)
