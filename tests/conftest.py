@@ -22,6 +22,20 @@ from typing import Any
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+#: Hypothesis keeps the examples that failed (shrunk) in ``.hypothesis/examples`` at the
+#: repository root, wherever pytest runs from, and tries them first on the next run.  The
+#: folder is git-ignored: its entries are opaque and keyed by the test's source, so they
+#: would churn in every diff; a failure worth keeping becomes a row of a committed edge
+#: table (``EDGE_VALUES`` of tests/test_fuzz_public_surface.py, or an ``@example``).
+#: ``print_blob`` prints how to replay a failure seen in CI, whose database is fresh.
+HYPOTHESIS_DATABASE = Path(__file__).resolve().parent.parent / ".hypothesis" / "examples"
+settings.register_profile(
+    "lamcap", database=DirectoryBasedExampleDatabase(HYPOTHESIS_DATABASE), print_blob=True
+)
+settings.load_profile("lamcap")
 
 #: Heavy cases of parametrized tests that the fast tier (``-m "not slow"``) leaves out;
 #: the other cases of each test stay in it, and so do the cheaper checks named here.

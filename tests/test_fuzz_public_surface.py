@@ -46,6 +46,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy import integrate, optimize, stats
 
 import lamcap
 
@@ -379,7 +380,8 @@ ANSWERS: dict[str, Answer] = {
     "sample_scores": _objects("ScoreSample"),
     "max_margin": NON_NEGATIVE,
     "critical_density": NON_NEGATIVE,
-    "gardner_density": POSITIVE,
+    # a_c ~ 1/stability^2 is below the smallest float beyond stability ~ 1e154: 0.0
+    "gardner_density": NON_NEGATIVE,
     "hebbian_recall_finite": PROBABILITY,
     "hebbian_error_exponent": FINITE,
     "hebbian_critical_load": POSITIVE,
@@ -431,10 +433,13 @@ _WHAT_IS_WRONG = re.compile(
 
 
 def _names(message: str, parameter: str) -> bool:
-    """``parameter`` as a word of ``message``: not part of ``type(s)``, a quoted value
-    (``'x'``), an attribute or a longer name."""
-    before, after = r"(?<![\w(\[.'\"])", r"(?![\w)\]'\"(])"
-    return re.search(before + re.escape(parameter) + after, message) is not None
+    """``parameter`` as a word of ``message``: not the ``(s)`` of ``type(s)``, a quoted value
+    (``'x'``), an attribute (``instance.d``), a call or part of a longer name."""
+    word = rf"(?<![\w.'\"\[]){re.escape(parameter)}(?![\w'\"\](])"
+    return any(
+        message[m.start() - 1 : m.start()] != "(" or message[m.end() : m.end() + 1] != ")"
+        for m in re.finditer(word, message)
+    )
 
 
 #: Parameters whose documented meaning another name in a message may carry.
@@ -629,6 +634,9 @@ def test_two_arguments_at_once_are_answered_or_refused_by_name(
         ("d", "d", False),  # names it, says nothing about what is wrong
         ("instance.d must be at least 1, got 0", "d", False),  # an attribute, not the argument
         ("dps must be at most 10000, got 10**400", "dps", True),
+        ("density must be < a_c (p=10, margin=0.0), got 0.1", "p", True),
+        ("size(d) must be positive", "d", False),
+        ("W must have the shape (d, d), got (2, 3)", "d", True),
     ],
 )
 def test_a_refusal_names_the_argument_as_a_word_and_says_what_is_wrong(
@@ -721,3 +729,182 @@ def test_a_planted_unrelated_error_fails_the_fuzz(
     failures = edge_failures(target, parameter, calls, outcomes_here(target, calls))
     assert len(failures) == len(EDGE_VALUES)  # every edge call, not the baseline
     assert all(f"raised {type(error).__name__}" in failure for failure in failures)
+
+
+# --------------------------------------------------------------------------
+# baseline answers against independent values (fast tier)
+
+
+def _quarter_circle(kappa: float) -> tuple[float, float]:
+    """``(s_kappa, F(kappa))`` by scipy quadrature of the quarter-circle law on [0, 2]."""
+    density = lambda s: math.sqrt(max(4.0 - s * s, 0.0)) / math.pi
+    mass_above = lambda edge: integrate.quad(density, edge, 2.0, epsabs=1e-14)[0]
+    edge = optimize.brentq(lambda s: mass_above(s) - kappa, 0.0, 2.0, xtol=1e-15)
+    energy = integrate.quad(lambda s: s * s * density(s), edge, 2.0, epsabs=1e-14)[0]
+    return edge, energy
+
+
+def _gaussian_second_moment_above(stability: float) -> float:
+    """``E[(z + k)_+^2]`` for ``z ~ N(0, 1)``, by quadrature (Gardner's integral)."""
+    return integrate.quad(
+        lambda z: (z + stability) ** 2 * stats.norm.pdf(z), -stability, np.inf, epsabs=1e-14
+    )[0]
+
+
+def _hinge_sum_sampled(x: float, threshold: float, count: int) -> tuple[float, float]:
+    """``P(g + sum_i (Z_i - threshold)_+ <= x)`` by Monte Carlo, with its standard error."""
+    draws = np.random.default_rng(7).standard_normal((200_000, count + 1))
+    total = draws[:, 0] + np.clip(draws[:, 1:] - threshold, 0.0, None).sum(axis=1)
+    share = float(np.mean(total <= x))
+    return share, math.sqrt(share * (1 - share) / draws.shape[0])
+
+
+def _reference_checks(sampled_active_set: Callable[..., tuple[float, float]]) -> dict[str, Any]:
+    """Per function: ``(lamcap's answer, the independent value, absolute tolerance)``."""
+    from lamcap import theory
+
+    edge, energy = _quarter_circle(0.5)
+    mean, error = sampled_active_set(50, 40_000, 3)
+    hinge, hinge_error = _hinge_sum_sampled(0.5, 0.0, 10)
+    load = lamcap.hebbian_critical_load(50)
+    margin = lamcap.max_margin(0.1, 50)
+    low, high = lamcap.singular_value_support(0.5)
+    middle = 0.5 * (low + high)
+    moment = integrate.quad(lambda s: s * s * lamcap.singular_value_density(s, 0.5), low, high)
+    cdf_middle = integrate.quad(lambda s: lamcap.singular_value_density(s, 0.5), low, middle)
+    instance = _instance()
+    weights = np.random.default_rng(1).normal(size=(8, 8))
+    scores = lamcap.scores(instance, weights)
+    competitors = np.where(np.eye(instance.p, dtype=bool)[instance.targets], -np.inf, scores)
+    target_scores = scores[np.arange(instance.n), instance.targets]
+    fraction = float(lamcap.recall_fraction(8, 50))
+    channel = (
+        math.log2(50)
+        + fraction * math.log2(fraction)
+        + (1 - fraction) * math.log2((1 - fraction) / 49)
+    )
+    saddle = lamcap.solve_saddle_point(0.1, 50)
+    return {
+        # closed forms and quadrature of the quarter-circle law (docs/theory/rank.md)
+        "capacity": (lamcap.capacity(0.5), energy / 2, 1e-12),
+        "retained_energy": (theory.retained_energy(0.5), energy, 1e-12),
+        "singular_value_threshold": (theory.singular_value_threshold(0.5), edge, 1e-12),
+        "threshold_angle": (theory.threshold_angle(0.5), math.asin(edge / 2), 1e-12),
+        # Gardner's integral by quadrature
+        "gardner_density": (
+            lamcap.gardner_density(0.5),
+            1 / _gaussian_second_moment_above(0.5),
+            1e-10,
+        ),
+        # brute-force Monte Carlo (tests/conftest.py), 5 standard errors
+        "statistical_dimension": (lamcap.statistical_dimension(50), mean, 5 * error),
+        "hinge_sum_cdf": (theory.hinge_sum_cdf(0.5, 0.0, 10), hinge, 5 * hinge_error),
+        # inverse relations: another function undoes the answer
+        "hebbian_critical_load": (
+            lamcap.hebbian_recall(50, load, all_associations=True),
+            0.5,
+            1e-10,
+        ),
+        "max_margin": (lamcap.critical_density(50, margin), 0.1, 1e-10),
+        "singular_value_quantile": (
+            lamcap.singular_value_cdf(lamcap.singular_value_quantile(0.5, 0.5), 0.5),
+            0.5,
+            1e-9,
+        ),
+        "log_volume": (lamcap.log_volume(0.1, 50), lamcap.free_entropy(saddle, 0.1, 50), 1e-10),
+        # the density integrated against the cdf and the moment (scipy quadrature)
+        "singular_value_cdf": (lamcap.singular_value_cdf(middle, 0.5), cdf_middle[0], 1e-8),
+        "singular_value_moment": (lamcap.singular_value_moment(2, 0.5), moment[0], 1e-8),
+        # the count done again from the scores; the channel formula written out
+        "recall_accuracy": (
+            lamcap.recall_accuracy(instance, weights),
+            float(np.mean(target_scores > competitors.max(axis=1))),
+            0.0,
+        ),
+        "information_per_parameter": (
+            lamcap.information_per_parameter(8, 50),
+            50 / 64 * channel,
+            1e-12,
+        ),
+    }
+
+
+def test_baseline_answers_agree_with_independent_values(
+    sampled_active_set: Callable[..., tuple[float, float]],
+) -> None:
+    checks = _reference_checks(sampled_active_set)
+    assert set(checks) <= set(ANSWERS)
+    off = {
+        name: (float(found), float(expected), tolerance)
+        for name, (found, expected, tolerance) in checks.items()
+        if not abs(float(found) - float(expected)) <= tolerance
+    }
+    assert off == {}
+
+
+# --------------------------------------------------------------------------
+# the numeric laws over their valid domain (Hypothesis; fast tier and a slow, longer run)
+
+_KAPPA = st.floats(min_value=0.01, max_value=1.0)
+_SIZE = st.integers(min_value=2, max_value=5_000)
+
+#: Valid arguments of the numeric laws: every answer keeps its contract (:data:`ANSWERS`),
+#: or is refused by name (say, a density beyond capacity).
+LAWS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
+    "capacity": {"kappa": _KAPPA, "p": st.none() | _SIZE, "d": st.none() | _SIZE},
+    "critical_p": {"d": st.integers(1, 256), "kappa": _KAPPA},
+    "statistical_dimension": {"p": st.integers(2, 10**6), "margin": st.floats(0.0, 5.0)},
+    "feasibility_probability": {"d": st.integers(1, 64), "p": _SIZE, "kappa": _KAPPA},
+    "recall_fraction": {"d": st.integers(1, 64), "p": _SIZE},
+    "information_per_parameter": {"d": st.integers(1, 64), "p": _SIZE},
+    "hebbian_recall": {"p": st.integers(2, 10**6), "alpha": st.floats(1e-3, 1.0)},
+    "singular_value_density": {"s": st.floats(0.0, 3.0), "kappa": _KAPPA},
+    "singular_value_cdf": {"s": st.floats(0.0, 3.0), "kappa": _KAPPA},
+    "singular_value_quantile": {"probability": st.floats(0.0, 1.0), "kappa": _KAPPA},
+    "max_margin": {"density": st.floats(1e-3, 2.0), "p": _SIZE},
+    "critical_density": {"p": _SIZE, "margin": st.floats(0.0, 5.0)},
+    "gardner_density": {"stability": st.floats(-5.0, 5.0)},
+    "hebbian_critical_load": {"p": st.integers(2, 10**6), "probability": st.floats(0.01, 0.99)},
+    "hinge_sum_cdf": {
+        "x": st.floats(-10.0, 30.0),
+        "threshold": st.floats(-3.0, 3.0),
+        "count": st.integers(0, 10),
+    },
+    "retained_energy": {"kappa": _KAPPA},
+    "threshold_angle": {"kappa": _KAPPA},
+}
+
+
+def _law_holds(name: str, data: Any) -> None:
+    target = _target(name)
+    kwargs = {key: data.draw(strategy, label=key) for key, strategy in LAWS[name].items()}
+    kwargs = {key: value for key, value in kwargs.items() if value is not None}
+    (outcome,) = outcomes_here(target, [kwargs])
+    assert problems_of(target, outcome, list(kwargs)) == []
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_numeric_laws_keep_their_contract_on_valid_input(name: str, data: Any) -> None:
+    _law_holds(name, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(LAWS))
+@settings(max_examples=500, deadline=None)
+@given(data=st.data())
+def test_numeric_laws_keep_their_contract_on_many_valid_inputs(name: str, data: Any) -> None:
+    _law_holds(name, data)
+
+
+@settings(max_examples=30, deadline=None)
+@given(low=st.floats(0.0, 3.0), high=st.floats(0.0, 3.0), kappa=_KAPPA, x=st.floats(-10.0, 30.0))
+def test_distribution_functions_do_not_decrease(
+    low: float, high: float, kappa: float, x: float
+) -> None:
+    low, high = min(low, high), max(low, high)
+    assert lamcap.singular_value_cdf(low, kappa) <= lamcap.singular_value_cdf(high, kappa) + 1e-12
+    from lamcap.theory import hinge_sum_cdf
+
+    assert hinge_sum_cdf(x, 0.0, 5) <= hinge_sum_cdf(x + high - low, 0.0, 5) + 1e-12
