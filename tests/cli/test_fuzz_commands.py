@@ -20,7 +20,9 @@ that no option of theirs accepts, so each call must end at argument checking.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import io
 import json
 import math
 import re
@@ -31,9 +33,7 @@ from typing import Any
 
 import pytest
 
-from lamcap.cli import build_parser
-
-pytestmark = pytest.mark.slow
+from lamcap.cli import build_parser, main
 
 SECONDS = 20.0
 MEMORY_LIMIT = 4 * 2**30
@@ -195,6 +195,7 @@ def _problems(argv: list[str], outcome: tuple[int, str, str, str]) -> str | None
     return None
 
 
+@pytest.mark.slow  # a new process per case
 @pytest.mark.parametrize(("command", "option"), _cases())
 def test_every_option_ends_in_exit_0_or_2(
     command: str,
@@ -277,6 +278,7 @@ def _bad_file_cases() -> list[Any]:
     return [pytest.param(command, id=command.replace(" ", "-")) for command in FILE_COMMANDS]
 
 
+@pytest.mark.slow  # a new process per case
 @pytest.mark.parametrize("command", _bad_file_cases())
 def test_every_bad_file_ends_in_exit_2_with_one_line_and_nothing_left_behind(
     command: str,
@@ -319,3 +321,57 @@ def test_every_bad_file_ends_in_exit_2_with_one_line_and_nothing_left_behind(
     ]
     assert problems == [], "\n".join(problems)
     assert len(results) == len(calls)
+
+
+# --------------------------------------------------------------------------
+# planted defects (in this process): the judge must catch each
+
+
+def _run_here(argv: list[str]) -> tuple[int, str, str, str]:
+    """What the child reports for ``argv``, from :func:`lamcap.cli.main` in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code, escaped = main(argv), ""
+        except SystemExit as stop:
+            code, escaped = stop.code if isinstance(stop.code, int) else 2, ""
+        except Exception as error:  # noqa: BLE001 - what escapes main is the finding
+            code, escaped = -1, f"{type(error).__name__}: {error}"
+    return code, err.getvalue(), escaped, out.getvalue()
+
+
+def test_the_real_quick_commands_pass_the_judge() -> None:
+    for command in sorted(QUICK - {"solve"}):
+        argv = BASE[command]
+        assert _problems(argv, _run_here(argv)) is None
+
+
+@pytest.mark.parametrize(
+    ("planted", "caught"),
+    [
+        (lambda *_, **__: math.nan, "printed 'nan'"),
+        (lambda *_, **__: math.inf, "printed 'inf'"),
+        (lambda *_, **__: -0.25, "capacity = -0.25, documented in [0, inf]"),
+        (lambda *_, **__: 0.0, "capacity = 0.0, documented in [0, inf]"),
+        (lambda *_, **__: {}["kappa"], "exit -1 KeyError"),
+        (lambda *_, **__: 1 / 0, "exit -1 ZeroDivisionError"),
+    ],
+    ids=["nan", "inf", "negative", "zero", "key-error", "zero-division"],
+)
+def test_a_planted_defect_of_the_capacity_command_fails_the_judge(
+    monkeypatch: pytest.MonkeyPatch, planted: Callable[..., Any], caught: str
+) -> None:
+    monkeypatch.setattr("lamcap.theory._capacity.capacity", planted)
+    argv = BASE["capacity"]
+    problem = _problems(argv, _run_here(argv))
+    assert problem is not None
+    assert caught in problem
+
+
+def test_a_planted_out_of_range_probability_fails_the_judge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("lamcap.theory._crofton.feasibility_probability", lambda *_, **__: 1.5)
+    problem = _problems(BASE["feasibility"], _run_here(BASE["feasibility"]))
+    assert problem is not None
+    assert "feasibility_probability = 1.5, documented in [0, 1]" in problem
