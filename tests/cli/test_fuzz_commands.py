@@ -20,9 +20,7 @@ that no option of theirs accepts, so each call must end at argument checking.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
-import io
 import json
 import math
 import re
@@ -33,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from lamcap.cli import build_parser, main
+from lamcap.cli import build_parser
 
 SECONDS = 20.0
 MEMORY_LIMIT = 4 * 2**30
@@ -113,14 +111,14 @@ def _argv(command: str, option: str, value: str, tmp: Path) -> list[str]:
     return [*base, option, value]
 
 
-_CHILD = """
-import contextlib, io, json, pickle, resource, sys, traceback
-calls, limit = pickle.load(sys.stdin.buffer)
-with open("/proc/self/status", encoding="ascii") as status:
-    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
-resource.setrlimit(resource.RLIMIT_AS, (size + limit, size + limit))
+#: Run in the child and here: ``run(argv)`` is ``[exit code, stderr, escaped traceback,
+#: stdout]`` of :func:`lamcap.cli.main`.
+RUN_SOURCE = """
+import contextlib, io, traceback
 from lamcap.cli import main
-for argv in calls:
+
+
+def run(argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -129,7 +127,20 @@ for argv in calls:
             code, escaped = stop.code if isinstance(stop.code, int) else 2, ""
         except BaseException as error:
             code, escaped = -1, "".join(traceback.format_exception(error))[-600:]
-    print(json.dumps([code, err.getvalue()[-600:], escaped, out.getvalue()[-2000:]]), flush=True)
+    return [code, err.getvalue()[-600:], escaped, out.getvalue()[-2000:]]
+"""
+_RUN_CODE: dict[str, Any] = {}
+exec(RUN_SOURCE, _RUN_CODE)  # noqa: S102 - our own source, shared with the child
+
+_CHILD = """
+import json, pickle, resource, sys
+calls, limit, source = pickle.load(sys.stdin.buffer)
+with open("/proc/self/status", encoding="ascii") as status:
+    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
+resource.setrlimit(resource.RLIMIT_AS, (size + limit, size + limit))
+exec(source)
+for argv in calls:
+    print(json.dumps(run(argv)), flush=True)
 """
 
 
@@ -139,7 +150,7 @@ def outcomes(
     """``(exit code, stderr, escaped traceback, stdout)`` per call, run in ``folder`` (what a
     value names as an output file lands there); a hang or a death (code -9) ends the run."""
     for line in child_lines(
-        _CHILD, (calls, MEMORY_LIMIT), len(calls), seconds=SECONDS, folder=folder
+        _CHILD, (calls, MEMORY_LIMIT, RUN_SOURCE), len(calls), seconds=SECONDS, folder=folder
     ):
         if line is None:
             yield (-9, "", f"timed out or died within {SECONDS:g} s", "")
@@ -328,16 +339,9 @@ def test_every_bad_file_ends_in_exit_2_with_one_line_and_nothing_left_behind(
 
 
 def _run_here(argv: list[str]) -> tuple[int, str, str, str]:
-    """What the child reports for ``argv``, from :func:`lamcap.cli.main` in this process."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code, escaped = main(argv), ""
-        except SystemExit as stop:
-            code, escaped = stop.code if isinstance(stop.code, int) else 2, ""
-        except Exception as error:  # noqa: BLE001 - what escapes main is the finding
-            code, escaped = -1, f"{type(error).__name__}: {error}"
-    return code, err.getvalue(), escaped, out.getvalue()
+    """What the child reports for ``argv`` (:data:`RUN_SOURCE`), run in this process."""
+    code, error, escaped, out = _RUN_CODE["run"](argv)
+    return code, error, escaped, out
 
 
 def test_the_real_quick_commands_pass_the_judge() -> None:
