@@ -221,6 +221,17 @@ TARGETS = _targets()
 #: (function, parameter): what it does today.  Strict xfails: a fix must remove its entry.
 KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 
+#: Refusals that name no argument, found by the two-argument fuzz, with what they do today.
+#: The two-argument test lets them pass; the strict xfail
+#: ``test_arguments_that_do_not_broadcast_are_refused_by_name`` fails once one is fixed.
+KNOWN_UNNAMED_REFUSALS: dict[str, str] = {
+    "the arguments must broadcast to one shape": (
+        "lamcap.theory._arrays.broadcast does not know the arguments' names, so two arrays "
+        "of incompatible shapes (say x=[1, 2, 3], threshold=[]) are refused without naming "
+        "either; its 39 callers would have to pass their names"
+    ),
+}
+
 
 # --------------------------------------------------------------------------
 # the documented answers
@@ -532,6 +543,8 @@ def _failures(
     failures = []
     results = outcomes(child_lines, target, calls)
     for kwargs, names, outcome in zip(calls, changed, results, strict=False):
+        if outcome[0] == "raised" and any(known in outcome[2] for known in KNOWN_UNNAMED_REFUSALS):
+            continue
         for problem in problems_of(target, outcome, names):
             shown = {name: _short(kwargs[name]) for name in names}
             failures.append(f"{target.name}({shown}): {problem}")
@@ -911,3 +924,12 @@ def test_distribution_functions_do_not_decrease(
     from lamcap.theory import hinge_sum_cdf
 
     assert hinge_sum_cdf(x, 0.0, 5) <= hinge_sum_cdf(x + high - low, 0.0, 5) + 1e-12
+
+
+@pytest.mark.xfail(reason=next(iter(KNOWN_UNNAMED_REFUSALS.values())), strict=True)
+def test_arguments_that_do_not_broadcast_are_refused_by_name() -> None:
+    from lamcap.theory import hinge_sum_cdf
+
+    with pytest.raises(ValueError) as raised:
+        hinge_sum_cdf([1.0, 2.0, 3.0], np.array([]), 10)
+    assert refuses_by_name("ValueError", str(raised.value), ["x", "threshold"])
