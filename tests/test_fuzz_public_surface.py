@@ -930,6 +930,6 @@ def test_distribution_functions_do_not_decrease(
 def test_arguments_that_do_not_broadcast_are_refused_by_name() -> None:
     from lamcap.theory import hinge_sum_cdf
 
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValueError) as raised:  # noqa: PT011 - any message: judged below
         hinge_sum_cdf([1.0, 2.0, 3.0], np.array([]), 10)
     assert refuses_by_name("ValueError", str(raised.value), ["x", "threshold"])
