@@ -601,7 +601,7 @@ _NUMERIC_TARGETS = [
     if t.module in ("lamcap", "lamcap.theory")
     and t.has_baseline()
     and "instance" not in t.parameters()
-    and len(t.parameters()) >= 2
+    and len([name for name in t.parameters() if name != "dps"]) >= 2
 ]
 
 #: Calls per Hypothesis example of the two-argument test (one new process per example).
