@@ -168,9 +168,17 @@ COLUMN_RANGES: dict[str, tuple[float, float, bool]] = {
 _NOT_FINITE = re.compile(r"(?<![\w.])[-+]?(nan|inf|infinity)(?![\w])", re.IGNORECASE)
 
 
-def _output_problems(out: str) -> list[str]:
-    """What is wrong with an exit-0 output: a NaN or infinity, a column out of its range."""
-    problems = [f"printed {match.group(0)!r}" for match in _NOT_FINITE.finditer(out)]
+def _output_problems(out: str, argv: list[str]) -> list[str]:
+    """What is wrong with an exit-0 output: a NaN or infinity, a column out of its range.
+
+    A word of ``argv`` echoed back is not an answer (``solve --save nan`` writes a file
+    named ``nan`` and says so).
+    """
+    problems = [
+        f"printed {match.group(0)!r}"
+        for match in _NOT_FINITE.finditer(out)
+        if not any(match.group(0) in word for word in argv)
+    ]
     lines = out.splitlines()
     header = next((line[2:].split() for line in lines if line.startswith("# ")), [])
     for line in lines:
@@ -185,7 +193,7 @@ def _output_problems(out: str) -> list[str]:
             except ValueError:
                 problems.append(f"{name} printed as {text!r}")
                 continue
-            if not low <= value <= high or (open_low and value == low):
+            if not (math.isfinite(value) and low <= value <= high) or (open_low and value == low):
                 problems.append(f"{name} = {text}, documented in [{low:g}, {high:g}]")
     return problems
 
@@ -201,7 +209,7 @@ def _problems(argv: list[str], outcome: tuple[int, str, str, str]) -> str | None
         return f"{' '.join(argv)}: {len(lines)} error lines {error}"
     if code == 2 and not lines:
         return f"{' '.join(argv)}: exit 2 without a 'lamcap ...' error line {error!r}"
-    if code == 0 and (found := _output_problems(out)):
+    if code == 0 and (found := _output_problems(out, argv)):
         return f"{' '.join(argv)}: exit 0 but {'; '.join(found)}"
     return None
 
