@@ -40,12 +40,14 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
 from scipy import integrate, optimize, stats
 
 import lamcap
@@ -936,3 +938,12 @@ def test_arguments_that_do_not_broadcast_are_refused_by_name() -> None:
     with pytest.raises(ValueError) as raised:  # noqa: PT011 - any message: judged below
         hinge_sum_cdf([1.0, 2.0, 3.0], np.array([]), 10)
     assert refuses_by_name("ValueError", str(raised.value), ["x", "threshold"])
+
+
+def test_hypothesis_keeps_its_examples_at_the_repository_root() -> None:
+    # the profile of tests/conftest.py: the same folder wherever pytest runs from
+    root = Path(__file__).resolve().parent.parent
+    database = settings.default.database
+    assert isinstance(database, DirectoryBasedExampleDatabase)
+    assert Path(database.path) == root / ".hypothesis" / "examples"
+    assert ".hypothesis/" in (root / ".gitignore").read_text(encoding="utf-8").splitlines()
