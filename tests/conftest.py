@@ -1,8 +1,16 @@
-"""Shared fixtures: numba kernels warmed once per session; mpmath's default precision per test."""
+"""Shared fixtures: numba kernels warmed once per session; mpmath's default precision per test.
+
+Two session checks live here too (:class:`SessionChecks`): in a CI run (the ``CI``
+environment variable set, as GitHub Actions and ``.ci/run`` do) every skip must be
+on :data:`SKIPS_ALLOWED_IN_CI`, and with ``--fast-tier-limit SECONDS`` (or
+``LAMCAP_FAST_TIER_LIMIT``) the slowest fast-tier tests are printed and one above the
+limit fails the run (CONTRIBUTING.md, "The fast tier is fast").
+"""
 
 from __future__ import annotations
 
 import math
+import os
 import pickle
 import select
 import subprocess
@@ -14,6 +22,20 @@ from typing import Any
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+#: Hypothesis keeps the examples that failed (shrunk) in ``.hypothesis/examples`` at the
+#: repository root, wherever pytest runs from, and tries them first on the next run.  The
+#: folder is git-ignored: its entries are opaque and keyed by the test's source, so they
+#: would churn in every diff; a failure worth keeping becomes a row of a committed edge
+#: table (``EDGE_VALUES`` of tests/test_fuzz_public_surface.py, or an ``@example``).
+#: ``print_blob`` prints how to replay a failure seen in CI, whose database is fresh.
+HYPOTHESIS_DATABASE = Path(__file__).resolve().parent.parent / ".hypothesis" / "examples"
+settings.register_profile(
+    "lamcap", database=DirectoryBasedExampleDatabase(HYPOTHESIS_DATABASE), print_blob=True
+)
+settings.load_profile("lamcap")
 
 #: Heavy cases of parametrized tests that the fast tier (``-m "not slow"``) leaves out;
 #: the other cases of each test stay in it, and so do the cheaper checks named here.
@@ -50,6 +72,104 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if stale and whole_modules and not config.getoption("keyword"):
         msg = f"tests/conftest.py SLOW_CASES names cases that are not collected: {stale}"
         raise pytest.UsageError(msg)
+
+
+#: Skip reasons a CI run may show, each with why it is allowed.  Any other skip fails a
+#: run with ``CI`` set (:class:`SessionChecks`), so that CI cannot go green without a check.
+SKIPS_ALLOWED_IN_CI: dict[str, str] = {
+    "Firefox (firefox-esr) and a geckodriver on the PATH are not installed": (
+        "the second browser of tests/test_docs.py is optional; .ci/run installs Chromium, "
+        "whose absence fails a CI run"
+    ),
+}
+
+#: How many of the slowest fast-tier tests the duration check prints.
+SLOWEST_SHOWN = 15
+
+
+def in_ci() -> bool:
+    """Whether this is a CI run: ``CI`` set to anything but empty, ``0``, ``false`` or ``no``."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+class SessionChecks:
+    """The two session-wide checks, read from the reports (on the controller under xdist).
+
+    * ``CI`` set: a skip whose reason is not a key of :data:`SKIPS_ALLOWED_IN_CI` fails
+      the run (exit status 1), with each such test and its reason printed.
+    * ``limit`` set (seconds): the call durations of the tests not marked slow are kept;
+      the :data:`SLOWEST_SHOWN` slowest are printed, and any above ``limit`` fails the
+      run.  Only the call phase counts: one-time costs belong in fixtures.  Off by
+      default, so that a busy shared machine cannot fail an ordinary run on time.
+    """
+
+    def __init__(self, *, ci: bool, limit: float | None, allowed: dict[str, str]) -> None:
+        self.ci, self.limit, self.allowed = ci, limit, allowed
+        self.unlisted_skips: list[tuple[str, str]] = []
+        self.durations: list[tuple[float, str]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):
+            reason = _skip_reason(report)
+            if self.ci and reason not in self.allowed:
+                self.unlisted_skips.append((report.nodeid, reason))
+        if (
+            self.limit is not None
+            and report.when == "call"
+            and report.passed
+            and "slow" not in report.keywords
+        ):
+            self.durations.append((report.duration, report.nodeid))
+
+    def too_slow(self) -> list[tuple[float, str]]:
+        """The fast-tier tests whose call took longer than the limit, slowest first."""
+        if self.limit is None:
+            return []
+        return sorted((d for d in self.durations if d[0] > self.limit), reverse=True)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        write = terminalreporter.write_line
+        if self.limit is not None and self.durations:
+            terminalreporter.section(f"slowest fast-tier tests (limit {self.limit:g} s)")
+            for duration, nodeid in sorted(self.durations, reverse=True)[:SLOWEST_SHOWN]:
+                flag = "  OVER THE LIMIT" if duration > self.limit else ""
+                write(f"{duration:8.2f} s  {nodeid}{flag}")
+        if self.unlisted_skips:
+            terminalreporter.section("skips not allowed in CI (tests/conftest.py)")
+            for nodeid, reason in self.unlisted_skips:
+                write(f"{nodeid}: {reason}")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.unlisted_skips or self.too_slow():
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast-tier-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="print the slowest tests not marked slow and fail the run if one's call took "
+        "longer than SECONDS (default: the LAMCAP_FAST_TIER_LIMIT variable, else off)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller sees every report
+        return
+    limit = config.getoption("--fast-tier-limit")
+    if limit is None and os.environ.get("LAMCAP_FAST_TIER_LIMIT"):
+        limit = float(os.environ["LAMCAP_FAST_TIER_LIMIT"])
+    checks = SessionChecks(ci=in_ci(), limit=limit, allowed=SKIPS_ALLOWED_IN_CI)
+    config.pluginmanager.register(checks, "lamcap-session-checks")
 
 
 @pytest.fixture(scope="session", autouse=True)

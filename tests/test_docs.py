@@ -14,7 +14,7 @@
 
 The tests that need mkdocs are skipped when the ``docs`` extra is not installed; the
 browser test is skipped only when Debian's ``chromium`` and ``chromium-driver`` are
-absent (``.ci/run`` installs them).
+absent (``.ci/run`` installs them); with the ``CI`` variable set their absence fails it.
 """
 
 from __future__ import annotations
@@ -573,12 +573,23 @@ def _site_check() -> ModuleType:
     return _load(SITE_CHECK, "lamcap_docs_site_check")
 
 
+def _ci() -> bool:
+    """Whether this is a CI run (the ``CI`` variable; same rule as tests/conftest.py)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def _browser_or_skip(name: str) -> None:
+    """Skip without the browser ``name``; in a CI run a missing Chromium fails instead."""
     check = _site_check()
     if name == "chromium" and not check.chromium_available():
-        pytest.skip(
-            "Debian's chromium and chromium-driver are not installed (.ci/run installs them)"
+        missing = ", ".join(path for path in check.CHROMIUM if not Path(path).is_file())
+        reason = (
+            f"Debian's chromium and chromium-driver are not installed ({missing} missing; "
+            ".ci/run installs them)"
         )
+        if _ci():
+            pytest.fail(f"CI is set: the browser check cannot be skipped: {reason}", pytrace=False)
+        pytest.skip(reason)
     if name == "firefox" and not check.firefox_available():
         pytest.skip("Firefox (firefox-esr) and a geckodriver on the PATH are not installed")
 
@@ -630,3 +641,16 @@ def test_every_page_typesets_its_formulas_without_error(built_site: Path) -> Non
     reports = check.check_site(built_site, screenshots=SCREENSHOTS, pages=pages)
     problems = [f"{r.url}: {problem}" for r in reports for problem in r.problems]
     assert not problems, "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("ci", ["1", "true", ""])
+def test_a_missing_chromium_fails_a_ci_run_and_skips_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    absent = ("/nonexistent/chromium", "/nonexistent/chromedriver")
+    stub = type("Check", (), {"CHROMIUM": absent, "chromium_available": staticmethod(bool)})
+    monkeypatch.setattr(sys.modules[__name__], "_site_check", lambda: stub)
+    monkeypatch.setenv("CI", ci)
+    expected = pytest.fail.Exception if ci else pytest.skip.Exception
+    with pytest.raises(expected, match="/nonexistent/chromium, /nonexistent/chromedriver missing"):
+        _browser_or_skip("chromium")

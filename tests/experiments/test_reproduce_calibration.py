@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy import stats
@@ -42,8 +43,20 @@ _PLAN = Plan(
 )
 
 
-def test_simulated_run_has_the_claims_of_a_real_run() -> None:
-    claims = simulate_claims(_PLAN, seed=1)
+@pytest.fixture(scope="module")
+def first_run() -> list[Any]:
+    """The claims of one simulated run of :data:`_PLAN` (seed 1).
+
+    The first run in a process pays a one-time cost (about 22 s on an idle core): the
+    finite-size transition law of every cell, which ``lamcap.experiments._shift``
+    caches per cell.  Paid here, in the fixture, every test of the plan after it
+    costs only its own run (a few seconds).
+    """
+    return simulate_claims(_PLAN, seed=1)
+
+
+def test_simulated_run_has_the_claims_of_a_real_run(first_run: list[Any]) -> None:
+    claims = first_run
     tested = [c for c in claims if c.tested]
     names = {c.claim for c in tested}
     assert "DP capacity: transition p, d = 12" in names
@@ -70,6 +83,7 @@ def test_whole_run_false_inconsistent_rate_is_at_most_five_percent() -> None:
     assert math.isfinite(result.interval()[1])
 
 
+@pytest.mark.usefixtures("first_run")  # the cells' laws, computed once
 def test_a_large_deviation_is_called_inconsistent() -> None:
     from lamcap.experiments._calibration import deviated_claims
 
@@ -84,6 +98,7 @@ def test_a_large_deviation_is_called_inconsistent() -> None:
     assert all(c.verdict != "inconsistent" for c in untouched)
 
 
+@pytest.mark.usefixtures("first_run")  # the cells' laws, computed once
 def test_deviated_verdicts_count_every_deviated_claim_once_per_run() -> None:
     tally = deviated_verdicts(_PLAN, "score", 0.5, 2, first_seed=7)
     assert tally.runs == 2

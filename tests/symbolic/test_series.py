@@ -99,8 +99,8 @@ def test_width_of_angle_against_quadrature(angle: float) -> None:
 _ORDERED: list[tuple[Callable[..., Any], int, int]] = [
     (series.gumbel_coefficients, 1, 6),
     (series.statistical_dimension_series_terms, 0, 6),
-    # alpha_c to order k needs E[C_p] to order k + 1: one less than the series accepts
-    (series.capacity_series_terms, 1, 5),
+    # alpha_c to order k needs E[C_p] to order k + 1, which its internal series gives
+    (series.capacity_series_terms, 1, 6),
 ]
 
 
@@ -133,11 +133,11 @@ def test_order_outside_the_range_is_refused(
     assert len(function(minimum)) == minimum + 1 - (function is series.capacity_series_terms)
 
 
-def test_the_largest_capacity_order_asks_for_an_accepted_series_order(
+def test_the_largest_capacity_order_asks_the_internal_series_one_order_more(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # capacity_series_terms(5) takes minutes of sympy: check what it asks of E[C_p]
-    # (order 6, which statistical_dimension_series_terms accepts), not the expansion
+    # capacity_series_terms(6) asks E[C_p] for order 7, beyond the public range [0, 6]:
+    # it must call the internal, unchecked series (it once failed with "got 7")
     class _Asked(Exception):
         pass
 
@@ -147,8 +147,47 @@ def test_the_largest_capacity_order_asks_for_an_accepted_series_order(
         asked.append(order)
         raise _Asked
 
+    series._capacity_series_terms.cache_clear()
     monkeypatch.setattr(series, "_statistical_dimension_series_terms", record)
     with pytest.raises(_Asked):
-        series.capacity_series_terms(5)
-    assert asked == [6]
-    assert series._checked_order(asked[0], 0) == 6  # the public series accepts it
+        series.capacity_series_terms(6)
+    assert asked == [7]
+
+
+SERIES = series.statistical_dimension_series_terms
+
+
+def _largest(function: Callable[..., Any], maximum: int) -> Any:
+    return pytest.param(
+        function,
+        maximum,
+        id=function.__name__,
+        # 6-25 s each, by load: Gumbel's c_6 (its expansion), and for the capacity the
+        # E[C_p] series to order 7; the series of E[C_p] to order 6 takes about 1 s
+        marks=[pytest.mark.slow] if maximum == 6 and function is not SERIES else [],
+    )
+
+
+@pytest.mark.parametrize(
+    ("function", "maximum"), [_largest(function, maximum) for function, _, maximum in _ORDERED]
+)
+def test_the_largest_order_of_each_range_returns_its_terms(
+    function: Callable[..., Any], maximum: int
+) -> None:
+    terms = function(maximum)
+    assert len(terms) == maximum + 1 - (function is series.capacity_series_terms)
+    assert all(term != 0 for term in terms[1:])
+
+
+@pytest.mark.slow  # about 10 s: the E[C_p] series to order 7
+def test_capacity_series_to_order_6_times_the_dimension_series_is_log_p() -> None:
+    # alpha_c = L / E[C_p] exactly; checked by multiplying the two truncated series (not
+    # by the inversion the function does): alpha_6 E_7 - L = O(L^-5), so in eta = 1/L
+    # every coefficient of eta^-1 ... eta^4 vanishes but the first, which is 1
+    eta = sp.Symbol("eta", positive=True)
+    alpha = sum(series.capacity_series_terms(6), sp.Integer(0))
+    dimension = sum(series._statistical_dimension_series_terms(7), sp.Integer(0))
+    product = sp.expand((alpha * dimension).subs(series.L, 1 / eta))
+    assert product.coeff(eta, -1) == 1
+    assert [sp.simplify(product.coeff(eta, k)) for k in range(5)] == [0] * 5
+    assert sp.simplify(product.coeff(eta, 5)) != 0  # the first term the truncation drops

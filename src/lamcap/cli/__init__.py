@@ -70,6 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return _closed_pipe()
+    except OSError as error:  # a path that cannot be used: a folder for a file, a file for a folder
+        where = f" {error.filename!r}" if error.filename else ""
+        print(
+            f"lamcap {arguments.command}: error: cannot use{where}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 2
     return code
 
 

@@ -71,8 +71,8 @@ def _checked_order(order: object, minimum: int, maximum: int = _MAX_ORDER) -> in
     only sympy (docs/architecture.md).
     """
     accepted = (
-        f"an integer in [{minimum}, {maximum}] (sympy's expansion grows fast: order 5 "
-        "already takes minutes)"
+        f"an integer in [{minimum}, {maximum}] (sympy's expansion grows fast: the "
+        "capacity series at order 6 takes about 10 s)"
     )
     if isinstance(order, bool) or not isinstance(order, int | sp.Integer):
         msg = f"order must be {accepted}, got {order!r}"
@@ -217,32 +217,45 @@ def _truncate(expression: sp.Expr, order: int) -> sp.Expr:
     )
 
 
-def _log_one_plus(delta: sp.Expr, order: int) -> sp.Expr:
-    """Taylor polynomial of log(1 + delta) for delta = O(eta), truncated at eta**order."""
-    terms = sum(((-1) ** (k + 1) * delta**k / k for k in range(1, order + 1)), sp.Integer(0))
-    return _truncate(terms, order)
+def _power_sum(delta: Series, weights: list[sp.Expr]) -> Series:
+    """``sum_k weights[k] * delta**k`` as a series truncated at ``len(delta)`` terms.
+
+    ``delta`` has no constant term, so ``k < len(delta)`` suffices; each power is
+    truncated as it is formed (expanding whole powers first takes minutes of sympy).
+    """
+    size = len(delta)
+    result: Series = [sp.expand(weights[0])] + [sp.Integer(0)] * (size - 1)
+    power: Series = [sp.Integer(1)] + [sp.Integer(0)] * (size - 1)
+    for k in range(1, size):
+        power = _multiply(power, delta)
+        result = [sp.expand(r + weights[k] * c) for r, c in zip(result, power, strict=True)]
+    return result
 
 
 @cache
-def _relative_level(order: int) -> sp.Expr:
-    r""":math:`\delta` in :math:`Y^2 = 2L(1 + \delta)`, a polynomial in :math:`\eta = 1/L`.
+def _relative_level(order: int) -> tuple[sp.Expr, ...]:
+    r""":math:`\delta` in :math:`Y^2 = 2L(1 + \delta)`: its coefficients of :math:`\eta^0, \dots,
+    \eta^{order}` (:math:`\eta = 1/L`; the first is 0).
 
     Fixed-point iteration of :math:`Y^2 = 2L - \log 2\pi - 3\log Y^2` with
-    :math:`\log Y^2 = \Lambda + \log(1 + \delta)`, :math:`\Lambda = \log 2L`.
+    :math:`\log Y^2 = \Lambda + \log(1 + \delta)`, :math:`\Lambda = \log 2L`; each pass
+    fixes one more power of :math:`\eta`.
     """
-    delta = sp.Integer(0)
+    size = order + 1
+    log_weights = [sp.Integer(0)] + [sp.Rational((-1) ** (k + 1), k) for k in range(1, size)]
+    delta: Series = [sp.Integer(0)] * size
     for _ in range(order + 1):
-        delta = _truncate(
-            -(_LOG_2PI + 3 * LOG_2L + 3 * _log_one_plus(delta, order)) * _ETA / 2, order
-        )
-    return delta
+        log_part = _power_sum(delta, log_weights)
+        inner = [_LOG_2PI + 3 * LOG_2L + 3 * log_part[0], *(3 * c for c in log_part[1:])]
+        delta = [sp.Integer(0)] + [sp.expand(-c / 2) for c in inner[: size - 1]]
+    return tuple(delta)
 
 
 def _power_of_level(exponent: int, order: int) -> sp.Expr:
     """(1 + delta)**exponent truncated at eta**order."""
-    delta = _relative_level(order)
-    terms = sum((sp.binomial(exponent, k) * delta**k for k in range(order + 1)), sp.Integer(0))
-    return _truncate(terms, order)
+    delta = list(_relative_level(order))
+    weights = [sp.binomial(exponent, k) for k in range(order + 1)]
+    return sum((c * _ETA**k for k, c in enumerate(_power_sum(delta, weights))), sp.Integer(0))
 
 
 def _publish(expression: sp.Expr) -> sp.Expr:
@@ -299,8 +312,9 @@ def capacity_series_terms(order: int = 3) -> tuple[sp.Expr, ...]:
 
     Term 0 is the limit :math:`1/2`; term :math:`k` is of order :math:`L^{-k}` (with
     powers of ``Lambda`` :math:`= \log 2L`): the approach to 1/2 is logarithmic.
-    ``order`` terms take ``order + 1`` terms of :math:`\mathbb{E}[C_p]`, so ``order``
-    is at most one less than :func:`statistical_dimension_series_terms` accepts.
+    ``order`` terms (1 to 6) take ``order + 1`` terms of :math:`\mathbb{E}[C_p]`
+    (:func:`statistical_dimension_series_terms`, whose internal series goes one order
+    further for this), inverted as a power series truncated at every product.
 
     Examples
     --------
@@ -310,13 +324,23 @@ def capacity_series_terms(order: int = 3) -> tuple[sp.Expr, ...]:
     >>> sp.expand(terms[1] * L, log=False)
     3*Lambda/4 - 3/4 + log(2*pi)/4
     """
-    return _capacity_series_terms(_checked_order(order, 1, _MAX_ORDER - 1))
+    return _capacity_series_terms(_checked_order(order, 1))
 
 
 @cache
 def _capacity_series_terms(order: int) -> tuple[sp.Expr, ...]:
     dimension = sum(_statistical_dimension_series_terms(order + 1), sp.Integer(0))
     dimension = sp.expand(dimension.subs(sp.log(2 * sp.pi), _LOG_2PI).subs(L, 1 / _ETA))
-    relative = _truncate(sp.expand(dimension * _ETA / 2 - 1), order - 1)  # E/(2L) - 1
-    inverse = _truncate(sum(((-relative) ** k for k in range(order)), sp.Integer(0)), order - 1)
-    return tuple(_publish(inverse.coeff(_ETA, k) / 2) * L ** (-k) for k in range(order))
+    ratio = sp.expand(dimension * _ETA / 2 - 1)  # E/(2L) - 1 = r_1 eta + r_2 eta^2 + ...
+    minus_ratio = [sp.expand(-ratio.coeff(_ETA, k)) for k in range(order)]
+    if minus_ratio[0] != 0:  # pragma: no cover - the leading term of E[C_p] is 2L
+        msg = f"E[C_p]/(2L) - 1 has a constant term {-minus_ratio[0]}"
+        raise ArithmeticError(msg)
+    # 2 alpha_c = 1/(1 + ratio) = sum_k (-ratio)^k, each power truncated at eta^(order - 1)
+    # (expanding the whole powers first takes gigabytes of sympy at order 6)
+    inverse: Series = [sp.Integer(1)] + [sp.Integer(0)] * (order - 1)
+    power = list(inverse)
+    for _ in range(1, order):
+        power = _multiply(power, minus_ratio)
+        inverse = [sp.expand(a + b) for a, b in zip(inverse, power, strict=True)]
+    return tuple(_publish(inverse[k] / 2) * L ** (-k) for k in range(order))

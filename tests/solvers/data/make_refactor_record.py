@@ -31,7 +31,13 @@ from typing import Any
 import numpy as np
 
 from lamcap.problems import make_instance
-from lamcap.solvers import CuttingPlaneOptions, check_margins, solve, solve_cutting_plane
+from lamcap.solvers import (
+    CuttingPlaneOptions,
+    check_margins,
+    prove_infeasible,
+    solve,
+    solve_cutting_plane,
+)
 
 RECORD = Path(__file__).with_name("refactor_record.json")
 
@@ -105,9 +111,17 @@ _DETAILS = (
 
 
 def record_case(
-    d: int, p: int, model: str, seed: int, method: str, kwargs: dict[str, Any]
+    d: int,
+    p: int,
+    model: str,
+    seed: int,
+    method: str,
+    kwargs: dict[str, Any],
+    *,
+    check_certificate: bool = False,
 ) -> dict[str, Any]:
-    """What the record keeps of one solve."""
+    """What the record keeps of one solve (with ``check_certificate``, also whether
+    :func:`~lamcap.solvers.prove_infeasible` proves its certificate: ``certificate_valid``)."""
     instance, result = _run(d, p, model, seed, method, kwargs)
     entry: dict[str, Any] = {
         "verdict": result.verdict,
@@ -129,6 +143,8 @@ def record_case(
             "epsilon": _hex(certificate.epsilon),
             "exact": bool(certificate.exact),
         }
+        if check_certificate:
+            entry["certificate_valid"] = bool(prove_infeasible(instance, certificate).proven)
     return entry
 
 
@@ -144,9 +160,9 @@ settings (an AVX-512 host is needed for the kernels).
 """
 
 
-def print_cases() -> None:
-    """Every case's entry as one JSON object on stdout (run in the pinned child process)."""
-    cases = {name: record_case(*case) for name, *case in CASES}
+def print_cases(*, check_certificate: bool = False) -> None:
+    """Every case's entry as one JSON object on stdout (run in a child process)."""
+    cases = {name: record_case(*case, check_certificate=check_certificate) for name, *case in CASES}
     print(json.dumps(cases, sort_keys=True))
 
 
@@ -166,5 +182,7 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--print"]:
         print_cases()
+    elif sys.argv[1:] == ["--print-checked"]:
+        print_cases(check_certificate=True)
     else:
         main()
