@@ -127,6 +127,8 @@ SPECIAL_BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
 BASELINE: dict[str, Callable[[], Any]] = {
     "p": lambda: 50,
     "d": lambda: 8,
+    "function": lambda: lamcap.critical_p,
+    "embeddings": lambda: "sphere",
     "n": lambda: 10,
     "kappa": lambda: 0.5,
     "alpha": lambda: 0.1,
@@ -381,8 +383,10 @@ ANSWERS: dict[str, Answer] = {
     "active_set_law": PROBABILITY,
     "feasibility_probability": PROBABILITY,
     "gaussian_width_squared": NON_NEGATIVE,
-    "recall_fraction": PROBABILITY,
+    "best_accuracy": PROBABILITY,
     "information_per_parameter": NON_NEGATIVE,
+    "law_status": _objects("LawStatus"),
+    "cost_model": _objects("GaussianCosts", "UnitNormCosts"),
     "hebbian_recall": PROBABILITY,
     "hebbian_score_law": _objects("HebbianScoreLaw"),
     "singular_value_density": NON_NEGATIVE,
@@ -484,14 +488,17 @@ def problems_of(target: Target, outcome: list[Any], parameters: list[str]) -> li
 
 
 #: The child: unpickles (module, name, calls) from stdin, limits its address space,
-#: turns warnings into errors and prints one JSON line per call (:data:`ANSWER_SOURCE`).
+#: turns warnings into errors (but the documented extrapolation warning of a law used
+#: beyond its measured range) and prints one JSON line per call (:data:`ANSWER_SOURCE`).
 _CHILD = """
 import importlib, json, pickle, resource, sys, warnings
+from lamcap.theory import ExtrapolationWarning
 module, name, calls, limit, source = pickle.load(sys.stdin.buffer)
 with open("/proc/self/status", encoding="ascii") as status:
     size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
 resource.setrlimit(resource.RLIMIT_AS, (size + limit, size + limit))
 warnings.simplefilter("error")
+warnings.simplefilter("ignore", ExtrapolationWarning)
 exec(source)
 function = getattr(importlib.import_module(module), name)
 for kwargs in calls:
@@ -517,6 +524,7 @@ def outcomes_here(target: Target, calls: list[dict[str, Any]]) -> list[list[Any]
     """The same outcomes from calls in this process, warnings as errors (planted defects)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", lamcap.theory.ExtrapolationWarning)
         found = [_ANSWER_CODE["call"](target.function, kwargs) for kwargs in calls]
     return json.loads(json.dumps(found))  # what the child's JSON line would carry
 
@@ -798,7 +806,7 @@ def _reference_checks(sampled_active_set: Callable[..., tuple[float, float]]) ->
     scores = lamcap.scores(instance, weights)
     competitors = np.where(np.eye(instance.p, dtype=bool)[instance.targets], -np.inf, scores)
     target_scores = scores[np.arange(instance.n), instance.targets]
-    fraction = float(lamcap.recall_fraction(8, 50))
+    fraction = float(lamcap.best_accuracy(8, 50))
     channel = (
         math.log2(50)
         + fraction * math.log2(fraction)
@@ -876,7 +884,7 @@ LAWS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "critical_p": {"d": st.integers(1, 256), "kappa": _KAPPA},
     "statistical_dimension": {"p": st.integers(2, 10**6), "margin": st.floats(0.0, 5.0)},
     "feasibility_probability": {"d": st.integers(1, 64), "p": _SIZE, "kappa": _KAPPA},
-    "recall_fraction": {"d": st.integers(1, 64), "p": _SIZE},
+    "best_accuracy": {"d": st.integers(1, 64), "p": _SIZE},
     "information_per_parameter": {"d": st.integers(1, 64), "p": _SIZE},
     "hebbian_recall": {"p": st.integers(2, 10**6), "alpha": st.floats(1e-3, 1.0)},
     "singular_value_density": {"s": st.floats(0.0, 3.0), "kappa": _KAPPA},

@@ -20,6 +20,7 @@ that no option of theirs accepts, so each call must end at argument checking.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import math
@@ -373,7 +374,11 @@ def test_the_real_quick_commands_pass_the_judge() -> None:
 def test_a_planted_defect_of_the_capacity_command_fails_the_judge(
     monkeypatch: pytest.MonkeyPatch, planted: Callable[..., Any], caught: str
 ) -> None:
-    monkeypatch.setattr("lamcap.theory._capacity.capacity", planted)
+    from lamcap.theory import _capacity
+
+    # the planted law keeps the real one's name, docstring and status rule: only its
+    # answers are wrong (the CLI prints the law's status next to them)
+    monkeypatch.setattr(_capacity, "capacity", functools.wraps(_capacity.capacity)(planted))
     argv = BASE["capacity"]
     problem = _problems(argv, _run_here(argv))
     assert problem is not None
@@ -383,7 +388,12 @@ def test_a_planted_defect_of_the_capacity_command_fails_the_judge(
 def test_a_planted_out_of_range_probability_fails_the_judge(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("lamcap.theory._crofton.feasibility_probability", lambda *_, **__: 1.5)
+    from lamcap.theory import _crofton
+
+    real = _crofton.feasibility_probability
+    monkeypatch.setattr(
+        _crofton, "feasibility_probability", functools.wraps(real)(lambda *_, **__: 1.5)
+    )
     problem = _problems(BASE["feasibility"], _run_here(BASE["feasibility"]))
     assert problem is not None
     assert "feasibility_probability = 1.5, documented in [0, 1]" in problem

@@ -59,7 +59,12 @@ _GRID_RATIO = 1.1
 
 
 def _capacity_status(
-    *, kappa: ArrayLike, p: ArrayLike | None, d: ArrayLike | None, embeddings: str, **_: Any
+    *,
+    kappa: ArrayLike = 1.0,
+    p: ArrayLike | None = None,
+    d: ArrayLike | None = None,
+    embeddings: str = "gaussian",
+    **_: Any,
 ) -> LawStatus:
     """:func:`capacity`'s status: asymptotic without ``p``, else that of :func:`critical_p`."""
     if p is None:
@@ -213,7 +218,12 @@ def _capacity_mp(
 
 
 def _critical_p_status(
-    *, d: ArrayLike, kappa: ArrayLike, accuracy: ArrayLike, embeddings: str, **_: Any
+    *,
+    d: ArrayLike | None = None,
+    kappa: ArrayLike = 1.0,
+    accuracy: ArrayLike = 1.0,
+    embeddings: str = "gaussian",
+    **_: Any,
 ) -> LawStatus:
     """:func:`critical_p`'s status for these arguments (:func:`lamcap.theory.law_status`)."""
     return cost_model(embeddings).capacity_status(d, kappa, accuracy)

@@ -192,7 +192,9 @@ def _feasibility_one(start: int, values: FloatArray, dimension: float) -> float:
     return result
 
 
-def _feasibility_status(*, d: ArrayLike, kappa: ArrayLike, embeddings: str, **_: Any) -> LawStatus:
+def _feasibility_status(
+    *, d: ArrayLike | None = None, kappa: ArrayLike = 1.0, embeddings: str = "gaussian", **_: Any
+) -> LawStatus:
     """:func:`feasibility_probability`'s status: that of the Crofton law's 50% point."""
     return cost_model(embeddings).capacity_status(d, kappa)
 
