@@ -133,13 +133,16 @@ def test_hebbian_cells_are_fitted_with_the_cloglog_link(tmp_path: Path) -> None:
 def test_hebbian_fit_finds_the_law_crossing_at_the_committed_design(d: int) -> None:
     # The exact finite-d law's expected counts at the p points and instance numbers
     # of docs/measurements/data/hebbian.sqlite: the cell's fit must land on the law's
-    # 50% point (root of the law, hebbian_transition).  The logistic curve, symmetric
-    # in log p, cannot follow P_1^n's long upper tail and lands 1.4-2.3% low here.
+    # 50% point (root of the law, hebbian_transition; the pair law of P(all)).  The
+    # logistic curve, symmetric in log p, cannot follow the law's long upper tail and
+    # lands low here.
     from lamcap.theory import hebbian_recall_finite
 
     (data,) = (v for c, v in cell_data(HEBBIAN_DATABASE).items() if c.d == d)
     p, _, total = data.counts()
-    law = np.array([float(hebbian_recall_finite(int(q), d, all_associations=True)) for q in p])
+    law = np.array(
+        [float(hebbian_recall_finite(int(q), d, all_associations=True, pairs=True)) for q in p]
+    )
     crossing = hebbian_transition(d, finite=True)
     fit = fit_transition(p, total * law, total, link=data.cell.link)
     assert fit.p_c == pytest.approx(crossing, rel=0.007)

@@ -858,6 +858,12 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
         )
         raise ValueError(msg)
     last = p - 1 if kmax is None else check_integer("kmax", kmax, minimum=0, maximum=p - 1)
+    if kmax is not None:  # the law is returned in full up to kmax (zeros past its support)
+        check_memory(
+            f"active_set_law with p = {format_integer(p)} and kmax = {format_integer(last)} "
+            "(the law and its tails: 16 (kmax + 2) bytes)",
+            16 * (last + 2),
+        )
     values, stopped = _law_tails(p, min(last + 1, p - 1), kmax is None)
     tail_array = np.zeros(values.size + 1 if stopped else last + 2)
     tail_array[0] = 1.0  # P(|A| >= 0)

@@ -28,6 +28,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
+from lamcap._validation import plain
+
 LABELS: Final[tuple[str, ...]] = ("exact", "asymptotic", "model with measured error", "fitted")
 
 #: Attribute under which a law keeps the function that gives its status for a call.
@@ -218,12 +220,16 @@ def docstring_label(function: Callable[..., Any]) -> str:
     text = " ".join((inspect.getdoc(function) or "").split())
     found = [label for label in LABELS if re.search(rf"Status: {label}\b", text)]
     if len(found) != 1:
-        msg = f"{getattr(function, '__name__', function)!r} has no single 'Status: <label>.' line"
+        name = getattr(function, "__name__", repr(function))
+        msg = (
+            f"function must be a law with one 'Status: <label>.' line in its docstring "
+            f"(docs/vocabulary.md, law labels), got {name}"
+        )
         raise ValueError(msg)
     return found[0]
 
 
-def law_status(function: Callable[..., Any], *arguments: Any, **keywords: Any) -> LawStatus:
+def law_status(function: Any, *arguments: Any, **keywords: Any) -> LawStatus:
     r"""The :class:`LawStatus` of ``function`` called with these arguments.
 
     Laws whose status depends on their arguments (the capacity laws: the kind of
@@ -257,6 +263,9 @@ def law_status(function: Callable[..., Any], *arguments: Any, **keywords: Any) -
     >>> law_status(lamcap.capacity).label
     'asymptotic'
     """
+    if not callable(function):
+        msg = f"function must be a public law of lamcap (a callable), got {plain(function)}"
+        raise ValueError(msg)
     rule = getattr(function, _RULE, None)
     if rule is not None:
         return rule(*arguments, **keywords)  # type: ignore[no-any-return]
