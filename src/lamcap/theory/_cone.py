@@ -861,11 +861,13 @@ def active_set_law(p: int, kmax: int | None = None) -> FloatArray:
     if kmax is not None:  # the law is returned in full up to kmax (zeros past its support)
         check_memory(
             f"active_set_law with p = {format_integer(p)} and kmax = {format_integer(last)} "
-            "(the law and its tails: 16 (kmax + 2) bytes)",
-            16 * (last + 2),
+            "(the tails, the law and room to spare: 24 (kmax + 2) bytes)",
+            24 * (last + 2),
         )
     values, stopped = _law_tails(p, min(last + 1, p - 1), kmax is None)
     tail_array = np.zeros(values.size + 1 if stopped else last + 2)
     tail_array[0] = 1.0  # P(|A| >= 0)
     tail_array[1 : values.size + 1] = values
-    return np.maximum(tail_array[:-1] - tail_array[1:], 0.0)  # type: ignore[no-any-return,unused-ignore]
+    law = tail_array[:-1] - tail_array[1:]
+    np.maximum(law, 0.0, out=law)
+    return law

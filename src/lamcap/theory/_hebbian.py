@@ -510,11 +510,14 @@ def hebbian_recall_finite(
     def one_problem(p_value: int, d_value: int, n_value: int) -> float:
         target, weights = _finite_target_grid(d_value, n_value)
         if pairs:
-            return _pair_law(target, weights, p_value, d_value, n_value, error)
-        recall, miss = _recall_and_error(target, weights, p_value - 1)
-        if all_associations:
-            recall, miss = _all_recalled(recall, miss, n_value)
-        return float(miss if error else recall)
+            value = _pair_law(target, weights, p_value, d_value, n_value, error)
+        else:
+            recall, miss = _recall_and_error(target, weights, p_value - 1)
+            if all_associations:
+                recall, miss = _all_recalled(recall, miss, n_value)
+            value = miss if error else recall
+        # the quadrature's coefficients sum to 1 within a few ulp: a probability, in [0, 1]
+        return min(max(float(value), 0.0), 1.0)
 
     return elementwise(one_problem, outputs, dimensions, counts)
 
