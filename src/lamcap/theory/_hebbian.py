@@ -509,6 +509,7 @@ def hebbian_recall_finite(
 
     def one_problem(p_value: int, d_value: int, n_value: int) -> float:
         target, weights = _finite_target_grid(d_value, n_value)
+        value: Any
         if pairs:
             value = _pair_law(target, weights, p_value, d_value, n_value, error)
         else:
