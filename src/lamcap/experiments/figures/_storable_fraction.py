@@ -162,7 +162,7 @@ def _legend(figure: Figure, entries: dict[int, tuple[Any, Any]], hebbian: bool) 
         handles.append(measured if line is None else paired_handle(measured, line))
         labels.append(f"d = {d}")
     handles.append(Line2D([], [], color="0.3"))
-    labels.append("law at that d" + (" (Crofton; exact Hebbian)" if hebbian else " (Crofton)"))
+    labels.append("law at that d" + (" (Crofton; Hebbian pair law)" if hebbian else " (Crofton)"))
     if hebbian:
         handles.append(Line2D([], [], color="0.3", ls=":"))
         labels.append("Hebbian law as d → ∞")
