@@ -1,0 +1,330 @@
+"""Where does the original problem's extra capacity come from?  Route 1 of issue 39.
+
+The original problem (OP) has one output matrix ``U`` (p × d) shared by all
+``n = p`` associations, association μ targeting output μ; the decoupled problem
+(DP) draws fresh outputs for every association.  Per association both have the
+same law of scores, so every difference lies in how the associations' recall
+cones are arranged jointly.  This script measures the transition of problems
+that lie between the two, each built with ``lamcap.Instance.from_arrays`` and
+solved by the certified solver (``feasible`` with a verified W, ``infeasible``
+with a checked certificate, undecided instances left out of every fit):
+
+``redrawn`` (parameter f)
+    OP in which each competitor of each association is replaced, with
+    probability f and independently per association, by a fresh output.  f = 0 is
+    OP, f = 1 is DP in law.
+``random-targets``
+    OP whose targets t(μ) are drawn uniformly with replacement: some outputs are
+    the target of two associations, others of none.
+``shared`` (parameter s)
+    a fresh target per association; a fraction s of the p - 1 competitors is one
+    matrix common to all associations, the rest fresh.  s = 0 is DP, s = 1 the
+    "shared competitors" problem of docs/measurements/op_vs_dp.md.
+``rotated-shared``
+    s = 1, but association μ sees the shared competitors turned by its own
+    Haar rotation R_μ: the same polytope, in an independent orientation.
+``rotated-original``
+    OP in which association μ sees the whole of U turned by its own R_μ.
+``unused`` (parameter q)
+    OP with only n = round((1 - q) p) associations, targeting outputs 0 … n - 1:
+    the other q·p outputs are competitors of every association and targets of none.
+``unused-decoupled`` (parameter q)
+    DP with the same n and p, the reference for ``unused``.
+``whitened-shared``
+    s = 1 with the shared competitors whitened (their sample covariance made
+    I/d), which removes the part of the polytope a linear change of W could adapt to.
+
+Seeds: instance ``(variant, parameter, d, p, seed)`` draws from
+``numpy.random.default_rng([39, variant index, round(1000·parameter), d, p, seed])``;
+Haar rotations by ``scipy.stats.special_ortho_group`` from the same generator.
+Verdicts are appended to a CSV (rerunning skips what is done; the last line of an
+interrupted run is dropped if incomplete).  Run::
+
+    NUMBA_NUM_THREADS=1 python measurements/original_problem_decomposition.py run \
+        --variants rotated-shared shared:0.5 --d 16 24 --seeds 20 \
+        --csv docs/measurements/data/original_decomposition.csv
+    python measurements/original_problem_decomposition.py report \
+        --csv docs/measurements/data/original_decomposition.csv \
+        --db docs/measurements/data/opdp_small.sqlite \
+        --out docs/measurements/original_decomposition.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import special_ortho_group
+
+import lamcap
+from lamcap.experiments._analysis import cell_data
+from lamcap.experiments._fitting import fit_transition, fit_transition_ratio
+from lamcap.theory import cost_model
+
+Builder = Callable[[np.random.Generator, int, int, float], lamcap.Instance]
+FIELDS = ("variant", "parameter", "d", "p", "seed", "verdict", "seconds")
+
+
+def _gaussian(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape) / np.sqrt(shape[-1])
+
+
+def _decoupled(inputs: np.ndarray, outputs: np.ndarray, targets) -> lamcap.Instance:
+    return lamcap.Instance.from_arrays(inputs, outputs, targets, model="decoupled")
+
+
+def _redrawn(rng: np.random.Generator, d: int, p: int, fraction: float) -> lamcap.Instance:
+    shared = _gaussian(rng, p, d)
+    outputs = np.broadcast_to(shared, (p, p, d)).copy()
+    redraw = rng.random((p, p)) < fraction
+    np.fill_diagonal(redraw, False)  # association mu keeps its target u_mu
+    outputs[redraw] = _gaussian(rng, int(redraw.sum()), d)
+    return _decoupled(_gaussian(rng, p, d), outputs, np.arange(p))
+
+
+def _random_targets(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    outputs = _gaussian(rng, p, d)
+    targets = rng.integers(0, p, size=p)
+    return lamcap.Instance.from_arrays(_gaussian(rng, p, d), outputs, targets, model="original")
+
+
+def _fresh_target_outputs(rng: np.random.Generator, competitors: np.ndarray) -> np.ndarray:
+    p, d = competitors.shape[0], competitors.shape[-1]
+    targets = _gaussian(rng, p, 1, d)
+    return np.concatenate([targets, competitors], axis=1)
+
+
+def _shared(rng: np.random.Generator, d: int, p: int, fraction: float) -> lamcap.Instance:
+    common = round(fraction * (p - 1))
+    shared = np.broadcast_to(_gaussian(rng, common, d), (p, common, d))
+    fresh = _gaussian(rng, p, p - 1 - common, d)
+    outputs = _fresh_target_outputs(rng, np.concatenate([shared, fresh], axis=1))
+    return _decoupled(_gaussian(rng, p, d), outputs, 0)
+
+
+def _rotations(rng: np.random.Generator, d: int, count: int) -> np.ndarray:
+    return special_ortho_group.rvs(d, size=count, random_state=rng).reshape(count, d, d)
+
+
+def _rotated_shared(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    competitors = _gaussian(rng, p - 1, d)
+    turned = np.einsum("rd,med->mre", competitors, _rotations(rng, d, p))
+    outputs = _fresh_target_outputs(rng, turned)
+    return _decoupled(_gaussian(rng, p, d), outputs, 0)
+
+
+def _rotated_original(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    shared = _gaussian(rng, p, d)
+    outputs = np.einsum("rd,med->mre", shared, _rotations(rng, d, p))
+    return _decoupled(_gaussian(rng, p, d), outputs, np.arange(p))
+
+
+def _whitened_shared(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    competitors = _gaussian(rng, p - 1, d)
+    covariance = competitors.T @ competitors * d / (p - 1)
+    values, vectors = np.linalg.eigh(covariance)
+    competitors = competitors @ (vectors * values**-0.5) @ vectors.T
+    outputs = _fresh_target_outputs(rng, np.broadcast_to(competitors, (p, p - 1, d)))
+    return _decoupled(_gaussian(rng, p, d), outputs, 0)
+
+
+def _kept(p: int, fraction: float) -> int:
+    return round((1 - fraction) * p)
+
+
+def _unused(rng: np.random.Generator, d: int, p: int, fraction: float) -> lamcap.Instance:
+    n = _kept(p, fraction)
+    outputs = _gaussian(rng, p, d)
+    return lamcap.Instance.from_arrays(
+        _gaussian(rng, n, d), outputs, np.arange(n), model="original"
+    )
+
+
+def _unused_decoupled(rng: np.random.Generator, d: int, p: int, fraction: float) -> lamcap.Instance:
+    n = _kept(p, fraction)
+    return _decoupled(_gaussian(rng, n, d), _gaussian(rng, n, p, d), 0)
+
+
+VARIANTS: dict[str, Builder] = {
+    "redrawn": _redrawn,
+    "random-targets": _random_targets,
+    "shared": _shared,
+    "rotated-shared": _rotated_shared,
+    "rotated-original": _rotated_original,
+    "whitened-shared": _whitened_shared,
+    "unused": _unused,
+    "unused-decoupled": _unused_decoupled,
+}
+FEWER_ASSOCIATIONS = ("unused", "unused-decoupled")
+
+
+def build(variant: str, parameter: float, d: int, p: int, seed: int) -> lamcap.Instance:
+    """The instance ``(variant, parameter, d, p, seed)`` (module docstring)."""
+    index = list(VARIANTS).index(variant)
+    rng = np.random.default_rng([39, index, round(1000 * parameter), d, p, seed])
+    return VARIANTS[variant](rng, d, p, parameter)
+
+
+def _parse(spec: str) -> tuple[str, float]:
+    name, _, value = spec.partition(":")
+    if name not in VARIANTS:
+        msg = f"variant must be one of {sorted(VARIANTS)} (with ':parameter'), got {spec!r}"
+        raise ValueError(msg)
+    return name, float(value) if value else 1.0
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open() as handle:
+        return [row for row in csv.DictReader(handle) if row.get("seconds")]
+
+
+def _grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
+    """Nine p from 0.9 to 1.15 times the first-order transition, n E[C_p] = d²."""
+    critical = float(lamcap.critical_p(d))
+    if variant in FEWER_ASSOCIATIONS:
+        costs = cost_model("gaussian")
+        ps = np.arange(2, 20 * critical)
+        load = np.array([_kept(int(p), fraction) for p in ps]) * costs.mean_cost(ps, d)
+        critical = float(ps[np.argmax(load >= d * d)])
+    return sorted({round(critical * f) for f in np.linspace(0.9, 1.15, 9)})
+
+
+def run(specs: list[str], dims: list[int], seeds: int, path: Path, seconds: float) -> None:
+    """Solve every missing instance, appending one line per verdict to ``path``."""
+    done = {
+        (r["variant"], float(r["parameter"]), int(r["d"]), int(r["p"]), int(r["seed"]))
+        for r in _read(path)
+    }
+    if not path.exists():
+        path.write_text(",".join(FIELDS) + "\n")
+    text = path.read_bytes()
+    if not text.endswith(b"\n"):  # an interrupted last line: drop it
+        path.write_bytes(text[: text.rfind(b"\n") + 1])
+    with path.open("a", newline="") as handle:
+        writer = csv.writer(handle)
+        for d in dims:
+            for seed in range(seeds):
+                for variant, parameter in map(_parse, specs):
+                    for p in _grid(d, variant, parameter):
+                        if (variant, parameter, d, p, seed) in done:
+                            continue
+                        start = time.perf_counter()
+                        result = lamcap.solve(
+                            build(variant, parameter, d, p, seed), max_seconds=seconds
+                        )
+                        elapsed = time.perf_counter() - start
+                        writer.writerow(
+                            [variant, parameter, d, p, seed, result.verdict, f"{elapsed:.2f}"]
+                        )
+                        handle.flush()
+
+
+def counts(rows: list[dict[str, str]]) -> tuple[list[int], list[int], list[int]]:
+    """``(p, feasible, decided)`` per distinct p, undecided instances left out."""
+    decided = [r for r in rows if r["verdict"] != "undecided"]
+    ps = sorted({int(r["p"]) for r in decided})
+    feasible = [sum(r["verdict"] == "feasible" for r in decided if int(r["p"]) == p) for p in ps]
+    total = [sum(int(r["p"]) == p for r in decided) for p in ps]
+    return ps, feasible, total
+
+
+def _references(rows, reference, variant: str, parameter: float, d: int):
+    """What a variant's transition is divided by: DP and OP of the sweep database, or,
+    for ``unused``, DP with the same numbers of associations and outputs."""
+    if variant == "unused":
+        own = [
+            r
+            for r in rows
+            if (r["variant"], float(r["parameter"]), int(r["d"]))
+            == ("unused-decoupled", parameter, d)
+        ]
+        if own:
+            yield "unused_decoupled", counts(own)
+        return
+    if variant == "unused-decoupled":
+        return
+    for model in ("decoupled", "original"):
+        data = reference.get((model, d))
+        if data is not None:
+            keep = data.decided > 0
+            yield model, (data.p[keep], data.feasible[keep], data.decided[keep])
+
+
+def report(paths: list[Path], database: Path, out: Path | None) -> None:
+    """Fit every (variant, parameter, d) and its ratios to DP and OP of ``database``."""
+    rows = [row for path in paths for row in _read(path)]
+    reference = {
+        (cell.model, cell.d): data
+        for cell, data in cell_data(database).items()
+        if cell.kappa == 1.0
+    }
+    lines = []
+    keys = sorted({(r["variant"], float(r["parameter"]), int(r["d"])) for r in rows})
+    for variant, parameter, d in keys:
+        chosen = [
+            r
+            for r in rows
+            if (r["variant"], float(r["parameter"]), int(r["d"])) == (variant, parameter, d)
+        ]
+        data = counts(chosen)
+        fit = fit_transition(*data)
+        line = {
+            "variant": variant,
+            "parameter": parameter,
+            "d": d,
+            "p_c": fit.p_c,
+            "p_c_low": fit.low,
+            "p_c_high": fit.high,
+            "instances": sum(data[2]),
+            "undecided": sum(r["verdict"] == "undecided" for r in chosen),
+        }
+        for name, denominator in _references(rows, reference, variant, parameter, d):
+            ratio = fit_transition_ratio(data, denominator)
+            line[f"over_{name}"] = ratio.ratio
+            line[f"over_{name}_low"] = ratio.low
+            line[f"over_{name}_high"] = ratio.high
+        lines.append(line)
+        print(
+            ", ".join(
+                f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in line.items()
+            )
+        )
+    if out is not None:
+        columns = list(dict.fromkeys(k for line in lines for k in line))
+        with out.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, columns, lineterminator="\n")
+            writer.writeheader()
+            for line in lines:
+                writer.writerow(
+                    {k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in line.items()}
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    solve = sub.add_parser("run")
+    solve.add_argument("--variants", nargs="+", required=True, help="name[:parameter]")
+    solve.add_argument("--d", type=int, nargs="+", required=True)
+    solve.add_argument("--seeds", type=int, default=20)
+    solve.add_argument("--csv", type=Path, required=True)
+    solve.add_argument("--max-seconds", type=float, default=600.0)
+    fit = sub.add_parser("report")
+    fit.add_argument("--csv", type=Path, nargs="+", required=True)
+    fit.add_argument("--db", type=Path, required=True)
+    fit.add_argument("--out", type=Path, default=None)
+    arguments = parser.parse_args()
+    if arguments.command == "run":
+        run(arguments.variants, arguments.d, arguments.seeds, arguments.csv, arguments.max_seconds)
+    else:
+        report(arguments.csv, arguments.db, arguments.out)
+
+
+if __name__ == "__main__":
+    main()
