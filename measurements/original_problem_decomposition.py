@@ -25,6 +25,12 @@ with a checked certificate, undecided instances left out of every fit):
     Haar rotation R_μ: the same polytope, in an independent orientation.
 ``rotated-original``
     OP in which association μ sees the whole of U turned by its own R_μ.
+``shared-directions``
+    OP in which association μ sees every output's direction but a fresh length:
+    u_ρ/|u_ρ| times an independent χ_d/√d, drawn per (μ, ρ), the target included.
+``shared-lengths``
+    OP in which association μ sees its target u_μ and, for every competitor ρ, the
+    length |u_ρ| in a fresh uniform direction.
 ``unused`` (parameter q)
     OP with only n = round((1 - q) p) associations, targeting outputs 0 … n - 1:
     the other q·p outputs are competitors of every association and targets of none.
@@ -132,6 +138,27 @@ def _whitened_shared(rng: np.random.Generator, d: int, p: int, _: float) -> lamc
     return _decoupled(_gaussian(rng, p, d), outputs, 0)
 
 
+def _lengths(rng: np.random.Generator, d: int, *shape: int) -> np.ndarray:
+    """Independent lengths of standard Gaussian vectors in R^d over √d."""
+    return np.sqrt(rng.chisquare(d, size=shape) / d)
+
+
+def _shared_directions(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    shared = _gaussian(rng, p, d)
+    directions = shared / np.linalg.norm(shared, axis=1, keepdims=True)
+    outputs = directions[None, :, :] * _lengths(rng, d, p, p)[:, :, None]
+    return _decoupled(_gaussian(rng, p, d), outputs, np.arange(p))
+
+
+def _shared_lengths(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    shared = _gaussian(rng, p, d)
+    fresh = rng.standard_normal((p, p, d))
+    fresh /= np.linalg.norm(fresh, axis=2, keepdims=True)
+    outputs = fresh * np.linalg.norm(shared, axis=1)[None, :, None]
+    outputs[np.arange(p), np.arange(p)] = shared  # association mu keeps its target u_mu
+    return _decoupled(_gaussian(rng, p, d), outputs, np.arange(p))
+
+
 def _kept(p: int, fraction: float) -> int:
     return round((1 - fraction) * p)
 
@@ -158,6 +185,8 @@ VARIANTS: dict[str, Builder] = {
     "whitened-shared": _whitened_shared,
     "unused": _unused,
     "unused-decoupled": _unused_decoupled,
+    "shared-directions": _shared_directions,
+    "shared-lengths": _shared_lengths,
 }
 FEWER_ASSOCIATIONS = ("unused", "unused-decoupled")
 
@@ -169,7 +198,7 @@ def build(variant: str, parameter: float, d: int, p: int, seed: int) -> lamcap.I
     return VARIANTS[variant](rng, d, p, parameter)
 
 
-def _parse(spec: str) -> tuple[str, float]:
+def parse(spec: str) -> tuple[str, float]:
     name, _, value = spec.partition(":")
     if name not in VARIANTS:
         msg = f"variant must be one of {sorted(VARIANTS)} (with ':parameter'), got {spec!r}"
@@ -184,7 +213,7 @@ def _read(path: Path) -> list[dict[str, str]]:
         return [row for row in csv.DictReader(handle) if row.get("seconds")]
 
 
-def _grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
+def grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
     """Nine p from 0.9 to 1.15 times the first-order transition, n E[C_p] = d²."""
     critical = float(lamcap.critical_p(d))
     if variant in FEWER_ASSOCIATIONS:
@@ -210,8 +239,8 @@ def run(specs: list[str], dims: list[int], seeds: int, path: Path, seconds: floa
         writer = csv.writer(handle)
         for d in dims:
             for seed in range(seeds):
-                for variant, parameter in map(_parse, specs):
-                    for p in _grid(d, variant, parameter):
+                for variant, parameter in map(parse, specs):
+                    for p in grid(d, variant, parameter):
                         if (variant, parameter, d, p, seed) in done:
                             continue
                         start = time.perf_counter()
