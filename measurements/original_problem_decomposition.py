@@ -213,6 +213,21 @@ def _read(path: Path) -> list[dict[str, str]]:
         return [row for row in csv.DictReader(handle) if row.get("seconds")]
 
 
+def _key(row: dict[str, str]) -> tuple[str, float, int, int, int]:
+    return (row["variant"], float(row["parameter"]), int(row["d"]), int(row["p"]), int(row["seed"]))
+
+
+def _unique(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Each instance once (an instance solved twice must have had one verdict)."""
+    seen: dict[tuple[str, float, int, int, int], dict[str, str]] = {}
+    for row in rows:
+        first = seen.setdefault(_key(row), row)
+        if first["verdict"] != row["verdict"]:
+            msg = f"instance {_key(row)} has two verdicts: {first['verdict']}, {row['verdict']}"
+            raise ValueError(msg)
+    return list(seen.values())
+
+
 def grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
     """Nine p from 0.9 to 1.15 times the first-order transition, n E[C_p] = d²."""
     critical = float(lamcap.critical_p(d))
@@ -226,10 +241,7 @@ def grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
 
 def run(specs: list[str], dims: list[int], seeds: int, path: Path, seconds: float) -> None:
     """Solve every missing instance, appending one line per verdict to ``path``."""
-    done = {
-        (r["variant"], float(r["parameter"]), int(r["d"]), int(r["p"]), int(r["seed"]))
-        for r in _read(path)
-    }
+    done = {_key(row) for row in _read(path)}
     if not path.exists():
         path.write_text(",".join(FIELDS) + "\n")
     text = path.read_bytes()
@@ -287,7 +299,7 @@ def _references(rows, reference, variant: str, parameter: float, d: int):
 
 def report(paths: list[Path], database: Path, out: Path | None) -> None:
     """Fit every (variant, parameter, d) and its ratios to DP and OP of ``database``."""
-    rows = [row for path in paths for row in _read(path)]
+    rows = _unique([row for path in paths for row in _read(path)])
     reference = {
         (cell.model, cell.d): data
         for cell, data in cell_data(database).items()

@@ -30,6 +30,18 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = "docs/measurements/data"
 OUT = "docs/measurements"
 
+# the problems between the original and the decoupled one (docs/theory/original-problem.md)
+_BETWEEN_OP_AND_DP = (
+    "redrawn:0 redrawn:0.05 redrawn:0.1 redrawn:0.25 redrawn:0.5 redrawn:0.75 redrawn:1"
+    " random-targets unused:0.1 unused-decoupled:0.1 unused:0.37 unused-decoupled:0.37"
+    " shared-directions shared-lengths rotated-original shared:1 shared:0.5 rotated-shared"
+    " whitened-shared"
+)
+_BETWEEN_OP_AND_DP_AT_32 = (
+    "redrawn:0 redrawn:0.1 redrawn:0.25 redrawn:1 random-targets shared-directions"
+    " rotated-original shared:1 whitened-shared"
+)
+
 # page name -> (the page, its commands); "{work}" is the folder for uncommitted files,
 # "lamcap" runs the installed command line, a leading "*.py" a script of this folder.
 PAGES: dict[str, tuple[str, list[str]]] = {
@@ -146,6 +158,35 @@ PAGES: dict[str, tuple[str, list[str]]] = {
             (
                 "op_vs_dp_mechanism.py --variant shared-competitors --d 32 --seeds 12"
                 f" --csv {DATA}/shared.csv --db {DATA}/opdp_small.sqlite"
+            ),
+        ],
+    ),
+    "original_problem": (
+        "docs/theory/original-problem.md",
+        [
+            (
+                "original_problem_decomposition.py run --d 16 24 --seeds 20 --variants"
+                f" {_BETWEEN_OP_AND_DP} --csv {DATA}/original_decomposition.csv"
+            ),
+            (
+                "original_problem_decomposition.py run --d 32 --seeds 20 --variants"
+                f" {_BETWEEN_OP_AND_DP_AT_32} --csv {DATA}/original_decomposition.csv"
+            ),
+            (
+                f"original_problem_decomposition.py report --csv {DATA}/original_decomposition.csv"
+                f" --db {DATA}/opdp_small.sqlite --out {OUT}/original_decomposition.csv"
+            ),
+            (
+                "original_problem_probes.py metric-count --d 16 24 --instances 400"
+                f" --per-instance 20 --csv {OUT}/original_metric_count.csv"
+            ),
+            (
+                f"original_problem_probes.py overlap --d 16 24 --instances 20 --variants"
+                f" {_BETWEEN_OP_AND_DP} --csv {OUT}/original_overlap.csv"
+            ),
+            (
+                "original_problem_probes.py reciprocity --d 16 24 --seeds 8"
+                f" --csv {OUT}/original_reciprocity.csv"
             ),
         ],
     ),

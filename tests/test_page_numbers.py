@@ -543,3 +543,172 @@ def test_unit_norm_paired_remeasurement_table_is_the_csv() -> None:
         expected.append(cells)
     rows = _table(_page("measurements/capacity.md"), "| d | instances per embeddings |")
     assert rows == expected
+
+
+# docs/theory/original-problem.md: the problems between OP and DP, in the page's order
+_BETWEEN = [
+    ("OP itself (redrawn $f = 0$)", "redrawn", 0.0),
+    ("redrawn $f = 0.05$", "redrawn", 0.05),
+    ("redrawn $f = 0.1$", "redrawn", 0.1),
+    ("redrawn $f = 0.25$", "redrawn", 0.25),
+    ("redrawn $f = 0.5$", "redrawn", 0.5),
+    ("redrawn $f = 0.75$", "redrawn", 0.75),
+    ("DP in law (redrawn $f = 1$)", "redrawn", 1.0),
+    ("random targets", "random-targets", 1.0),
+    ("unused $q = 0.1$ (over DP with the same $n$, $p$)", "unused", 0.1),
+    ("unused $q = 0.37$ (over DP with the same $n$, $p$)", "unused", 0.37),
+    ("shared directions", "shared-directions", 1.0),
+    ("shared lengths", "shared-lengths", 1.0),
+    ("rotated OP", "rotated-original", 1.0),
+    ("shared competitors $s = 1$", "shared", 1.0),
+    ("shared competitors $s = 0.5$", "shared", 0.5),
+    ("rotated shared competitors", "rotated-shared", 1.0),
+    ("whitened shared competitors", "whitened-shared", 1.0),
+]
+_DECOMPOSITION_DIMS = (16, 24, 32)
+
+
+def _pooled_ratio(fits: dict, variant: str, parameter: float, reference: str) -> str:
+    """The ratios at every d combined: inverse-variance mean of log ratio, each standard
+    error taken as the 95% interval's half-width in log ratio over 1.96."""
+    logs, weights = [], []
+    for d in _DECOMPOSITION_DIMS:
+        fit = fits.get((variant, parameter, d))
+        if fit is None:
+            continue
+        low, high = (math.log(float(fit[f"over_{reference}{end}"])) for end in ("_low", "_high"))
+        logs.append(math.log(float(fit[f"over_{reference}"])))
+        weights.append((2 * 1.96 / (high - low)) ** 2)
+    centre = sum(w * x for w, x in zip(weights, logs, strict=True)) / sum(weights)
+    half = 1.96 / math.sqrt(sum(weights))
+    return f"{math.exp(centre):.3f} [{math.exp(centre - half):.3f}, {math.exp(centre + half):.3f}]"
+
+
+def _decomposition_rows() -> list[list[str]]:
+    """The page's table, rebuilt from original_decomposition.csv and original_overlap.csv."""
+    fits = {
+        (r["variant"], float(r["parameter"]), int(r["d"])): r
+        for r in _csv("original_decomposition.csv")
+    }
+    overlaps = {
+        (r["variant"], float(r["parameter"]), int(r["d"])): r for r in _csv("original_overlap.csv")
+    }
+    rows = []
+    for label, variant, parameter in _BETWEEN:
+        reference = "unused_decoupled" if variant == "unused" else "decoupled"
+        cells, instances = [label], 0
+        for d in _DECOMPOSITION_DIMS:
+            fit = fits.get((variant, parameter, d))
+            if fit is None:
+                cells.append("")
+                continue
+            instances += int(fit["instances"])
+            if variant == "unused":
+                instances += int(fits["unused-decoupled", parameter, d]["instances"])
+            cells.append(
+                f"{float(fit[f'over_{reference}']):.3f} [{float(fit[f'over_{reference}_low']):.3f},"
+                f" {float(fit[f'over_{reference}_high']):.3f}]"
+            )
+        cells.append(_pooled_ratio(fits, variant, parameter, reference))
+        cells.append(str(instances))
+        for d in (16, 24):
+            overlap = overlaps[variant, parameter, d]
+            cells.append(
+                f"{float(overlap['pair_overlap']):.2f} ± {float(overlap['pair_overlap_se']):.2f}"
+            )
+        rows.append(cells)
+    return rows
+
+
+def test_original_problem_decomposition_table_is_the_csv() -> None:
+    rows = _table(_page("theory/original-problem.md"), "| problem | ratio over DP, $d = 16$")
+    assert rows == _decomposition_rows()
+
+
+_METRIC_PROBLEMS = {
+    "shared": "shared competitors, fresh target",
+    "original": "OP",
+    "decoupled": "DP, metric of an unrelated cloud",
+}
+
+
+def _metric_rows() -> list[list[str]]:
+    cells: dict[tuple[str, int], list[str]] = {}
+    for row in _csv("original_metric_count.csv"):
+        key = (row["problem"], int(row["d"]))
+        if float(row["gamma"]) == 0:
+            cells[key] = [_METRIC_PROBLEMS[row["problem"]], row["d"], row["p"]]
+        else:
+            cells[key].append(f"{float(row['ratio']):.3f} ± {float(row['ratio_se']):.3f}")
+    return list(cells.values())
+
+
+def test_original_problem_metric_table_is_the_csv() -> None:
+    rows = _table(_page("theory/original-problem.md"), "| problem | $d$ | $p$ | $\\gamma = 0.5$")
+    assert rows == _metric_rows()
+
+
+def _reciprocity_sentence() -> str:
+    rows = _csv("original_reciprocity.csv")
+    parts = {}
+    for d in sorted({int(r["d"]) for r in rows}):
+        chosen = [r for r in rows if int(r["d"]) == d]
+        parts[d] = [
+            np.mean([float(r[k]) for r in chosen]) for k in ("active", "reciprocal", "chance")
+        ]
+    (a, b), counts = sorted(parts), {d: sum(int(r["d"]) == d for r in rows) for d in parts}
+    return (
+        f"an association has {parts[a][0]:.2f} ($d = {a}$) and {parts[b][0]:.2f} ($d = {b}$) "
+        f"active competitors on average ({counts[a]} and {counts[b]} instances). Of the active "
+        f"pairs $(\\mu, \\rho)$, {100 * parts[a][1]:.1f}% and {100 * parts[b][1]:.1f}% have their "
+        f"mirror $(\\rho, \\mu)$ active too, against {100 * parts[a][2]:.1f}% and "
+        f"{100 * parts[b][2]:.1f}% if the active sets were drawn at random: "
+        f"{parts[a][1] / parts[a][2]:.1f} and {parts[b][1] / parts[b][2]:.1f} times chance."
+    )
+
+
+def test_original_problem_reciprocity_is_the_csv() -> None:
+    text = " ".join(_page("theory/original-problem.md").split())
+    assert _reciprocity_sentence() in text
+
+
+def test_original_problem_quotes_the_measured_excess() -> None:
+    ratios = [float(r["ratio"]) for r in _csv("op_vs_dp_ratio.csv")]
+    span = f"{100 * (min(ratios) - 1):.1f}–{100 * (max(ratios) - 1):.1f}%"
+    assert f"stores {span} more" in " ".join(_page("theory/original-problem.md").split())
+    assert f"stores {span} more" in _page("theory/index.md")
+    assert f"measured correction ({min(ratios):.3f}–{max(ratios):.3f}" in _page(
+        "theory/original-problem.md"
+    )
+
+
+def test_original_problem_text_quotes_the_table() -> None:
+    """Every 'r [low, high]' of the text is a cell of the decomposition table, and the
+    percentages of the findings are the table's ratios."""
+    page = _page("theory/original-problem.md")
+    prose = " ".join(
+        " ".join(line for line in page.splitlines() if not line.startswith("|")).split()
+    )
+    rows = _decomposition_rows()
+    cells = {cell for row in rows for cell in row[1:5]}
+    quoted = re.findall(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]", prose)
+    assert len(quoted) >= 10
+    assert set(quoted) <= cells, set(quoted) - cells
+    fits = {
+        (r["variant"], float(r["parameter"]), int(r["d"])): float(r["over_decoupled"])
+        for r in _csv("original_decomposition.csv")
+        if r.get("over_decoupled")
+    }
+    excess = [100 * (fits["redrawn", 0.0, d] - 1) for d in _DECOMPOSITION_DIMS]
+    assert f"({min(excess):.1f}–{max(excess):.1f}% at each $d$" in prose
+    shared = [f"{100 * (fits['shared', 1.0, d] - 1):.1f}%" for d in _DECOMPOSITION_DIMS]
+    assert f"({shared[0]}, {shared[1]} and {shared[2]} at $d = 16$, 24, 32)" in prose
+    low, high = sorted(100 * (fits["shared", 1.0, d] - 1) for d in _DECOMPOSITION_DIMS)[::2]
+    assert f"{round(low)}–{round(high)}% more than DP" in prose
+    overlaps = {
+        (r["variant"], float(r["parameter"])): r["pair_overlap"]
+        for r in _csv("original_overlap.csv")
+        if r["d"] == "16"
+    }
+    steps = ", ".join(f"{float(overlaps['redrawn', f]):.2f}" for f in (0.05, 0.1, 0.25))
+    assert f"$\\omega$ grows ({steps} at 5, 10, 25%)" in prose
