@@ -140,3 +140,20 @@ def test_an_instance_is_its_seed() -> None:
 def test_an_unknown_variant_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="variant must be one of"):
         DECOMPOSITION.parse("rotated")
+
+
+@pytest.mark.slow
+def test_the_committed_fits_are_the_verdicts_refitted(tmp_path: Path) -> None:
+    """docs/measurements/original_decomposition.csv is the report of the committed verdicts."""
+    data = REPO / "docs" / "measurements" / "data"
+    out = tmp_path / "fits.csv"
+    DECOMPOSITION.report([data / "original_decomposition.csv"], data / "opdp_small.sqlite", out)
+    committed = REPO / "docs" / "measurements" / "original_decomposition.csv"
+    assert out.read_text() == committed.read_text()
+
+
+def test_an_instance_solved_twice_with_two_verdicts_is_refused() -> None:
+    row = {"variant": "redrawn", "parameter": "0.1", "d": "8", "p": "20", "seed": "1"}
+    with pytest.raises(ValueError, match="two verdicts"):
+        DECOMPOSITION._unique([{**row, "verdict": "feasible"}, {**row, "verdict": "infeasible"}])
+    assert len(DECOMPOSITION._unique([{**row, "verdict": "feasible"}] * 2)) == 1
