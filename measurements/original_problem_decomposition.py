@@ -53,6 +53,12 @@ interrupted run is dropped if incomplete).  Run::
         --csv docs/measurements/data/original_decomposition.csv \
         --db docs/measurements/data/opdp_small.sqlite \
         --out docs/measurements/original_decomposition.csv
+    python measurements/original_problem_decomposition.py figure \
+        --fits docs/measurements/original_decomposition.csv \
+        --out docs/measurements/original_decomposition.png
+
+The figure shows each problem's transition over DP's with its joint 95% interval, per d:
+against the fraction f of fresh competitors (left), and for the other problems (right).
 """
 
 from __future__ import annotations
@@ -63,8 +69,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import matplotlib as mpl
 import numpy as np
 from scipy.stats import special_ortho_group
+
+mpl.use("Agg")
+import matplotlib.pyplot as plt
 
 import lamcap
 from lamcap.experiments._analysis import cell_data
@@ -347,6 +357,82 @@ def report(paths: list[Path], database: Path, out: Path | None) -> None:
                 )
 
 
+# the problems of the figure's right panel: (variant, parameter, label, one fan?)
+OTHERS = (
+    ("unused", 0.1, "unused q = 0.1", "distinct cells of one fan"),
+    ("unused", 0.37, "unused q = 0.37", "distinct cells of one fan"),
+    ("random-targets", 1.0, "random targets", "cells of one fan, not distinct"),
+    ("shared-directions", 1.0, "shared directions", "no fan"),
+    ("shared-lengths", 1.0, "shared lengths", "no fan"),
+    ("rotated-original", 1.0, "rotated OP", "no fan"),
+    ("shared", 1.0, "shared competitors", "no fan"),
+    ("shared", 0.5, "shared competitors s = 0.5", "no fan"),
+    ("rotated-shared", 1.0, "rotated shared competitors", "no fan"),
+    ("whitened-shared", 1.0, "whitened shared competitors", "no fan"),
+)
+SIZES = {16: ("o", "C0"), 24: ("s", "C1"), 32: ("^", "C2")}
+
+
+def _ratio(line: dict[str, str]) -> tuple[float, float, float]:
+    name = "over_unused_decoupled" if line["variant"] == "unused" else "over_decoupled"
+    return tuple(float(line[name + end]) for end in ("", "_low", "_high"))  # type: ignore[return-value]
+
+
+def figure(fits_path: Path, out: Path) -> None:
+    """Two panels: the redrawn family against f, and the other problems (module docstring)."""
+    with fits_path.open() as handle:
+        fits = {
+            (r["variant"], float(r["parameter"]), int(r["d"])): r for r in csv.DictReader(handle)
+        }
+    canvas, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), width_ratios=[1, 1.25])
+    fractions = (0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0)
+    for shift, (d, (marker, colour)) in zip((-0.012, 0, 0.012), SIZES.items(), strict=True):
+        points = [
+            (f, _ratio(fits["redrawn", f, d])) for f in fractions if ("redrawn", f, d) in fits
+        ]
+        x = [f + shift for f, _ in points]
+        mid = np.array([r[0] for _, r in points])
+        low = np.array([r[1] for _, r in points])
+        high = np.array([r[2] for _, r in points])
+        left.errorbar(
+            x,
+            mid,
+            yerr=[mid - low, high - mid],
+            fmt=marker,
+            color=colour,
+            capsize=2,
+            label=f"d = {d}",
+        )
+        for row, (variant, parameter, _, _) in enumerate(OTHERS):
+            if (variant, parameter, d) in fits:
+                r = _ratio(fits[variant, parameter, d])
+                right.errorbar(
+                    [r[0]],
+                    [row + shift / 0.012 * 0.2],
+                    xerr=[[r[0] - r[1]], [r[2] - r[0]]],
+                    fmt=marker,
+                    color=colour,
+                    capsize=2,
+                )
+    for axis in (left,):
+        axis.axhline(1.0, color="0.5", lw=0.8)
+    left.set_xlabel("fraction f of each association's competitors redrawn")
+    left.set_ylabel("$p_c$ / $p_c$(DP)")
+    left.set_title("OP (f = 0) to DP in law (f = 1)")
+    left.legend(fontsize=8)
+    right.axvline(1.0, color="0.5", lw=0.8)
+    right.set_yticks(
+        range(len(OTHERS)),
+        labels=[f"{label}  ({kind})" for _, _, label, kind in OTHERS],
+        fontsize=8,
+    )
+    right.invert_yaxis()
+    right.set_xlabel("$p_c$ / $p_c$(DP)  (unused: over DP with the same n, p)")
+    right.set_title("Other problems between OP and DP")
+    canvas.tight_layout()
+    canvas.savefig(out, dpi=130)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -360,8 +446,13 @@ def main() -> None:
     fit.add_argument("--csv", type=Path, nargs="+", required=True)
     fit.add_argument("--db", type=Path, required=True)
     fit.add_argument("--out", type=Path, default=None)
+    draw = sub.add_parser("figure")
+    draw.add_argument("--fits", type=Path, required=True)
+    draw.add_argument("--out", type=Path, required=True)
     arguments = parser.parse_args()
-    if arguments.command == "run":
+    if arguments.command == "figure":
+        figure(arguments.fits, arguments.out)
+    elif arguments.command == "run":
         run(arguments.variants, arguments.d, arguments.seeds, arguments.csv, arguments.max_seconds)
     else:
         report(arguments.csv, arguments.db, arguments.out)

@@ -177,6 +177,10 @@ PAGES: dict[str, tuple[str, list[str]]] = {
                 f" --db {DATA}/opdp_small.sqlite --out {OUT}/original_decomposition.csv"
             ),
             (
+                f"original_problem_decomposition.py figure --fits {OUT}/original_decomposition.csv"
+                f" --out {OUT}/original_decomposition.png"
+            ),
+            (
                 "original_problem_probes.py metric-count --d 16 24 --instances 400"
                 f" --per-instance 20 --csv {OUT}/original_metric_count.csv"
             ),
