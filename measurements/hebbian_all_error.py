@@ -48,6 +48,7 @@ import argparse
 import csv
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -137,6 +138,34 @@ def done(path: Path) -> set[tuple[int, int]]:
         return {(int(row["d"]), int(row["p"])) for row in csv.DictReader(handle)}
 
 
+def pending(
+    points: list[tuple[int, int]], finished: set[tuple[int, int]], max_seconds: float
+) -> Iterator[tuple[int, int]]:
+    """The (d, p) of ``points`` not yet ``finished``, until ``max_seconds`` have passed."""
+    start = time.monotonic()
+    for point in points:
+        if point in finished:
+            continue
+        if time.monotonic() - start > max_seconds:
+            print("time budget spent: run again to resume", flush=True)
+            return
+        yield point
+
+
+def estimates(hits: int, conditional: FloatArray) -> tuple[int, float, float, float, float]:
+    """(memories, P(all) by counting and its error, conditional estimate and its error)."""
+    size = conditional.size
+    count = hits / size
+    se_count = math.sqrt(max(count * (1 - count), 1 / size) / size)
+    return (
+        size,
+        count,
+        se_count,
+        float(conditional.mean()),
+        float(conditional.std(ddof=1) / math.sqrt(size)),
+    )
+
+
 def append(path: Path, row: list[object], header: list[str] = HEADER) -> None:
     """One measured point, appended (``header`` first if the file is new)."""
     new = not path.exists()
@@ -189,46 +218,36 @@ def main() -> None:
     if arguments.summary:
         summary(arguments.csv)
         return
-    finished = done(arguments.csv)
-    start = time.monotonic()
-    for d in arguments.dims:
-        for p, law in grid(d, arguments.points):
-            if (d, p) in finished:
-                continue
-            if time.monotonic() - start > arguments.max_seconds:
-                print("time budget spent: run again to resume", flush=True)
-                return
-            rng = np.random.default_rng([arguments.seed, d, p])
-            hits, conditional = simulate(d, p, arguments.instances, rng)
-            size = conditional.size
-            count = hits / size
-            se_count = math.sqrt(max(count * (1 - count), 1 / size) / size)
-            mean = float(conditional.mean())
-            se = float(conditional.std(ddof=1) / math.sqrt(size))
-            append(
-                arguments.csv,
-                [
-                    d,
-                    p,
-                    p,
-                    size,
-                    hits,
-                    f"{count:.5f}",
-                    f"{se_count:.5f}",
-                    f"{mean:.5f}",
-                    f"{se:.5f}",
-                    f"{law:.5f}",
-                    f"{law - mean:.5f}",
-                    f"{se:.5f}",
-                ],
-            )
-            line = (
-                f"d = {d:2d}, p = {p:3d}: count {count:.4f} ({se_count:.4f}), conditional "
-                f"{mean:.4f} ({se:.4f}), law {law:.4f}, excess {law - mean:+.4f}"
-            )
-            if arguments.explicit > 0:
-                line += f"; explicit competitors {explicit(d, p, arguments.explicit, rng):.4f}"
-            print(line, flush=True)
+    laws = {(d, p): law for d in arguments.dims for p, law in grid(d, arguments.points)}
+    for d, p in pending(list(laws), done(arguments.csv), arguments.max_seconds):
+        law = laws[d, p]
+        rng = np.random.default_rng([arguments.seed, d, p])
+        hits, conditional = simulate(d, p, arguments.instances, rng)
+        size, count, se_count, mean, se = estimates(hits, conditional)
+        append(
+            arguments.csv,
+            [
+                d,
+                p,
+                p,
+                size,
+                hits,
+                f"{count:.5f}",
+                f"{se_count:.5f}",
+                f"{mean:.5f}",
+                f"{se:.5f}",
+                f"{law:.5f}",
+                f"{law - mean:.5f}",
+                f"{se:.5f}",
+            ],
+        )
+        line = (
+            f"d = {d:2d}, p = {p:3d}: count {count:.4f} ({se_count:.4f}), conditional "
+            f"{mean:.4f} ({se:.4f}), law {law:.4f}, excess {law - mean:+.4f}"
+        )
+        if arguments.explicit > 0:
+            line += f"; explicit competitors {explicit(d, p, arguments.explicit, rng):.4f}"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

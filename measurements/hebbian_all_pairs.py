@@ -61,6 +61,8 @@ from hebbian_all_error import HEADER as ALL_ERROR_HEADER
 from hebbian_all_error import (
     append,
     done,
+    estimates,
+    pending,
     simulate,  # the same memories and estimators, batch by batch
 )
 from numpy.typing import NDArray
@@ -225,48 +227,37 @@ def main() -> None:
     if arguments.summary:
         summary(arguments.csv, arguments.transition_csv)
         return
-    finished = done(arguments.csv)
-    start = time.monotonic()
-    for d in arguments.dims:
-        for p in grid(d, arguments.points):
-            if (d, p) in finished:
-                continue
-            if time.monotonic() - start > arguments.max_seconds:
-                print("time budget spent: run again to resume", flush=True)
-                return
-            rng = np.random.default_rng([arguments.seed, d, p])
-            batch = max(1, min(2000, 4_000_000 // (p * max(p, d))))
-            begun = time.monotonic()
-            hits, conditional = simulate(d, p, arguments.instances, rng, batch=batch)
-            size = conditional.size
-            count = hits / size
-            se_count = math.sqrt(max(count * (1 - count), 1 / size) / size)
-            mean = float(conditional.mean())
-            se = float(conditional.std(ddof=1) / math.sqrt(size))
-            pairs, power = law(p, d, True), law(p, d, False)
-            append(
-                arguments.csv,
-                header=HEADER,
-                row=[
-                    d,
-                    p,
-                    p,
-                    size,
-                    hits,
-                    f"{count:.5f}",
-                    f"{se_count:.5f}",
-                    f"{mean:.5f}",
-                    f"{se:.5f}",
-                    f"{pairs:.5f}",
-                    f"{power:.5f}",
-                ],
-            )
-            print(
-                f"d = {d:3d}, p = {p:3d}: conditional {mean:.4f} ({se:.4f}), count {count:.4f}, "
-                f"pairs {pairs:.4f} ({pairs - mean:+.4f}), P_1^n {power:.4f} "
-                f"({power - mean:+.4f}); {time.monotonic() - begun:.0f} s",
-                flush=True,
-            )
+    points = [(d, p) for d in arguments.dims for p in grid(d, arguments.points)]
+    for d, p in pending(points, done(arguments.csv), arguments.max_seconds):
+        rng = np.random.default_rng([arguments.seed, d, p])
+        batch = max(1, min(2000, 4_000_000 // (p * max(p, d))))
+        begun = time.monotonic()
+        hits, conditional = simulate(d, p, arguments.instances, rng, batch=batch)
+        size, count, se_count, mean, se = estimates(hits, conditional)
+        pairs, power = law(p, d, True), law(p, d, False)
+        append(
+            arguments.csv,
+            header=HEADER,
+            row=[
+                d,
+                p,
+                p,
+                size,
+                hits,
+                f"{count:.5f}",
+                f"{se_count:.5f}",
+                f"{mean:.5f}",
+                f"{se:.5f}",
+                f"{pairs:.5f}",
+                f"{power:.5f}",
+            ],
+        )
+        print(
+            f"d = {d:3d}, p = {p:3d}: conditional {mean:.4f} ({se:.4f}), count {count:.4f}, "
+            f"pairs {pairs:.4f} ({pairs - mean:+.4f}), P_1^n {power:.4f} "
+            f"({power - mean:+.4f}); {time.monotonic() - begun:.0f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
