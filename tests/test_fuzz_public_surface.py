@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import itertools
 import json
 import math
 import os
@@ -227,15 +228,9 @@ TARGETS = _targets()
 KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 
 #: Refusals that name no argument, found by the two-argument fuzz, with what they do today.
-#: The two-argument test lets them pass; the strict xfail
-#: ``test_arguments_that_do_not_broadcast_are_refused_by_name`` fails once one is fixed.
-KNOWN_UNNAMED_REFUSALS: dict[str, str] = {
-    "the arguments must broadcast to one shape": (
-        "lamcap.theory._arrays.broadcast does not know the arguments' names, so two arrays "
-        "of incompatible shapes (say x=[1, 2, 3], threshold=[]) are refused without naming "
-        "either; its 39 callers would have to pass their names"
-    ),
-}
+#: The two-argument test lets them pass; add a strict xfail beside each entry.  (Empty since
+#: ``lamcap.theory._arrays.broadcast`` names every argument: it was the one entry.)
+KNOWN_UNNAMED_REFUSALS: dict[str, str] = {}
 
 
 # --------------------------------------------------------------------------
@@ -562,6 +557,26 @@ def _failures(
     return failures
 
 
+def _mismatched_calls(target: Target) -> tuple[list[dict[str, Any]], list[list[str]]]:
+    """Every pair of numeric arguments given as arrays of lengths 2 and 3 (valid values)."""
+    baseline = target.baseline()
+    assert baseline is not None
+    signature = inspect.signature(target.function).parameters
+    values = {
+        name: baseline.get(name, signature[name].default)
+        for name in target.parameters()
+        if name != "dps"
+    }
+    numeric = [
+        name
+        for name, value in values.items()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    ]
+    changed = [list(pair) for pair in itertools.combinations(numeric, 2)]
+    calls = [{**baseline, a: [values[a]] * 2, b: [values[b]] * 3} for a, b in changed]
+    return calls, changed
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -647,6 +662,19 @@ def test_two_arguments_at_once_are_answered_or_refused_by_name(
     pairs = st.lists(st.sampled_from(names), min_size=2, max_size=2, unique=True)
     changed = data.draw(st.lists(pairs, min_size=_CALLS_PER_EXAMPLE, max_size=_CALLS_PER_EXAMPLE))
     calls = [{**baseline, **{name: data.draw(values) for name in names}} for names in changed]
+    assert _failures(child_lines, target, calls, changed) == []
+
+
+@pytest.mark.slow  # one process per function
+@pytest.mark.timeout(20 * (30 + 8 * SECONDS) + 60)
+@pytest.mark.parametrize(
+    "target",
+    [pytest.param(t, id=t.name) for t in _NUMERIC_TARGETS if _mismatched_calls(t)[0]],
+)
+def test_arrays_of_shapes_that_do_not_broadcast_are_refused_by_name(
+    target: Target, child_lines: Callable[..., Iterator[bytes | None]]
+) -> None:
+    calls, changed = _mismatched_calls(target)
     assert _failures(child_lines, target, calls, changed) == []
 
 
@@ -940,7 +968,6 @@ def test_distribution_functions_do_not_decrease(
     assert hinge_sum_cdf(x, 0.0, 5) <= hinge_sum_cdf(x + high - low, 0.0, 5) + 1e-12
 
 
-@pytest.mark.xfail(reason=next(iter(KNOWN_UNNAMED_REFUSALS.values())), strict=True)
 def test_arguments_that_do_not_broadcast_are_refused_by_name() -> None:
     from lamcap.theory import hinge_sum_cdf
 

@@ -60,18 +60,30 @@ def mp_result(values: ArrayLike) -> Any:
     return array[()] if array.ndim == 0 else array
 
 
-def broadcast(*values: ArrayLike) -> tuple[NDArray[Any], ...]:
+def broadcast(*values: ArrayLike, names: Sequence[str]) -> tuple[NDArray[Any], ...]:
     """The arguments as arrays broadcast to one shape, each keeping its dtype.
 
     Python integers beyond int64 and ``mpf`` values stay exact (object arrays).
-    Raises ``ValueError`` naming the shapes when they do not broadcast.
+    ``names`` are the caller's argument names, one per value: when the shapes do not
+    broadcast, the ``ValueError`` names every argument with its shape.
+
+    >>> broadcast([1, 2, 3], [], names=("x", "threshold"))
+    Traceback (most recent call last):
+    ...
+    ValueError: x (shape (3,)) and threshold (shape (0,)) must broadcast to one shape
     """
+    if len(names) != len(values):
+        msg = f"names must give one name per value: {len(names)} names, {len(values)} values"
+        raise ValueError(msg)
     arrays = [_as_array(value) for value in values]
     try:
         return tuple(np.broadcast_arrays(*arrays))
     except ValueError:
-        shapes = ", ".join(str(array.shape) for array in arrays)
-        msg = f"the arguments must broadcast to one shape, got shapes {shapes}"
+        described = [
+            f"{name} (shape {array.shape})" for name, array in zip(names, arrays, strict=True)
+        ]
+        listed = ", ".join(described[:-1]) + " and " + described[-1]
+        msg = f"{listed} must broadcast to one shape"
         raise ValueError(msg) from None
 
 
@@ -86,16 +98,24 @@ def _as_array(value: ArrayLike) -> NDArray[Any]:
     return np.asarray(value, dtype=object)
 
 
-def elementwise(function: Callable[..., Any], *values: ArrayLike, dps: int | None = None) -> Any:
+def elementwise(
+    function: Callable[..., Any],
+    *values: ArrayLike,
+    dps: int | None = None,
+    names: Sequence[str] | None = None,
+) -> Any:
     """``function`` on every element of the broadcast ``values``, under the contract.
 
     ``function`` receives Python scalars (``int``, ``float``, or ``mpf`` and ``int``
     where the input held them).  Without ``dps`` its results are collected as
     float64 (:func:`float_result`); with ``dps`` every call runs with guard digits
     and is rounded to ``dps`` digits (:mod:`lamcap.theory._precision`), collected
-    by :func:`mp_result`.
+    by :func:`mp_result`.  ``names`` (one per value) name the arguments in the
+    refusal of shapes that do not broadcast (:func:`broadcast`); a caller whose
+    values are already broadcast, or single, may leave them out.
     """
-    arrays = broadcast(*values)
+    labels = names if names is not None else [f"value {k + 1}" for k in range(len(values))]
+    arrays = broadcast(*values, names=labels)
     shape = arrays[0].shape if arrays else ()
     flat = [array.ravel() for array in arrays]
     results: list[Any] = []

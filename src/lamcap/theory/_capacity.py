@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lamcap._validation import check_accuracy, check_dps, check_integer_array, check_kappa, plain
-from lamcap.theory._arrays import elementwise, float_result
+from lamcap.theory._arrays import broadcast, elementwise, float_result
 from lamcap.theory._cone import gaussian_statistical_dimension, statistical_dimension_float
 from lamcap.theory._cost_models import GAUSSIAN, CostModel, cost_model
 from lamcap.theory._precision import working_dps
@@ -169,7 +169,9 @@ def capacity(
         dimension = sizes.astype(np.float64)
         check_square_fits(sizes, dimension)
         width_ratio = gaussian_width_squared(sizes, ratio) / dimension**2
-    outputs, width_ratio = np.broadcast_arrays(outputs, width_ratio)
+    outputs, width_ratio = broadcast(
+        outputs, width_ratio, names=("p", "kappa" if d is None else "d and kappa")
+    )
     result = np.log(outputs.astype(np.float64)) * width_ratio / statistical_dimension_float(outputs)
     return float_result(result)
 
@@ -185,7 +187,9 @@ def _model_capacity(
         raise ValueError(msg)
     sizes = model.check_dimensions(d, kappa, "capacity")
     width_ratio = gaussian_width_squared(sizes, check_kappa(kappa)) / sizes.astype(np.float64) ** 2
-    outputs_b, sizes_b, width_b = np.broadcast_arrays(outputs, sizes, width_ratio)
+    outputs_b, sizes_b, width_b = broadcast(
+        outputs, sizes, width_ratio, names=("p", "d", "d and kappa")
+    )
     mean = model.mean_cost(outputs_b, sizes_b)
     return float_result(np.log(outputs_b.astype(np.float64)) * width_b / mean)
 
@@ -211,7 +215,7 @@ def _capacity_mp(
         energy = 1 if d is not None else retained_energy(k, dps=work)
         return mpmath.log(q) * energy / gaussian_statistical_dimension(q, dps=work)
 
-    return elementwise(one, ratio, outputs, dimension, dps=dps)
+    return elementwise(one, ratio, outputs, dimension, dps=dps, names=("kappa", "p", "d"))
 
 
 # --------------------------------------------------------------------------- critical p
@@ -324,7 +328,11 @@ def critical_p(
         fraction = float(accuracies)
         return elementwise(lambda w, size: model.critical_p(w, fraction, int(size)), widths, sizes)
     return elementwise(
-        lambda w, f, size: model.critical_p(w, float(f), int(size)), widths, accuracies, sizes
+        lambda w, f, size: model.critical_p(w, float(f), int(size)),
+        widths,
+        accuracies,
+        sizes,
+        names=("d and kappa", "accuracy", "d"),
     )
 
 

@@ -501,7 +501,9 @@ def gaussian_statistical_dimension(
     method = check_choice("method", method, _METHODS)
     digits = check_dps(dps)
     p_array, margins = broadcast(
-        check_integer_array("p", p, minimum=2), check_finite_array("margin", margin, minimum=0.0)
+        check_integer_array("p", p, minimum=2),
+        check_finite_array("margin", margin, minimum=0.0),
+        names=("p", "margin"),
     )
     if method == "exact":
         if digits is not None:

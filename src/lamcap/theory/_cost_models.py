@@ -278,7 +278,9 @@ class CostModel(ABC):
                 f"got margin={plain(margin)}, dps={plain(dps)}, method={method!r}"
             )
             raise ValueError(msg)
-        p_array, d_array = broadcast(check_integer_array("p", p, minimum=2), dimensions)
+        p_array, d_array = broadcast(
+            check_integer_array("p", p, minimum=2), dimensions, names=("p", "d")
+        )
         return float_result(self.mean_cost(p_array, d_array))
 
 

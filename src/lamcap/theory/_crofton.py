@@ -52,7 +52,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import check_memory, format_integer
 from lamcap._validation import check_dps, check_integer_array, plain
-from lamcap.theory._arrays import float_result
+from lamcap.theory._arrays import broadcast, float_result
 from lamcap.theory._cost_law import active_set_law_at
 from lamcap.theory._cost_models import cost_model
 from lamcap.theory._status import LawStatus, with_status
@@ -308,10 +308,15 @@ def feasibility_probability(
     model = cost_model(embeddings)
     outputs = check_integer_array("p", p, minimum=2)
     associations = outputs if n is None else check_integer_array("n", n, minimum=1)
-    width = full_rank_width(d, kappa)
     dimensions = model.check_dimensions(d, kappa, "feasibility_probability")
-    width = width * model.budget_scale(outputs, dimensions)
-    outputs_b, associations_b, width_b = np.broadcast_arrays(outputs, associations, width)
+    outputs_b, associations_b, width_b, dimensions_b = broadcast(
+        outputs,
+        associations,
+        full_rank_width(d, kappa),
+        dimensions,
+        names=("p", "n", "d and kappa", "d"),
+    )
+    width_b = width_b * model.budget_scale(outputs_b, dimensions_b)
     result = np.empty(outputs_b.shape)
     for q in np.unique(outputs_b):
         rows = outputs_b == q

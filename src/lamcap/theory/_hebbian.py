@@ -247,7 +247,7 @@ def hebbian_recall(
     """
     outputs, counts = _check_p_n(p, n)
     alphas = check_finite_array("alpha", alpha, minimum=0.0, closed="(]")
-    outputs, alphas, counts = broadcast(outputs, alphas, counts)
+    outputs, alphas, counts = broadcast(outputs, alphas, counts, names=("p", "alpha", "n"))
     all_associations = check_flag("all_associations", all_associations)
     error = check_flag("error", error)
     digits = check_dps(dps)
@@ -520,7 +520,7 @@ def hebbian_recall_finite(
         # the quadrature's coefficients sum to 1 within a few ulp: a probability, in [0, 1]
         return min(max(float(value), 0.0), 1.0)
 
-    return elementwise(one_problem, outputs, dimensions, counts)
+    return elementwise(one_problem, outputs, dimensions, counts, names=("p", "d", "n"))
 
 
 #: Constant :math:`c` of :func:`hebbian_all_recalled_error` and the range of ``d`` in which
@@ -747,7 +747,9 @@ def hebbian_critical_load(
         return math.exp(optimize.brentq(gap, low, high, xtol=1e-13))
 
     if digits is None:
-        return elementwise(one_problem, outputs, probabilities, counts)
+        return elementwise(
+            one_problem, outputs, probabilities, counts, names=("p", "probability", "n")
+        )
     work = working_dps(digits)
 
     def one_mp(p_value: int, target: float, n_value: int) -> Any:
@@ -758,7 +760,9 @@ def hebbian_critical_load(
         start = mpmath.log(one_problem(p_value, target, n_value))
         return mpmath.exp(secant_root(gap, start, start + mpmath.mpf(10) ** -8, work))
 
-    return elementwise(one_mp, outputs, probabilities, counts, dps=digits)
+    return elementwise(
+        one_mp, outputs, probabilities, counts, dps=digits, names=("p", "probability", "n")
+    )
 
 
 class NormalLaw(Law):

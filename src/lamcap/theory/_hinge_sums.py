@@ -580,6 +580,7 @@ def hinge_sum_cdf(
         check_finite_array("threshold", threshold),
         check_integer_array("count", count, minimum=0),
         check_finite_array("shift", shift),
+        names=("x", "threshold", "count", "shift"),
     )
     with np.errstate(over="ignore"):  # +inf: the hinges vanish, Phi(x) exactly (sum_cdf)
         hinges = threshold_array - shifts

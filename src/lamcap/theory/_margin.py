@@ -132,7 +132,9 @@ def density_at_margin(margin: ArrayLike, p: ArrayLike, *, dps: int | None = None
     0.7352559745708619456941854
     """
     margins, outputs = broadcast(
-        check_finite_array("margin", margin, minimum=0.0), check_integer_array("p", p, minimum=2)
+        check_finite_array("margin", margin, minimum=0.0),
+        check_integer_array("p", p, minimum=2),
+        names=("margin", "p"),
     )
     digits = check_dps(dps)
     if digits is not None:
@@ -229,6 +231,7 @@ def max_margin(density: ArrayLike, p: ArrayLike, *, dps: int | None = None) -> A
     densities, outputs = broadcast(
         check_finite_array("density", density, minimum=0.0, closed="(]"),
         check_integer_array("p", p, minimum=2),
+        names=("density", "p"),
     )
     digits = check_dps(dps)
     criticals = {q: 1.0 / _squared_distance(q, 0.0) for q in set(outputs.ravel().tolist())}

@@ -181,7 +181,9 @@ def best_accuracy(
     model = cost_model(embeddings)
     sizes = model.check_dimensions(d, kappa, "best_accuracy")
     width = full_rank_width(d, kappa)
-    outputs_b, associations_b, width_b, sizes_b = broadcast(outputs, associations, width, sizes)
+    outputs_b, associations_b, width_b, sizes_b = broadcast(
+        outputs, associations, width, sizes, names=("p", "n", "d and kappa", "d")
+    )
     budget = np.asarray(width_b, dtype=np.float64) / np.asarray(associations_b, dtype=np.float64)
     budget = budget * model.budget_scale(outputs_b, sizes_b)
     result = np.empty(outputs_b.shape)
@@ -319,7 +321,7 @@ def information_per_parameter(
     else:
         fraction = check_accuracy(accuracy)
     outputs_b, associations_b, sizes_b, fraction_b = broadcast(
-        outputs, associations, sizes, fraction
+        outputs, associations, sizes, fraction, names=("p", "n", "d", "accuracy")
     )
     dimension = np.asarray(sizes_b, dtype=np.float64)
     density = np.asarray(associations_b, dtype=np.float64) / dimension / dimension

@@ -397,7 +397,7 @@ def critical_density(p: ArrayLike, margin: ArrayLike = 0.0, *, dps: int | None =
     >>> print(mpmath.nstr(critical_density(2, 1.0, dps=25), 25))
     0.7352559745708619456941854
     """
-    outputs, margins = broadcast(_check_p(p), _check_margin(margin))
+    outputs, margins = broadcast(_check_p(p), _check_margin(margin), names=("p", "margin"))
     if dps is not None:
         return density_at_margin(margins, outputs, dps=dps)
     return elementwise(_critical_density_one, outputs, margins)
@@ -518,7 +518,7 @@ def energetic_term(
     '-0.693147'
     """
     overlap, outputs, margins = broadcast(
-        _check_overlap(q), _check_p(p), _check_energetic_margin(margin)
+        _check_overlap(q), _check_p(p), _check_energetic_margin(margin), names=("q", "p", "margin")
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
@@ -595,7 +595,11 @@ def free_entropy(
     '-0.846574'
     """
     overlap, densities, outputs, margins = broadcast(
-        _check_overlap(q), _check_density(density), _check_p(p), _check_energetic_margin(margin)
+        _check_overlap(q),
+        _check_density(density),
+        _check_p(p),
+        _check_energetic_margin(margin),
+        names=("q", "density", "p", "margin"),
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
@@ -731,7 +735,10 @@ def solve_saddle_point(
     ['0.3074', '0.5853', '0.9709']
     """
     densities, outputs, margins = broadcast(
-        _check_density(density), _check_p(p), _check_energetic_margin(margin)
+        _check_density(density),
+        _check_p(p),
+        _check_energetic_margin(margin),
+        names=("density", "p", "margin"),
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)
@@ -794,7 +801,10 @@ def log_volume(
     ['0.0000', '-0.8558']
     """
     densities, outputs, margins = broadcast(
-        _check_density(density), _check_p(p), _check_energetic_margin(margin)
+        _check_density(density),
+        _check_p(p),
+        _check_energetic_margin(margin),
+        names=("density", "p", "margin"),
     )
     count = _check_samples(samples)
     seed = check_integer("seed", seed, minimum=0)

@@ -480,7 +480,10 @@ def _over_parameters(
     d, p = options["d"], options["p"]
     if kappas.ndim == 0 and np.ndim(d) == 0 and np.ndim(p) == 0:
         return getattr(singular_value_law(float(kappas), **options), method)(points, **call)
-    values, kappa_b, d_b, p_b = broadcast(points, kappas, _parameter(d), _parameter(p))
+    point_name = "probability" if method == "ppf" else "s"  # the public first argument
+    values, kappa_b, d_b, p_b = broadcast(
+        points, kappas, _parameter(d), _parameter(p), names=(point_name, "kappa", "d", "p")
+    )
     out = np.empty(values.size, dtype=object if call.get("dps") is not None else np.float64)
     flat = values.reshape(-1)
     positions: dict[tuple[Any, ...], list[int]] = {}
@@ -872,7 +875,8 @@ def singular_value_moment(
             return resolved.finite_d_moment(power)
         return resolved.moment(power)
 
-    value = elementwise(one, order, kappa, _parameter(d), _parameter(p))
+    names = ("order", "kappa", "d", "p")
+    value = elementwise(one, order, kappa, _parameter(d), _parameter(p), names=names)
     if not return_error:
         return value
 
@@ -882,7 +886,7 @@ def singular_value_moment(
             return resolved.finite_d_moment_error(power)
         return np.float64(0.0)
 
-    return value, elementwise(error, order, kappa, _parameter(d), _parameter(p))
+    return value, elementwise(error, order, kappa, _parameter(d), _parameter(p), names=names)
 
 
 @renamed_keywords(law="family")

@@ -75,6 +75,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lamcap._sizes import format_integer
 from lamcap._validation import check_integer_array, check_kappa
+from lamcap.theory._arrays import broadcast
 from lamcap.theory._rank import _angles_and_energy
 
 
@@ -93,8 +94,9 @@ def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
     >>> retained_rank([8, 16, 64], 0.25).tolist()
     [2, 4, 16]
     """
-    dimension = check_integer_array("d", d, minimum=1)
-    ratio = check_kappa(kappa)
+    dimension, ratio = broadcast(
+        check_integer_array("d", d, minimum=1), check_kappa(kappa), names=("d", "kappa")
+    )
     rank: NDArray[Any] = np.rint(ratio * dimension.astype(np.float64))
     if dimension.dtype == object:  # d beyond int64: Python ints, exactly d at kappa = 1
         shape = rank.shape
