@@ -43,12 +43,19 @@ def test_is_scalar() -> None:
 
 
 def test_broadcast_keeps_big_integers_and_names_shapes() -> None:
-    p, kappa = broadcast([2, 10**30], 0.5)
+    p, kappa = broadcast([2, 10**30], 0.5, names=("p", "kappa"))
     assert p.dtype == object
     assert p[1] == 10**30
     assert kappa.shape == (2,)
-    with pytest.raises(ValueError, match=r"broadcast to one shape, got shapes \(2,\), \(3,\)"):
-        broadcast([1, 2], [1, 2, 3])
+    with pytest.raises(
+        ValueError, match=r"^p \(shape \(2,\)\) and d \(shape \(3,\)\) must broadcast"
+    ):
+        broadcast([1, 2], [1, 2, 3], names=("p", "d"))
+    three = r"^x \(shape \(2,\)\), y \(shape \(\)\) and z \(shape \(3,\)\) must"
+    with pytest.raises(ValueError, match=three):
+        broadcast([1, 2], 1, [1, 2, 3], names=("x", "y", "z"))
+    with pytest.raises(ValueError, match="one name per value: 1 names, 2 values"):
+        broadcast([1, 2], [1, 2], names=("p",))
 
 
 def test_elementwise_equals_a_loop_of_scalar_calls() -> None:
@@ -95,7 +102,7 @@ def test_grouped_calls_once_per_key_combination_in_original_order() -> None:
         calls.append((n, x.tolist()))
         return n * x
 
-    counts, x = broadcast([[1], [2]], [0.5, 1.5, 2.5])
+    counts, x = broadcast([[1], [2]], [0.5, 1.5, 2.5], names=("count", "x"))
     result = grouped(scaled, [counts], x)
     assert result.tolist() == [[0.5, 1.5, 2.5], [1.0, 3.0, 5.0]]
     assert calls == [(1, [0.5, 1.5, 2.5]), (2, [0.5, 1.5, 2.5])]
