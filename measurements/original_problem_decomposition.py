@@ -36,6 +36,11 @@ with a checked certificate, undecided instances left out of every fit):
     the other q·p outputs are competitors of every association and targets of none.
 ``unused-decoupled`` (parameter q)
     DP with the same n and p, the reference for ``unused``.
+``unit-norm``
+    OP with inputs and outputs of norm one (Gaussian rows normalised): the cells of one
+    fan, of points on the sphere.
+``unit-norm-decoupled``
+    DP with rows of norm one, the reference for ``unit-norm``.
 ``whitened-shared``
     s = 1 with the shared competitors whitened (their sample covariance made
     I/d), which removes the part of the polytope a linear change of W could adapt to.
@@ -186,6 +191,24 @@ def _unused_decoupled(rng: np.random.Generator, d: int, p: int, fraction: float)
     return _decoupled(_gaussian(rng, n, d), _gaussian(rng, n, p, d), 0)
 
 
+def _unit_rows(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    rows = rng.standard_normal(shape)
+    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+
+
+def _unit_norm(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    outputs = _unit_rows(rng, p, d)
+    return lamcap.Instance.from_arrays(
+        _unit_rows(rng, p, d), outputs, np.arange(p), model="original", embeddings="sphere"
+    )
+
+
+def _unit_norm_decoupled(rng: np.random.Generator, d: int, p: int, _: float) -> lamcap.Instance:
+    return lamcap.Instance.from_arrays(
+        _unit_rows(rng, p, d), _unit_rows(rng, p, p, d), 0, embeddings="sphere"
+    )
+
+
 VARIANTS: dict[str, Builder] = {
     "redrawn": _redrawn,
     "random-targets": _random_targets,
@@ -197,7 +220,11 @@ VARIANTS: dict[str, Builder] = {
     "unused-decoupled": _unused_decoupled,
     "shared-directions": _shared_directions,
     "shared-lengths": _shared_lengths,
+    "unit-norm": _unit_norm,
+    "unit-norm-decoupled": _unit_norm_decoupled,
 }
+#: problems whose ratio is over their own DP (same n and p, or same embeddings)
+OWN_REFERENCE = {"unused": "unused-decoupled", "unit-norm": "unit-norm-decoupled"}
 FEWER_ASSOCIATIONS = ("unused", "unused-decoupled")
 
 
@@ -240,7 +267,8 @@ def _unique(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
     """Nine p from 0.9 to 1.15 times the first-order transition, n E[C_p] = d²."""
-    critical = float(lamcap.critical_p(d))
+    embeddings = "sphere" if variant.startswith("unit-norm") else "gaussian"
+    critical = float(lamcap.critical_p(d, embeddings=embeddings))
     if variant in FEWER_ASSOCIATIONS:
         costs = cost_model("gaussian")
         ps = np.arange(2, 20 * critical)
@@ -287,18 +315,19 @@ def counts(rows: list[dict[str, str]]) -> tuple[list[int], list[int], list[int]]
 
 def _references(rows, reference, variant: str, parameter: float, d: int):
     """What a variant's transition is divided by: DP and OP of the sweep database, or,
-    for ``unused``, DP with the same numbers of associations and outputs."""
-    if variant == "unused":
+    for the variants of ``OWN_REFERENCE``, their own DP (the same n and p, or the same
+    embeddings), run alongside."""
+    if variant in OWN_REFERENCE:
         own = [
             r
             for r in rows
             if (r["variant"], float(r["parameter"]), int(r["d"]))
-            == ("unused-decoupled", parameter, d)
+            == (OWN_REFERENCE[variant], parameter, d)
         ]
         if own:
-            yield "unused_decoupled", counts(own)
+            yield OWN_REFERENCE[variant].replace("-", "_"), counts(own)
         return
-    if variant == "unused-decoupled":
+    if variant in OWN_REFERENCE.values():
         return
     for model in ("decoupled", "original"):
         data = reference.get((model, d))
@@ -361,6 +390,7 @@ def report(paths: list[Path], database: Path, out: Path | None) -> None:
 OTHERS = (
     ("unused", 0.1, "unused q = 0.1", "distinct cells of one fan"),
     ("unused", 0.37, "unused q = 0.37", "distinct cells of one fan"),
+    ("unit-norm", 1.0, "unit-norm OP", "distinct cells of one fan"),
     ("random-targets", 1.0, "random targets", "cells of one fan, not distinct"),
     ("shared-directions", 1.0, "shared directions", "no fan"),
     ("shared-lengths", 1.0, "shared lengths", "no fan"),
@@ -374,7 +404,8 @@ SIZES = {16: ("o", "C0"), 24: ("s", "C1"), 32: ("^", "C2")}
 
 
 def _ratio(line: dict[str, str]) -> tuple[float, float, float]:
-    name = "over_unused_decoupled" if line["variant"] == "unused" else "over_decoupled"
+    own = OWN_REFERENCE.get(line["variant"])
+    name = "over_decoupled" if own is None else "over_" + own.replace("-", "_")
     return tuple(float(line[name + end]) for end in ("", "_low", "_high"))  # type: ignore[return-value]
 
 
@@ -427,7 +458,7 @@ def figure(fits_path: Path, out: Path) -> None:
         fontsize=8,
     )
     right.invert_yaxis()
-    right.set_xlabel("$p_c$ / $p_c$(DP)  (unused: over DP with the same n, p)")
+    right.set_xlabel("$p_c$ / $p_c$(DP)  (unused, unit-norm: over their own DP)")
     right.set_title("Other problems between OP and DP")
     canvas.tight_layout()
     canvas.savefig(out, dpi=130)

@@ -35,11 +35,12 @@ _BETWEEN_OP_AND_DP = (
     "redrawn:0 redrawn:0.05 redrawn:0.1 redrawn:0.25 redrawn:0.5 redrawn:0.75 redrawn:1"
     " random-targets unused:0.1 unused-decoupled:0.1 unused:0.37 unused-decoupled:0.37"
     " shared-directions shared-lengths rotated-original shared:1 shared:0.5 rotated-shared"
-    " whitened-shared"
+    " whitened-shared unit-norm unit-norm-decoupled"
 )
 _BETWEEN_OP_AND_DP_AT_32 = (
-    "redrawn:0 redrawn:0.1 redrawn:0.25 redrawn:1 random-targets shared-directions"
-    " rotated-original shared:1 whitened-shared"
+    "redrawn:0 redrawn:0.05 redrawn:0.1 redrawn:0.25 redrawn:1 random-targets unused:0.37"
+    " unused-decoupled:0.37 shared-directions shared-lengths rotated-original shared:1"
+    " whitened-shared unit-norm unit-norm-decoupled"
 )
 
 # page name -> (the page, its commands); "{work}" is the folder for uncommitted files,

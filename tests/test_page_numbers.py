@@ -557,6 +557,7 @@ _BETWEEN = [
     ("random targets", "random-targets", 1.0),
     ("unused $q = 0.1$ (over DP with the same $n$, $p$)", "unused", 0.1),
     ("unused $q = 0.37$ (over DP with the same $n$, $p$)", "unused", 0.37),
+    ("unit-norm OP (over unit-norm DP)", "unit-norm", 1.0),
     ("shared directions", "shared-directions", 1.0),
     ("shared lengths", "shared-lengths", 1.0),
     ("rotated OP", "rotated-original", 1.0),
@@ -595,7 +596,9 @@ def _decomposition_rows() -> list[list[str]]:
     }
     rows = []
     for label, variant, parameter in _BETWEEN:
-        reference = "unused_decoupled" if variant == "unused" else "decoupled"
+        reference = {"unused": "unused_decoupled", "unit-norm": "unit_norm_decoupled"}.get(
+            variant, "decoupled"
+        )
         cells, instances = [label], 0
         for d in _DECOMPOSITION_DIMS:
             fit = fits.get((variant, parameter, d))
@@ -603,8 +606,9 @@ def _decomposition_rows() -> list[list[str]]:
                 cells.append("")
                 continue
             instances += int(fit["instances"])
-            if variant == "unused":
-                instances += int(fits["unused-decoupled", parameter, d]["instances"])
+            if reference != "decoupled":  # and the instances of its own reference
+                own = reference.replace("_", "-")
+                instances += int(fits[own, parameter, d]["instances"])
             cells.append(
                 f"{float(fit[f'over_{reference}']):.3f} [{float(fit[f'over_{reference}_low']):.3f},"
                 f" {float(fit[f'over_{reference}_high']):.3f}]"
@@ -739,3 +743,8 @@ def test_original_problem_reproduce_section_is_the_verdicts() -> None:
         f"The {count} certified instances took {round(sum(seconds) / 60)} minutes of one core "
         f"in all (none above {max(seconds):.1f} s, none undecided;"
     ) in text
+
+
+def test_op_vs_dp_counts_the_problems_of_the_decomposition() -> None:
+    text = " ".join(_page("measurements/op_vs_dp.md").split())
+    assert f"what {len(_BETWEEN)} problems between OP and DP rule out" in text
