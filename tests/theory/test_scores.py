@@ -10,6 +10,7 @@ import pytest
 from scipy import integrate, stats
 
 from lamcap.geometry import project_onto_cone
+from lamcap.theory import _scores as scores_module
 from lamcap.theory._cone import active_set_law
 from lamcap.theory._cost_models import statistical_dimension
 from lamcap.theory._scores import sample_scores, score_law
@@ -199,3 +200,15 @@ def test_sample_scores_of_a_size_too_large_raise_naming_it(monkeypatch: pytest.M
         sample_scores(10, 10**5, seed=0)
     monkeypatch.setattr(_sizes, "available_memory", lambda: 10**9)
     assert sample_scores(10, 10**5, seed=0).active.shape == (10**5,)
+
+
+def test_the_law_computed_in_blocks_of_levels_is_the_same_law(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Large margins need many Fourier nodes: the levels are then taken a block at a time
+    (bounded memory); the blocks change no bit of the law."""
+    whole = score_law(300, margin=2.0)
+    monkeypatch.setattr(scores_module, "_BLOCK_ELEMENTS", 1000)  # a level or two per block
+    blocked = score_law(300, margin=2.0)
+    for name in ("_nodes", "_weights", "_density"):
+        np.testing.assert_array_equal(getattr(blocked, name), getattr(whole, name))

@@ -111,15 +111,45 @@ def _joint_density(
     ``level`` and ``a`` broadcast; the ``t`` nodes are appended as last axis.
     """
     t, weights = _t_rule(step)
-    level_b = np.asarray(level, dtype=np.float64)[..., None]
-    a_b = np.asarray(a, dtype=np.float64)[..., None]
-    chi = _chi_conjugate(t, level_b - margin)
-    s = a_b + chi
+    level_array = np.asarray(level, dtype=np.float64)
+    a_array = np.asarray(a, dtype=np.float64)
+    shape = np.broadcast_shapes(level_array.shape, a_array.shape)
+    if level_array.shape != shape or level_array.size * t.size <= _BLOCK_ELEMENTS:
+        # chi depends on the level only: computed once per level, shared by every a
+        return _joint_density_rows(
+            level_array[..., None], a_array[..., None], t, weights, n, margin, derivative
+        )
+    # one level per entry (the law's own nodes): a block of levels at a time, so that the
+    # (levels x t nodes) arrays stay within _BLOCK_ELEMENTS whatever the margin
+    out = np.empty(shape)
+    flat_level, flat_out = level_array.reshape(-1), out.reshape(-1)
+    flat_a = np.broadcast_to(a_array, shape).reshape(-1)
+    rows = max(1, _BLOCK_ELEMENTS // t.size)
+    for start in range(0, flat_level.size, rows):
+        block = slice(start, start + rows)
+        flat_out[block] = _joint_density_rows(
+            flat_level[block, None], flat_a[block, None], t, weights, n, margin, derivative
+        )
+    return out
+
+
+def _joint_density_rows(
+    level: FloatArray,
+    a: FloatArray,
+    t: FloatArray,
+    weights: FloatArray,
+    n: int,
+    margin: float,
+    derivative: bool,
+) -> FloatArray:
+    """:func:`_joint_density` at ``level`` and ``a`` given with a last axis of length 1 (for ``t``)."""
+    chi = _chi_conjugate(t, level - margin)
+    s = a + chi
     if derivative:  # d/da [S^n + n chi S^(n-1)]
         bracket = n * s ** (n - 1) + (n * (n - 1) * chi * s ** (n - 2) if n >= 2 else 0.0)
     else:
         bracket = s**n + n * chi * s ** (n - 1)
-    phase = np.exp(1j * t * level_b)
+    phase = np.exp(1j * t * level)
     return np.asarray(np.sum(weights * np.real(phase * bracket), axis=-1))
 
 
