@@ -166,6 +166,12 @@ def estimates(hits: int, conditional: FloatArray) -> tuple[int, float, float, fl
     )
 
 
+def measured_columns(d: int, p: int, hits: int, conditional: FloatArray) -> list[object]:
+    """The columns every P(all) CSV starts with: d, p, n = p, memories, hits, both estimates."""
+    size, count, se_count, mean, se = estimates(hits, conditional)
+    return [d, p, p, size, hits, f"{count:.5f}", f"{se_count:.5f}", f"{mean:.5f}", f"{se:.5f}"]
+
+
 def append(path: Path, row: list[object], header: list[str] = HEADER) -> None:
     """One measured point, appended (``header`` first if the file is new)."""
     new = not path.exists()
@@ -223,19 +229,11 @@ def main() -> None:
         law = laws[d, p]
         rng = np.random.default_rng([arguments.seed, d, p])
         hits, conditional = simulate(d, p, arguments.instances, rng)
-        size, count, se_count, mean, se = estimates(hits, conditional)
+        _, count, se_count, mean, se = estimates(hits, conditional)
         append(
             arguments.csv,
             [
-                d,
-                p,
-                p,
-                size,
-                hits,
-                f"{count:.5f}",
-                f"{se_count:.5f}",
-                f"{mean:.5f}",
-                f"{se:.5f}",
+                *measured_columns(d, p, hits, conditional),
                 f"{law:.5f}",
                 f"{law - mean:.5f}",
                 f"{se:.5f}",

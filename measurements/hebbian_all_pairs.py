@@ -62,6 +62,7 @@ from hebbian_all_error import (
     append,
     done,
     estimates,
+    measured_columns,
     pending,
     simulate,  # the same memories and estimators, batch by batch
 )
@@ -233,24 +234,12 @@ def main() -> None:
         batch = max(1, min(2000, 4_000_000 // (p * max(p, d))))
         begun = time.monotonic()
         hits, conditional = simulate(d, p, arguments.instances, rng, batch=batch)
-        size, count, se_count, mean, se = estimates(hits, conditional)
+        _, count, _, mean, se = estimates(hits, conditional)
         pairs, power = law(p, d, True), law(p, d, False)
         append(
             arguments.csv,
             header=HEADER,
-            row=[
-                d,
-                p,
-                p,
-                size,
-                hits,
-                f"{count:.5f}",
-                f"{se_count:.5f}",
-                f"{mean:.5f}",
-                f"{se:.5f}",
-                f"{pairs:.5f}",
-                f"{power:.5f}",
-            ],
+            row=[*measured_columns(d, p, hits, conditional), f"{pairs:.5f}", f"{power:.5f}"],
         )
         print(
             f"d = {d:3d}, p = {p:3d}: conditional {mean:.4f} ({se:.4f}), count {count:.4f}, "
