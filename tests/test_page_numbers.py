@@ -748,3 +748,21 @@ def test_original_problem_reproduce_section_is_the_verdicts() -> None:
 def test_op_vs_dp_counts_the_problems_of_the_decomposition() -> None:
     text = " ".join(_page("measurements/op_vs_dp.md").split())
     assert f"what {len(_BETWEEN)} problems between OP and DP rule out" in text
+
+
+def test_original_problem_unit_norm_excess_is_the_csvs() -> None:
+    """The unit-norm excess quoted twice: fresh (pooled) and the capacity page's sweeps."""
+    text = " ".join(_page("theory/original-problem.md").split())
+    pooled = next(r for r in _decomposition_rows() if r[0].startswith("unit-norm OP"))[4]
+    op = next(r for r in _decomposition_rows() if r[0].startswith("OP itself"))[4]
+    fresh = f"{100 * (float(pooled.split()[0]) - 1):.1f}%"
+    table = _table(_page("measurements/capacity.md"), "| d | model | unit-norm p_c")
+    sweeps = [
+        float(row[8].split("(")[0])
+        for row in table
+        if row[1] == "original" and row[0] in {"16", "24", "32"}
+    ]
+    span = f"{100 * (min(sweeps) - 1):.1f}–{100 * (max(sweeps) - 1):.1f}%"
+    assert f"smaller: {fresh} here, {span} in the capacity page's sweeps, against " in text
+    assert f"against {100 * (float(op.split()[0]) - 1):.1f}%" in text
+    assert f"smaller ({fresh} here, {span} in the capacity page's sweeps)" in text
