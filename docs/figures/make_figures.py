@@ -360,13 +360,13 @@ def logistic_hebbian() -> dict[int, tuple[float, float, float]]:
 
 
 def measured_hebbian_figure() -> Figure:
-    """Measured Hebbian perfect-recall transition against the exact finite-d law."""
+    """Measured Hebbian perfect-recall transition against the finite-d pair law."""
     rows = measured_table("1", "decoupled", "hebbian")
     dims = [8, 12, 16, 24, 32, 48, 64, 96] if not _SETTINGS["quick"] else [8, 16, 32]
     fig, (left, right) = _new_figure(2)
     exact = [hebbian_transition(d, finite=True) for d in dims]
     limit = [hebbian_transition(d) for d in dims]
-    left.plot(dims, exact, color="k", marker=".", label="exact law at d (hebbian_recall_finite)")
+    left.plot(dims, exact, color="k", marker=".", label="pair law at d (hebbian_recall_finite)")
     left.plot(dims, limit, color="k", ls=":", label=r"$d\to\infty$ law (hebbian_recall)")
     measured = sorted(rows)
     _errorbar(
@@ -394,7 +394,7 @@ def measured_hebbian_figure() -> Figure:
         _errorbar(right, shifted, gaps, color=colour, fmt=marker, label=label)
     right.axhline(0, color="k", lw=0.8)
     _dimension_axis(right, measured)
-    right.set_ylabel("$p_c$ / exact law $- 1$ (%)")
+    right.set_ylabel("$p_c$ / pair law $- 1$ (%)")
     right.legend(loc="lower right", title="95% intervals")
     return fig
 
