@@ -33,6 +33,14 @@
     (the p of the first-order transition for ``unused``), 4 000 Gaussian directions
     each, with ``original_problem_decomposition.build(..., seed=200 + k)``.
 
+``cell-sizes``
+    The cells of OP's fan: for 20 output clouds per d at p = round(critical_p(d)), the
+    fraction of 20 000 Gaussian directions on which each output scores highest (its
+    cell's solid angle), its correlation with the output's length, and the spread of
+    the solid angles (coefficient of variation, less the sampling noise of the
+    directions) for Gaussian and for norm-one outputs.
+    Clouds from ``numpy.random.default_rng([39, 5, d, seed])``.
+
 Seeds: ``numpy.random.default_rng([39, 2, d, seed])`` for the counts and
 ``original_problem_decomposition.build("redrawn", 0, d, p, 100 + seed)`` (OP in law) for
 the solutions.  Run::
@@ -215,6 +223,59 @@ def _cone_counts(instance: lamcap.Instance, rng: np.random.Generator) -> np.ndar
     return counts
 
 
+def cell_sizes(dims: list[int], clouds: int, path: Path) -> None:
+    """Write ``d, p, outputs, length_correlation(_se), spread_gaussian(_se), spread_unit(_se)``."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(
+            [
+                "d",
+                "p",
+                "clouds",
+                "length_correlation",
+                "length_correlation_se",
+                "spread_gaussian",
+                "spread_gaussian_se",
+                "spread_unit",
+                "spread_unit_se",
+            ]
+        )
+        for d in dims:
+            p = round(float(lamcap.critical_p(d)))
+            correlations, spreads, unit_spreads = [], [], []
+            for seed in range(clouds):
+                rng = np.random.default_rng([39, 5, d, seed])
+                outputs = rng.standard_normal((p, d)) / np.sqrt(d)
+                directions = rng.standard_normal((d, 20_000))
+                angles = _solid_angles(outputs, directions)
+                lengths = np.linalg.norm(outputs, axis=1)
+                correlations.append(np.corrcoef(lengths, angles)[0, 1])
+                spreads.append(_spread(angles, directions.shape[1]))
+                unit = _solid_angles(outputs / lengths[:, None], directions)
+                unit_spreads.append(_spread(unit, directions.shape[1]))
+            cells = [d, p, clouds]
+            for values in (correlations, spreads, unit_spreads):
+                cells += [
+                    f"{np.mean(values):.3f}",
+                    f"{np.std(values, ddof=1) / np.sqrt(clouds):.3f}",
+                ]
+            writer.writerow(cells)
+
+
+def _spread(angles: np.ndarray, draws: int) -> float:
+    """Coefficient of variation of the solid angles, less the sampling noise of ``draws``
+    directions (binomial: relative variance (1 - f)/(draws f), about p/draws)."""
+    mean = angles.mean()
+    noise = np.mean((1 - mean) / (draws * mean))
+    return float(np.sqrt(max(angles.var(ddof=1) / mean**2 - noise, 0.0)))
+
+
+def _solid_angles(outputs: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """Fraction of ``directions`` (columns) on which each output (row) scores highest."""
+    winners = np.argmax(outputs @ directions, axis=0)
+    return np.bincount(winners, minlength=outputs.shape[0]) / directions.shape[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -232,8 +293,14 @@ def main() -> None:
     cones.add_argument("--d", type=int, nargs="+", required=True)
     cones.add_argument("--instances", type=int, default=20)
     cones.add_argument("--csv", type=Path, required=True)
+    sizes = sub.add_parser("cell-sizes")
+    sizes.add_argument("--d", type=int, nargs="+", required=True)
+    sizes.add_argument("--clouds", type=int, default=20)
+    sizes.add_argument("--csv", type=Path, required=True)
     arguments = parser.parse_args()
-    if arguments.command == "metric-count":
+    if arguments.command == "cell-sizes":
+        cell_sizes(arguments.d, arguments.clouds, arguments.csv)
+    elif arguments.command == "metric-count":
         metric_count(arguments.d, arguments.instances, arguments.per_instance, arguments.csv)
     elif arguments.command == "reciprocity":
         reciprocity(arguments.d, arguments.seeds, arguments.csv)

@@ -193,6 +193,10 @@ PAGES: dict[str, tuple[str, list[str]]] = {
                 "original_problem_probes.py reciprocity --d 16 24 --seeds 8"
                 f" --csv {OUT}/original_reciprocity.csv"
             ),
+            (
+                "original_problem_probes.py cell-sizes --d 16 24 32 --clouds 20"
+                f" --csv {OUT}/original_cell_sizes.csv"
+            ),
         ],
     ),
     "spectrum": (

@@ -766,3 +766,19 @@ def test_original_problem_unit_norm_excess_is_the_csvs() -> None:
     assert f"smaller: {fresh} here, {span} in the capacity page's sweeps, against " in text
     assert f"against {100 * (float(op.split()[0]) - 1):.1f}%" in text
     assert f"smaller ({fresh} here, {span} in the capacity page's sweeps)" in text
+
+
+def test_original_problem_cell_sizes_are_the_csv() -> None:
+    rows = _csv("original_cell_sizes.csv")
+
+    def three(column: str) -> str:
+        values = [f"{float(row[column]):.2f}" for row in rows]
+        return f"{values[0]}, {values[1]} and {values[2]}"
+
+    text = " ".join(_page("theory/original-problem.md").split())
+    assert [row["d"] for row in rows] == ["16", "24", "32"]
+    assert (
+        f"solid angle correlate at {three('length_correlation')} ($d = 16$, 24, 32), and the "
+        f"solid angles vary with a coefficient of variation of {three('spread_gaussian')}, "
+        f"against {three('spread_unit')} for outputs of norm one"
+    ) in text
