@@ -276,27 +276,28 @@ def _solid_angles(outputs: np.ndarray, directions: np.ndarray) -> np.ndarray:
     return np.bincount(winners, minlength=outputs.shape[0]) / directions.shape[1]
 
 
+def _command(
+    sub: argparse._SubParsersAction, name: str, size: str, default: int
+) -> argparse.ArgumentParser:
+    """A probe's command: ``--d``, its one sample size and ``--csv``."""
+    command = sub.add_parser(name)
+    command.add_argument("--d", type=int, nargs="+", required=True)
+    command.add_argument(size, type=int, default=default)
+    command.add_argument("--csv", type=Path, required=True)
+    return command
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    count = sub.add_parser("metric-count")
-    count.add_argument("--d", type=int, nargs="+", required=True)
-    count.add_argument("--instances", type=int, default=300)
-    count.add_argument("--per-instance", type=int, default=20)
-    count.add_argument("--csv", type=Path, required=True)
-    mirror = sub.add_parser("reciprocity")
-    mirror.add_argument("--d", type=int, nargs="+", required=True)
-    mirror.add_argument("--seeds", type=int, default=8)
-    mirror.add_argument("--csv", type=Path, required=True)
-    cones = sub.add_parser("overlap")
-    cones.add_argument("--variants", nargs="+", required=True, help="name[:parameter]")
-    cones.add_argument("--d", type=int, nargs="+", required=True)
-    cones.add_argument("--instances", type=int, default=20)
-    cones.add_argument("--csv", type=Path, required=True)
-    sizes = sub.add_parser("cell-sizes")
-    sizes.add_argument("--d", type=int, nargs="+", required=True)
-    sizes.add_argument("--clouds", type=int, default=20)
-    sizes.add_argument("--csv", type=Path, required=True)
+    _command(sub, "metric-count", "--instances", 300).add_argument(
+        "--per-instance", type=int, default=20
+    )
+    _command(sub, "reciprocity", "--seeds", 8)
+    _command(sub, "overlap", "--instances", 20).add_argument(
+        "--variants", nargs="+", required=True, help="name[:parameter]"
+    )
+    _command(sub, "cell-sizes", "--clouds", 20)
     arguments = parser.parse_args()
     if arguments.command == "cell-sizes":
         cell_sizes(arguments.d, arguments.clouds, arguments.csv)
