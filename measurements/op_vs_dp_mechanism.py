@@ -30,6 +30,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+from original_problem_decomposition import counts, grid
 
 import lamcap
 from lamcap.experiments._analysis import cell_data
@@ -60,8 +61,6 @@ def _shared_competitors(d: int, p: int, seed: int) -> lamcap.Instance:
 
 def _run(variant: str, d: int, seeds: int, path: Path) -> None:
     build = _whitened if variant == "whitened" else _shared_competitors
-    critical = float(lamcap.critical_p(d))
-    grid = sorted({round(critical * f) for f in np.linspace(0.9, 1.15, 9)})
     done = set()
     if path.exists():
         with path.open() as handle:
@@ -72,7 +71,7 @@ def _run(variant: str, d: int, seeds: int, path: Path) -> None:
         if new_file:
             writer.writerow(["d", "p", "seed", "verdict"])
         for seed in range(seeds):
-            for p in grid:
+            for p in grid(d):
                 if (d, p, seed) not in done:
                     result = lamcap.solve(build(d, p, seed), max_seconds=600)
                     writer.writerow([d, p, seed, result.verdict])
@@ -81,13 +80,7 @@ def _run(variant: str, d: int, seeds: int, path: Path) -> None:
 
 def _counts(path: Path, d: int) -> tuple[list[int], list[int], list[int]]:
     with path.open() as handle:
-        rows = [
-            r for r in csv.DictReader(handle) if int(r["d"]) == d and r["verdict"] != "undecided"
-        ]
-    ps = sorted({int(r["p"]) for r in rows})
-    feasible = [sum(r["verdict"] == "feasible" for r in rows if int(r["p"]) == p) for p in ps]
-    total = [sum(1 for r in rows if int(r["p"]) == p) for p in ps]
-    return ps, feasible, total
+        return counts([r for r in csv.DictReader(handle) if int(r["d"]) == d])
 
 
 def _compare(variant: str, d: int, path: Path, database: Path | None) -> None:

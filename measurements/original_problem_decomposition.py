@@ -70,7 +70,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -265,7 +267,8 @@ def _unique(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     return list(seen.values())
 
 
-def grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
+@functools.cache
+def grid(d: int, variant: str = "", fraction: float = 0.0) -> tuple[int, ...]:
     """Nine p from 0.9 to 1.15 times the first-order transition, n E[C_p] = d²."""
     embeddings = "sphere" if variant.startswith("unit-norm") else "gaussian"
     critical = float(lamcap.critical_p(d, embeddings=embeddings))
@@ -274,7 +277,7 @@ def grid(d: int, variant: str = "", fraction: float = 0.0) -> list[int]:
         ps = np.arange(2, 20 * critical)
         load = np.array([_kept(int(p), fraction) for p in ps]) * costs.mean_cost(ps, d)
         critical = float(ps[np.argmax(load >= d * d)])
-    return sorted({round(critical * f) for f in np.linspace(0.9, 1.15, 9)})
+    return tuple(sorted({round(critical * f) for f in np.linspace(0.9, 1.15, 9)}))
 
 
 def run(specs: list[str], dims: list[int], seeds: int, path: Path, seconds: float) -> None:
@@ -313,17 +316,24 @@ def counts(rows: list[dict[str, str]]) -> tuple[list[int], list[int], list[int]]
     return ps, feasible, total
 
 
-def _references(rows, reference, variant: str, parameter: float, d: int):
+Group = tuple[str, float, int]  # (variant, parameter, d)
+
+
+def _groups(rows: list[dict[str, str]]) -> dict[Group, list[dict[str, str]]]:
+    """The verdicts of each (variant, parameter, d), in sorted order."""
+    grouped: defaultdict[Group, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        grouped[row["variant"], float(row["parameter"]), int(row["d"])].append(row)
+    return dict(sorted(grouped.items()))
+
+
+def _references(groups: dict[Group, list[dict[str, str]]], reference, key: Group):
     """What a variant's transition is divided by: DP and OP of the sweep database, or,
     for the variants of ``OWN_REFERENCE``, their own DP (the same n and p, or the same
     embeddings), run alongside."""
+    variant, parameter, d = key
     if variant in OWN_REFERENCE:
-        own = [
-            r
-            for r in rows
-            if (r["variant"], float(r["parameter"]), int(r["d"]))
-            == (OWN_REFERENCE[variant], parameter, d)
-        ]
+        own = groups.get((OWN_REFERENCE[variant], parameter, d))
         if own:
             yield OWN_REFERENCE[variant].replace("-", "_"), counts(own)
         return
@@ -345,13 +355,8 @@ def report(paths: list[Path], database: Path, out: Path | None) -> None:
         if cell.kappa == 1.0
     }
     lines = []
-    keys = sorted({(r["variant"], float(r["parameter"]), int(r["d"])) for r in rows})
-    for variant, parameter, d in keys:
-        chosen = [
-            r
-            for r in rows
-            if (r["variant"], float(r["parameter"]), int(r["d"])) == (variant, parameter, d)
-        ]
+    groups = _groups(rows)
+    for (variant, parameter, d), chosen in groups.items():
         data = counts(chosen)
         fit = fit_transition(*data)
         line = {
@@ -364,7 +369,7 @@ def report(paths: list[Path], database: Path, out: Path | None) -> None:
             "instances": sum(data[2]),
             "undecided": sum(r["verdict"] == "undecided" for r in chosen),
         }
-        for name, denominator in _references(rows, reference, variant, parameter, d):
+        for name, denominator in _references(groups, reference, (variant, parameter, d)):
             ratio = fit_transition_ratio(data, denominator)
             line[f"over_{name}"] = ratio.ratio
             line[f"over_{name}_low"] = ratio.low
