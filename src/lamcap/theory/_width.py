@@ -99,19 +99,17 @@ def retained_rank(d: ArrayLike, kappa: ArrayLike = 1.0) -> NDArray[np.int64]:
     )
     rank: NDArray[Any] = np.rint(ratio * dimension.astype(np.float64))
     if dimension.dtype == object:  # d beyond int64: Python ints, exactly d at kappa = 1
-        shape = rank.shape
-        sizes, ratios = np.broadcast_to(dimension, shape), np.broadcast_to(ratio, shape)
         entries = [
             int(size) if r == 1.0 else int(value)
-            for size, r, value in zip(sizes.flat, ratios.flat, rank.flat, strict=True)
+            for size, r, value in zip(dimension.flat, ratio.flat, rank.flat, strict=True)
         ]
-        rank = np.array(entries, dtype=object).reshape(shape)
+        rank = np.array(entries, dtype=object).reshape(rank.shape)
     else:
         rank = rank.astype(np.int64)
     if np.any(rank == 0):
         index = np.flatnonzero(rank == 0)[0]
-        bad_d = int(np.broadcast_to(dimension, rank.shape).flat[index])
-        bad_kappa = float(np.broadcast_to(ratio, rank.shape).flat[index])
+        bad_d = int(dimension.flat[index])  # broadcast with kappa above
+        bad_kappa = float(ratio.flat[index])
         msg = (
             f"kappa * d must round to a rank r >= 1, got kappa={bad_kappa!r}, d={bad_d!r} "
             f"(r = round(kappa * d) = 0); use kappa >= 1/(2d)"
